@@ -1,0 +1,57 @@
+// Every failure of an upstream call surfaces as one UpstreamError. The schema maps `kind` (and for `http`
+// the status) to stable GraphQL error codes; nothing in here ever holds the token, a header or a URL with
+// credentials.
+
+export type UpstreamErrorKind =
+  /** The upstream answered with a non-200 status. */
+  | 'http'
+  /** The connection failed or was reset before a complete answer arrived. */
+  | 'network'
+  /** No complete answer within the per-call timeout. */
+  | 'timeout'
+  /** The caller's signal aborted the call. */
+  | 'aborted'
+  /** The concurrency bulkhead's queue wait ran out before a slot was free. */
+  | 'overloaded'
+  /** A 200 whose body could not be read as the expected shape. */
+  | 'invalid_response';
+
+export interface UpstreamErrorDetails {
+  kind: UpstreamErrorKind;
+  /** Route pattern, e.g. "POST /campaign". */
+  route: string;
+  /** HTTP status, 0 when no response arrived. */
+  status?: number;
+  /** Upstream error code such as ERROR_CAMPAIGN_INVALID_BRAND, when the body had one. */
+  code?: string | null;
+  retryable: boolean;
+  attempts?: number;
+  /** Seconds from a Retry-After header, when the upstream sent one. */
+  retryAfterSeconds?: number | null;
+}
+
+export class UpstreamError extends Error {
+  readonly kind: UpstreamErrorKind;
+  readonly route: string;
+  readonly status: number;
+  readonly code: string | null;
+  readonly retryable: boolean;
+  readonly attempts: number;
+  readonly retryAfterSeconds: number | null;
+
+  constructor(message: string, details: UpstreamErrorDetails) {
+    super(message);
+    this.name = 'UpstreamError';
+    this.kind = details.kind;
+    this.route = details.route;
+    this.status = details.status ?? 0;
+    this.code = details.code ?? null;
+    this.retryable = details.retryable;
+    this.attempts = details.attempts ?? 1;
+    this.retryAfterSeconds = details.retryAfterSeconds ?? null;
+  }
+}
+
+export function isUpstreamError(error: unknown): error is UpstreamError {
+  return error instanceof UpstreamError;
+}
