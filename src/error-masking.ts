@@ -1,0 +1,52 @@
+import { GraphQLError } from 'graphql';
+import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
+
+// The one place where failures become what clients see. Upstream failures get a stable code on the field
+// that failed (siblings keep their data); anything unexpected is masked to a generic message so no stack,
+// upstream URL or token can leak.
+
+function describe(error: UpstreamError): { message: string; extensions: Record<string, unknown> } {
+  if (error.kind === 'timeout') {
+    return { message: 'The reward API did not answer in time.', extensions: { code: 'UPSTREAM_TIMEOUT' } };
+  }
+  if (error.kind === 'aborted') {
+    return { message: 'The request was cancelled.', extensions: { code: 'REQUEST_ABORTED' } };
+  }
+  if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
+    return {
+      message: 'The gateway could not authenticate to the reward API.',
+      extensions: { code: 'UPSTREAM_UNAUTHORIZED' },
+    };
+  }
+  if (error.kind === 'http' && error.status === 429) {
+    return {
+      message: 'The reward API is rate limiting the gateway; retry later.',
+      extensions: { code: 'RATE_LIMITED', retryAfterSeconds: error.retryAfterSeconds ?? 1 },
+    };
+  }
+  if (error.kind === 'http' && error.status >= 400 && error.status < 500) {
+    return {
+      message: `The reward API rejected the request: ${error.message}`,
+      extensions: { code: 'UPSTREAM_REJECTED', upstreamStatus: error.status, upstreamCode: error.code },
+    };
+  }
+  return { message: 'The reward API is unavailable right now; retry shortly.', extensions: { code: 'UPSTREAM_UNAVAILABLE' } };
+}
+
+export function maskError(error: unknown, genericMessage: string): Error {
+  const located = error instanceof GraphQLError ? error : null;
+  const original = located?.originalError ?? (located ? null : error);
+  const location = { nodes: located?.nodes, source: located?.source, positions: located?.positions, path: located?.path };
+
+  if (isUpstreamError(original)) {
+    const { message, extensions } = describe(original);
+    return new GraphQLError(message, { ...location, extensions });
+  }
+  // Errors raised on purpose (bad input, validation) are already client-safe.
+  if (located && (original == null || original instanceof GraphQLError)) {
+    return original instanceof GraphQLError && original !== located
+      ? new GraphQLError(original.message, { ...location, extensions: original.extensions })
+      : located;
+  }
+  return new GraphQLError(genericMessage, { ...location, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}

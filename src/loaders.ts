@@ -1,0 +1,134 @@
+import DataLoader from 'dataloader';
+import type { CatalogCache } from './catalog/catalog-cache.js';
+import type {
+  Account,
+  Brand,
+  BrandQuery,
+  BrandSummary,
+  Campaign,
+  Funds,
+  Gift,
+  GiftQuery,
+  LinkPage,
+  Page,
+  Region,
+  UpstreamClient,
+} from './upstream/types.js';
+
+// One set per request. Resolvers ask these, never the client: they dedupe repeated asks within a request
+// (aliases, the same campaign reached twice) and prime each other so that, for example, `gift.campaign`
+// costs nothing once the campaign was read. The upstream has no batch endpoints, so a "batch" is the same
+// GETs sent concurrently.
+
+export interface LinkPageKey {
+  id: string;
+  limit: number;
+  offset: number;
+}
+
+export interface Loaders {
+  /** By caller id or uuid; each load primes the other key. */
+  campaign: DataLoader<string, Campaign | null>;
+  gift: DataLoader<string, Gift | null>;
+  /** Gift pages by their full query (filters and paging); every gift in a page primes `gift`. */
+  giftPage: DataLoader<GiftQuery, Page<Gift>, string>;
+  brand: DataLoader<string, Brand | null>;
+  brandPage: DataLoader<BrandQuery, Page<BrandSummary>, string>;
+  linkPage: DataLoader<LinkPageKey, LinkPage | null, string>;
+  regions(): Promise<Region[]>;
+  funds(): Promise<Funds>;
+  account(): Promise<Account>;
+  /** Drop everything this request read: after a mutation the payload must show fresh state. */
+  forgetAll(): void;
+}
+
+/** A key that is equal for equal queries whatever their property order; Dates by instant. */
+export function stableKey(value: object): string {
+  const entries = Object.entries(value)
+    .filter(([, v]) => v !== undefined)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]);
+  return JSON.stringify(entries);
+}
+
+/** Runs one upstream call per key concurrently; a failing key fails alone, not the whole batch. */
+function eachKey<K, V>(load: (key: K) => Promise<V>) {
+  return async (keys: readonly K[]): Promise<(V | Error)[]> => {
+    const settled = await Promise.allSettled(keys.map(load));
+    return settled.map((s) => (s.status === 'fulfilled' ? s.value : toError(s.reason)));
+  };
+}
+
+function toError(reason: unknown): Error {
+  return reason instanceof Error ? reason : new Error(String(reason));
+}
+
+/** A value computed at most once per request, and computed again after `forget`. */
+function once<T>(load: () => Promise<T>) {
+  let pending: Promise<T> | null = null;
+  return {
+    get: () => (pending ??= load()),
+    forget: () => {
+      pending = null;
+    },
+  };
+}
+
+export function createLoaders(client: UpstreamClient, catalog: CatalogCache, signal?: AbortSignal): Loaders {
+  const opts = { signal };
+
+  const gift: Loaders['gift'] = new DataLoader(eachKey((uuid: string) => client.getGift(uuid, opts)));
+
+  const campaign: Loaders['campaign'] = new DataLoader(
+    eachKey(async (ref: string) => {
+      const found = await client.getCampaign(ref, opts);
+      if (found) {
+        // Whichever key was asked, the other one now costs nothing.
+        campaign.prime(found.id, found).prime(found.uuid, found);
+      }
+      return found;
+    }),
+  );
+
+  const giftPage: Loaders['giftPage'] = new DataLoader(
+    eachKey(async (query: GiftQuery) => {
+      const page = await client.listGifts(query, opts);
+      for (const item of page.items) gift.prime(item.uuid, item);
+      return page;
+    }),
+    { cacheKeyFn: stableKey },
+  );
+
+  const brand: Loaders['brand'] = new DataLoader(eachKey((code: string) => catalog.brand(code)));
+
+  const brandPage: Loaders['brandPage'] = new DataLoader(
+    eachKey((query: BrandQuery) => client.listBrands(query, opts)),
+    { cacheKeyFn: stableKey },
+  );
+
+  const linkPage: Loaders['linkPage'] = new DataLoader(
+    eachKey((key: LinkPageKey) => client.getLinks(key.id, { limit: key.limit, offset: key.offset }, opts)),
+    { cacheKeyFn: stableKey },
+  );
+
+  const regions = once(() => catalog.regions());
+  const funds = once(() => client.getFunds(opts));
+  const account = once(() => client.ping(opts));
+
+  return {
+    campaign,
+    gift,
+    giftPage,
+    brand,
+    brandPage,
+    linkPage,
+    regions: regions.get,
+    funds: funds.get,
+    account: account.get,
+    forgetAll() {
+      for (const loader of [campaign, gift, giftPage, brandPage, linkPage]) loader.clearAll();
+      funds.forget();
+      account.forget();
+    },
+  };
+}

@@ -1,0 +1,150 @@
+import { GraphQLError } from 'graphql';
+import type { GatewayContext } from '../context.js';
+import type { Brand, BrandQuery, BrandSummary } from '../upstream/types.js';
+import { builder } from './builder.js';
+import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
+import { BrandRef, RegionRef } from './refs.js';
+
+interface FixedPrices {
+  kind: 'fixed';
+  valuesInCents: number[];
+}
+interface PriceRange {
+  kind: 'range';
+  minInCents: number;
+  maxInCents: number;
+}
+
+const FixedPricesRef = builder.objectRef<FixedPrices>('FixedPrices').implement({
+  description: 'The brand sells these face values only.',
+  fields: (t) => ({ valuesInCents: t.exposeIntList('valuesInCents') }),
+});
+
+const PriceRangeRef = builder.objectRef<PriceRange>('PriceRange').implement({
+  description: 'The brand sells any face value in this range (inclusive).',
+  fields: (t) => ({ minInCents: t.exposeInt('minInCents'), maxInCents: t.exposeInt('maxInCents') }),
+});
+
+const PriceOptionsRef = builder.unionType('PriceOptions', {
+  types: [FixedPricesRef, PriceRangeRef],
+  resolveType: (value) => (value.kind === 'fixed' ? FixedPricesRef : PriceRangeRef),
+});
+
+function priceOptions(brand: Brand): FixedPrices | PriceRange | null {
+  if (brand.variablePrice && brand.minPriceInCents != null && brand.maxPriceInCents != null) {
+    return { kind: 'range', minInCents: brand.minPriceInCents, maxInCents: brand.maxPriceInCents };
+  }
+  if (brand.allowedPricesInCents) return { kind: 'fixed', valuesInCents: brand.allowedPricesInCents };
+  return null;
+}
+
+/** The full record: the parent itself when it already is one, else the (cached) detail lookup. */
+async function details(brand: BrandSummary, ctx: GatewayContext): Promise<Brand> {
+  if ('regionIds' in brand) return brand as Brand;
+  const full = await ctx.loaders.brand.load(brand.brandCode);
+  if (!full) throw new GraphQLError(`Brand ${brand.brandCode} has no details upstream.`);
+  return full;
+}
+
+builder.node(BrandRef, {
+  description: 'A gift card or prepaid card brand recipients can choose.',
+  id: { resolve: (brand) => brand.brandCode },
+  loadOne: (code, ctx) => ctx.loaders.brand.load(code),
+  fields: (t) => ({
+    brandCode: t.exposeString('brandCode'),
+    name: t.exposeString('name'),
+    imageUrl: t.exposeString('imageUrl', { nullable: true }),
+    disclaimer: t.exposeString('disclaimer', { nullable: true, description: 'Legal text (HTML).' }),
+    description: t.string({
+      nullable: true,
+      resolve: async (brand, _args, ctx) => (await details(brand, ctx)).description,
+    }),
+    expiryPeriod: t.string({
+      nullable: true,
+      description: 'How long a reward of this brand stays claimable, as the upstream words it; null when unlimited.',
+      resolve: async (brand, _args, ctx) => (await details(brand, ctx)).expiryPeriod,
+    }),
+    currency: t.string({
+      nullable: true,
+      description: 'Currency the brand is funded in (USD, CAD, AUD).',
+      resolve: async (brand, _args, ctx) => (await details(brand, ctx)).currency,
+    }),
+    embeddable: t.boolean({
+      description: 'Whether the brand can be sent as an embedded reward.',
+      resolve: async (brand, _args, ctx) => (await details(brand, ctx)).embeddable,
+    }),
+    priceOptions: t.field({
+      type: PriceOptionsRef,
+      nullable: true,
+      description: 'Allowed face values: a fixed list or a range.',
+      resolve: async (brand, _args, ctx) => priceOptions(await details(brand, ctx)),
+    }),
+    regions: t.field({
+      type: [RegionRef],
+      resolve: async (brand, _args, ctx) => {
+        const [full, regions] = await Promise.all([details(brand, ctx), ctx.loaders.regions()]);
+        return regions.filter((region) => full.regionIds.includes(region.id));
+      },
+    }),
+  }),
+});
+
+const BrandConnection = builder.connectionObject({
+  type: BrandRef,
+  name: 'BrandConnection',
+  fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
+});
+
+const BrandFilter = builder.inputType('BrandFilter', {
+  fields: (t) => ({
+    region: t.string({ description: 'Region name (e.g. "USA", case-insensitive) or numeric id.' }),
+    currency: t.string({ validate: { regex: [/^[A-Za-z]{3}$/, { message: 'must be a 3-letter currency code' }] } }),
+    minPriceInCents: t.int({ validate: { min: 0, int: true } }),
+    maxPriceInCents: t.int({ validate: { min: 0, int: true } }),
+    search: t.string({ validate: { maxLength: 200 } }),
+    embeddable: t.boolean(),
+  }),
+});
+
+async function regionId(ref: string, ctx: GatewayContext): Promise<number> {
+  if (/^\d+$/.test(ref)) return Number(ref);
+  const regions = await ctx.loaders.regions();
+  const match = regions.find((r) => r.name.toLowerCase() === ref.trim().toLowerCase());
+  if (!match) {
+    throw new GraphQLError(`Unknown region "${ref}". Known regions: ${regions.map((r) => r.name).join(', ')}.`, {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  }
+  return match.id;
+}
+
+builder.queryFields((t) => ({
+  brand: t.field({
+    type: BrandRef,
+    nullable: true,
+    args: { code: t.arg.string({ required: true }) },
+    resolve: (_root, { code }, ctx) => ctx.loaders.brand.load(code),
+  }),
+  brands: t.field({
+    type: BrandConnection,
+    args: {
+      filter: t.arg({ type: BrandFilter }),
+      first: t.arg.int(),
+      after: t.arg.string(),
+    },
+    resolve: async (_root, { filter, first, after }, ctx) => {
+      const window = pageWindow({ first, after });
+      const query: BrandQuery = {
+        regionId: filter?.region != null ? await regionId(filter.region, ctx) : undefined,
+        currency: filter?.currency?.toUpperCase() ?? undefined,
+        minPriceInCents: filter?.minPriceInCents ?? undefined,
+        maxPriceInCents: filter?.maxPriceInCents ?? undefined,
+        search: filter?.search ?? undefined,
+        embeddable: filter?.embeddable ?? undefined,
+        limit: window.limit,
+        offset: window.offset,
+      };
+      return pageToConnection(await ctx.loaders.brandPage.load(query), window);
+    },
+  }),
+}));

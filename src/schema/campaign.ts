@@ -1,0 +1,163 @@
+import { GraphQLError } from 'graphql';
+import type { Brand, Campaign, ContactResult, CostEntry, Fees, Link } from '../upstream/types.js';
+import { builder } from './builder.js';
+import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
+import { GiftConnection } from './gift.js';
+import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConnection } from './paging.js';
+import { BrandRef, CampaignRef } from './refs.js';
+
+/** The upstream pages links 50 at a time at most. */
+const MAX_LINK_PAGE = 50;
+const MAX_REFS = 100;
+
+const CostEntryRef = builder.objectRef<CostEntry>('CostEntry').implement({
+  fields: (t) => ({
+    feeType: t.exposeString('feeType', { description: 'e.g. PREFUND_GIFT_COST, BREAKAGE_PERCENTAGE, UPFRONT_PER_GIFT_FEE' }),
+    percentage: t.exposeFloat('percentage', { nullable: true }),
+    amountInCents: t.exposeInt('amountInCents'),
+    currency: t.exposeString('currency', { nullable: true }),
+    taxType: t.exposeString('taxType', { nullable: true }),
+    taxInCents: t.exposeInt('taxInCents'),
+    numberOfGifts: t.exposeInt('numberOfGifts', { nullable: true }),
+    feePerGiftInCents: t.exposeInt('feePerGiftInCents', { nullable: true }),
+  }),
+});
+
+export const FeesRef = builder.objectRef<Fees>('Fees').implement({
+  fields: (t) => ({
+    costEntries: t.field({ type: [CostEntryRef], resolve: (fees) => fees.costEntries }),
+    subtotalInCents: t.exposeInt('subtotalInCents'),
+    taxInCents: t.exposeInt('taxInCents'),
+    taxType: t.exposeString('taxType', { nullable: true }),
+    totalInCents: t.exposeInt('totalInCents'),
+  }),
+});
+
+const ContactRef = builder.objectRef<ContactResult>('Contact').implement({
+  description: 'What the upstream did with one recipient of an email order.',
+  fields: (t) => ({
+    email: t.exposeString('email'),
+    firstName: t.exposeString('firstName', { nullable: true }),
+    lastName: t.exposeString('lastName', { nullable: true }),
+    message: t.exposeString('message', { nullable: true, description: 'e.g. "New contact" or a rejection reason.' }),
+    addedSuccessfully: t.exposeBoolean('addedSuccessfully', { nullable: true }),
+  }),
+});
+
+const LinkRef = builder.objectRef<Link>('Link').implement({
+  description: 'One claimable reward link of a link order.',
+  fields: (t) => ({ number: t.exposeInt('number'), url: t.exposeString('url') }),
+});
+
+const LinkConnection = builder.connectionObject({
+  type: LinkRef,
+  name: 'LinkConnection',
+  fields: (t) => ({
+    totalCount: t.int({ resolve: connectionTotal }),
+    generating: t.boolean({
+      description: 'True while the upstream is still generating the links; ask again shortly.',
+      resolve: (connection) => (connection as { generating?: boolean }).generating ?? false,
+    }),
+  }),
+});
+
+const LINK_DELIVERY = new Set(['DIRECT_LINK', 'SHORTLINK']);
+
+builder.node(CampaignRef, {
+  description: 'An order: one or more rewards sent by email, short link, direct link or embedded.',
+  id: { resolve: (campaign) => campaign.uuid },
+  loadOne: (uuid, ctx) => ctx.loaders.campaign.load(uuid),
+  fields: (t) => ({
+    id: t.exposeString('id', { description: "The caller's id (idempotency key) given when the order was created." }),
+    uuid: t.exposeString('uuid'),
+    status: t.field({ type: CampaignStatus.ref, resolve: (c) => CampaignStatus.read(c.status) }),
+    rawStatus: t.exposeString('status', { description: 'The status exactly as the upstream sent it.' }),
+    deliveryType: t.field({ type: DeliveryType.ref, resolve: (c) => DeliveryType.read(c.deliveryType) }),
+    rawDeliveryType: t.exposeString('deliveryType'),
+    companyName: t.exposeString('companyName', { nullable: true }),
+    message: t.exposeString('message', { nullable: true }),
+    subject: t.exposeString('subject', { nullable: true }),
+    suppressDefaultGreeting: t.exposeBoolean('suppressDefaultGreeting', { nullable: true }),
+    giftTemplate: t.exposeString('giftTemplate', { nullable: true }),
+    contacts: t.field({ type: [ContactRef], nullable: true, resolve: (c) => c.contacts }),
+    contactsSuccessCount: t.exposeInt('contactsSuccessCount', { nullable: true }),
+    contactsFailureCount: t.exposeInt('contactsFailureCount', { nullable: true }),
+    priceInCents: t.exposeInt('priceInCents', { description: 'Face value of each reward.' }),
+    currency: t.string({
+      nullable: true,
+      description: 'Currency of the order, from its fees.',
+      resolve: (c) => c.fees?.costEntries.find((entry) => entry.currency)?.currency ?? null,
+    }),
+    brandCodes: t.exposeStringList('brandCodes'),
+    brands: t.field({
+      type: [BrandRef],
+      description: 'The brands offered. Empty for a full-catalog order: see `region`.',
+      resolve: async (c, _args, ctx) => {
+        const brands = await ctx.loaders.brand.loadMany(c.brandCodes);
+        return brands.filter((b): b is Brand => {
+          if (b instanceof Error) throw b;
+          return b !== null;
+        });
+      },
+    }),
+    region: t.exposeString('region', { nullable: true, description: 'Region of a full-catalog order.' }),
+    fees: t.field({ type: FeesRef, nullable: true, resolve: (c) => c.fees }),
+    expiry: t.expose('expiry', { type: 'Date', nullable: true }),
+    linkCount: t.exposeInt('linkCount', { nullable: true }),
+    gifts: t.field({
+      type: GiftConnection,
+      args: {
+        first: t.arg.int(),
+        after: t.arg.string(),
+        status: t.arg({ type: GiftStatus.ref }),
+      },
+      resolve: async (c, { first, after, status }, ctx) => {
+        const window = pageWindow({ first, after });
+        const page = await ctx.loaders.giftPage.load({
+          campaignUuid: c.uuid,
+          status: status && status !== 'UNKNOWN' ? GiftStatus.write(status) : undefined,
+          ...window,
+        });
+        return pageToConnection(page, window);
+      },
+    }),
+    links: t.field({
+      type: LinkConnection,
+      description: 'Claimable links of a direct-link or short-link order; empty for other orders.',
+      args: { first: t.arg.int(), after: t.arg.string() },
+      resolve: async (c, { first, after }, ctx) => {
+        const window = pageWindow({ first, after }, MAX_LINK_PAGE);
+        if (!LINK_DELIVERY.has(DeliveryType.read(c.deliveryType))) return emptyConnection<Link>();
+        const page = await ctx.loaders.linkPage.load({ id: c.id, ...window });
+        if (!page) return emptyConnection<Link>();
+        return { ...toConnection(page.links, page.totalCount, window), generating: !page.ready };
+      },
+    }),
+  }),
+});
+
+builder.queryFields((t) => ({
+  campaign: t.field({
+    type: CampaignRef,
+    nullable: true,
+    description: 'An order by caller id or uuid; null when the upstream does not know it.',
+    args: { ref: t.arg.string({ required: true }) },
+    resolve: (_root, { ref }, ctx) => ctx.loaders.campaign.load(ref),
+  }),
+  campaigns: t.field({
+    type: [CampaignRef],
+    nullable: { list: false, items: true },
+    description: `Several orders at once, fetched concurrently; null entries for unknown refs. At most ${MAX_REFS}.`,
+    args: { refs: t.arg.stringList({ required: true }) },
+    resolve: async (_root, { refs }, ctx) => {
+      if (refs.length > MAX_REFS) {
+        throw new GraphQLError(`"refs" takes at most ${MAX_REFS} entries, got ${refs.length}.`, {
+          extensions: { code: 'BAD_USER_INPUT' },
+        });
+      }
+      // A failed lookup stays an Error in the list: graphql-js turns it into an error on that entry alone,
+      // so one bad ref does not blank the others.
+      return (await ctx.loaders.campaign.loadMany(refs)) as (Campaign | null)[];
+    },
+  }),
+}));

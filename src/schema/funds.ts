@@ -1,0 +1,34 @@
+import type { CurrencyBalance, Funds } from '../upstream/types.js';
+import { builder } from './builder.js';
+
+export const CurrencyBalanceRef = builder.objectRef<CurrencyBalance>('CurrencyBalance').implement({
+  description: 'Balances of one currency, in cents.',
+  fields: (t) => ({
+    currency: t.exposeString('currency'),
+    availableInCents: t.exposeInt('availableInCents', { description: 'Purchasing power now.' }),
+    pendingInCents: t.exposeInt('pendingInCents', { description: 'Money sent but not yet cleared.' }),
+    reservedInCents: t.exposeInt('reservedInCents', {
+      description: 'Covers outstanding unclaimed rewards within their claim period.',
+    }),
+  }),
+});
+
+export const FundsRef = builder.objectRef<Funds>('Funds').implement({
+  fields: (t) => ({
+    balances: t.field({ type: [CurrencyBalanceRef], resolve: (funds) => funds.balances }),
+    balance: t.field({
+      type: CurrencyBalanceRef,
+      nullable: true,
+      description: 'The balance of one currency (e.g. USD), null when the account has none.',
+      args: { currency: t.arg.string({ required: true }) },
+      resolve: (funds, { currency }) => funds.balances.find((b) => b.currency === currency.toUpperCase()) ?? null,
+    }),
+  }),
+});
+
+builder.queryField('funds', (t) =>
+  t.field({
+    type: FundsRef,
+    resolve: (_root, _args, ctx) => ctx.loaders.funds(),
+  }),
+);

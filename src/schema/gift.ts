@@ -1,0 +1,138 @@
+import type { GiftQuery } from '../upstream/types.js';
+import { builder } from './builder.js';
+import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
+import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
+import { BrandRef, CampaignRef, GiftRef } from './refs.js';
+
+builder.node(GiftRef, {
+  description: 'One reward: a gift card or prepaid card delivered to one recipient or link.',
+  id: { resolve: (gift) => gift.uuid },
+  loadOne: (uuid, ctx) => ctx.loaders.gift.load(uuid),
+  fields: (t) => ({
+    uuid: t.exposeID('uuid'),
+    campaignUuid: t.exposeString('campaignUuid'),
+    campaignId: t.exposeString('campaignId', { nullable: true }),
+    campaign: t.field({
+      type: CampaignRef,
+      nullable: true,
+      // Free when the campaign was already read in this request: the campaign loader is primed by uuid.
+      resolve: (gift, _args, ctx) => ctx.loaders.campaign.load(gift.campaignUuid),
+    }),
+    status: t.field({ type: GiftStatus.ref, resolve: (gift) => GiftStatus.read(gift.status) }),
+    rawStatus: t.exposeString('status', { description: 'The claim status exactly as the upstream sent it.' }),
+    deliveryStatus: t.field({ type: DeliveryStatus.ref, resolve: (gift) => DeliveryStatus.read(gift.deliveryStatus) }),
+    rawDeliveryStatus: t.exposeString('deliveryStatus', {
+      description: 'The delivery status exactly as the upstream sent it.',
+    }),
+    priceInCents: t.exposeInt('priceInCents'),
+    brandCode: t.exposeString('brandCode', {
+      nullable: true,
+      description: 'Null until the recipient picks a brand from a multi-brand order.',
+    }),
+    brand: t.field({
+      type: BrandRef,
+      nullable: true,
+      resolve: (gift, _args, ctx) => (gift.brandCode ? ctx.loaders.brand.load(gift.brandCode) : null),
+    }),
+    recipientEmail: t.exposeString('recipientEmail', { nullable: true }),
+    recipientName: t.exposeString('recipientName', { nullable: true }),
+    redeliveryCount: t.exposeInt('redeliveryCount'),
+    createdDate: t.expose('createdDate', { type: 'DateTime', nullable: true }),
+    deliveryDate: t.expose('deliveryDate', { type: 'DateTime', nullable: true }),
+    redeemedDate: t.expose('redeemedDate', { type: 'DateTime', nullable: true }),
+    expiry: t.expose('expiry', { type: 'Date', nullable: true }),
+    managementDashboardLink: t.exposeString('managementDashboardLink', { nullable: true }),
+    shortlink: t.exposeString('shortlink', { nullable: true }),
+  }),
+});
+
+export const GiftConnection = builder.connectionObject({
+  type: GiftRef,
+  name: 'GiftConnection',
+  fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
+});
+
+const GiftSortField = builder.enumType('GiftSortField', {
+  values: {
+    CAMPAIGN_ID: { value: 'campaign_id' },
+    PRICE_IN_CENTS: { value: 'price_in_cents' },
+    RECIPIENT_NAME: { value: 'recipient_name' },
+    RECIPIENT_EMAIL: { value: 'recipient_email' },
+    DELIVERY_STATUS: { value: 'delivery_status' },
+    STATUS: { value: 'status' },
+  } as const,
+});
+
+const GiftSort = builder.inputType('GiftSort', {
+  fields: (t) => ({
+    field: t.field({ type: GiftSortField, required: true }),
+    direction: t.field({ type: SortDirection, defaultValue: 'DESC' }),
+  }),
+});
+
+const substring = { minLength: [3, { message: 'must be at least 3 characters (upstream substring search)' }] as [number, { message: string }] };
+
+const GiftFilter = builder.inputType('GiftFilter', {
+  description: 'Every filter of the upstream gifts list; ranges are exclusive (greater than / less than).',
+  fields: (t) => ({
+    campaignUuid: t.string(),
+    campaignId: t.string(),
+    status: t.field({ type: GiftStatus.ref }),
+    deliveryStatus: t.field({ type: DeliveryStatus.ref }),
+    recipientEmail: t.string({ validate: substring }),
+    recipientName: t.string({ validate: substring }),
+    priceInCentsGreaterThan: t.int(),
+    priceInCentsLessThan: t.int(),
+    createdDateGreaterThan: t.field({ type: 'DateTime' }),
+    createdDateLessThan: t.field({ type: 'DateTime' }),
+    deliveryDateGreaterThan: t.field({ type: 'DateTime' }),
+    deliveryDateLessThan: t.field({ type: 'DateTime' }),
+    redeemedDateGreaterThan: t.field({ type: 'DateTime' }),
+    redeemedDateLessThan: t.field({ type: 'DateTime' }),
+    redeliveryCountGreaterThan: t.int(),
+    redeliveryCountLessThan: t.int(),
+    sort: t.field({ type: GiftSort }),
+  }),
+});
+
+type GiftFilterShape = typeof GiftFilter.$inferInput;
+
+/** GraphQL filter → upstream query; enum values go back to their production spellings. */
+export function toGiftQuery(filter: GiftFilterShape | null | undefined): GiftQuery {
+  if (!filter) return {};
+  const { status, deliveryStatus, sort, ...rest } = filter;
+  const query: GiftQuery = {};
+  for (const [key, value] of Object.entries(rest)) {
+    if (value != null) (query as Record<string, unknown>)[key] = value;
+  }
+  if (status && status !== 'UNKNOWN') query.status = GiftStatus.write(status);
+  if (deliveryStatus && deliveryStatus !== 'UNKNOWN') query.deliveryStatus = DeliveryStatus.write(deliveryStatus);
+  if (sort) {
+    query.sort = sort.field;
+    query.order = sort.direction === 'ASC' ? 'asc' : 'desc';
+  }
+  return query;
+}
+
+builder.queryFields((t) => ({
+  gift: t.field({
+    type: GiftRef,
+    nullable: true,
+    args: { uuid: t.arg.id({ required: true }) },
+    resolve: (_root, { uuid }, ctx) => ctx.loaders.gift.load(uuid),
+  }),
+  gifts: t.field({
+    type: GiftConnection,
+    description: 'Rewards across the account, newest first unless sorted otherwise.',
+    args: {
+      filter: t.arg({ type: GiftFilter }),
+      first: t.arg.int(),
+      after: t.arg.string(),
+    },
+    resolve: async (_root, { filter, first, after }, ctx) => {
+      const window = pageWindow({ first, after });
+      const page = await ctx.loaders.giftPage.load({ ...toGiftQuery(filter), ...window });
+      return pageToConnection(page, window);
+    },
+  }),
+}));

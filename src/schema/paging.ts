@@ -1,0 +1,78 @@
+import { cursorToOffset, offsetToCursor } from '@pothos/plugin-relay';
+import { GraphQLError } from 'graphql';
+import type { Page } from '../upstream/types.js';
+
+// Relay cursors over the upstream's offset paging: a cursor is an encoded offset, so any page can be asked
+// for directly and `totalCount` comes straight from the upstream's total_count.
+
+export const DEFAULT_PAGE_SIZE = 20;
+export const MAX_PAGE_SIZE = 100;
+
+export interface PageWindow {
+  offset: number;
+  limit: number;
+}
+
+export function pageWindow(args: { first?: number | null; after?: string | null }, max = MAX_PAGE_SIZE): PageWindow {
+  const limit = args.first ?? Math.min(DEFAULT_PAGE_SIZE, max);
+  if (!Number.isInteger(limit) || limit < 0 || limit > max) {
+    throw new GraphQLError(`"first" must be between 0 and ${max}, got ${limit}.`, {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  }
+  let offset = 0;
+  if (args.after != null) {
+    const after = safeCursorToOffset(args.after);
+    offset = after + 1;
+  }
+  return { offset, limit };
+}
+
+function safeCursorToOffset(cursor: string): number {
+  let offset: number;
+  try {
+    offset = cursorToOffset(cursor);
+  } catch {
+    offset = Number.NaN;
+  }
+  if (!Number.isInteger(offset) || offset < 0) {
+    throw new GraphQLError(`"after" is not a cursor this gateway issued: ${JSON.stringify(cursor)}.`, {
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+  }
+  return offset;
+}
+
+export interface OffsetConnection<T> {
+  edges: { cursor: string; node: T }[];
+  pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
+  totalCount: number;
+}
+
+export function toConnection<T>(items: readonly T[], totalCount: number, window: PageWindow): OffsetConnection<T> {
+  const edges = items.map((node, i) => ({ cursor: offsetToCursor(window.offset + i), node }));
+  return {
+    edges,
+    pageInfo: {
+      hasNextPage: window.offset + items.length < totalCount,
+      hasPreviousPage: window.offset > 0,
+      startCursor: edges[0]?.cursor ?? null,
+      endCursor: edges.at(-1)?.cursor ?? null,
+    },
+    totalCount,
+  };
+}
+
+export function pageToConnection<T>(page: Page<T>, window: PageWindow): OffsetConnection<T> {
+  return toConnection(page.items, page.totalCount, window);
+}
+
+export function emptyConnection<T>(): OffsetConnection<T> {
+  return toConnection<T>([], 0, { offset: 0, limit: 0 });
+}
+
+/** What the connection object types see as their parent; the cast is needed because Pothos types the
+ * parent as the bare Relay shape. */
+export function connectionTotal(connection: object): number {
+  return (connection as OffsetConnection<unknown>).totalCount;
+}

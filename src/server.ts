@@ -1,0 +1,93 @@
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createCatalogCache } from './catalog/catalog-cache.js';
+import { graphiqlEnabled, type Config } from './config.js';
+import { createContext, type GatewayContext } from './context.js';
+import { maskError } from './error-masking.js';
+import { createReadiness } from './readiness.js';
+import { schema } from './schema/index.js';
+import type { UpstreamClient } from './upstream/types.js';
+
+// One node:http server: yoga on /graphql, plus the probes an operator needs. Tests build it with
+// listen(0); main.ts adds process signals around it.
+
+const FIRST_QUERY = `# Welcome to reward-gateway. Try:
+{
+  viewer { username displayName }
+  funds { balances { currency availableInCents reservedInCents } }
+  brands(first: 5) { totalCount edges { node { brandCode name currency } } }
+}
+`;
+
+export interface GatewayOptions {
+  config: Config;
+  client: UpstreamClient;
+}
+
+export interface Gateway {
+  yoga: YogaServerInstance<Record<string, unknown>, GatewayContext>;
+  server: Server;
+  /** Listens on config HOST:PORT (or the given port, 0 for ephemeral) and returns the base URL. */
+  start(port?: number): Promise<string>;
+  /** Stops accepting, lets in-flight requests finish until the deadline, then closes what is left. */
+  stop(deadlineMs?: number): Promise<void>;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+export function createGateway({ config, client }: GatewayOptions): Gateway {
+  const catalog = createCatalogCache(client, config.CATALOG_CACHE_TTL_MS);
+  const readiness = createReadiness(client, config.READY_CACHE_MS);
+
+  const yoga = createYoga<Record<string, unknown>, GatewayContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    batching: false,
+    graphiql: graphiqlEnabled(config) ? { title: 'reward-gateway', defaultQuery: FIRST_QUERY } : false,
+    // Served from the package itself: GraphiQL must work on machines without internet access.
+    renderGraphiQL,
+    maskedErrors: { maskError },
+    context: ({ request }) => createContext({ client, catalog }, request.signal),
+  });
+
+  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    const path = (req.url ?? '/').split('?')[0];
+    if (path === '/health') return json(res, 200, { status: 'ok' });
+    if (path === '/ready') {
+      void readiness.check().then((r) => json(res, r.ready ? 200 : 503, r.ready ? { status: 'ready' } : { status: 'unavailable', reason: r.reason }));
+      return;
+    }
+    return yoga(req, res);
+  });
+
+  return {
+    yoga,
+    server,
+    start(port = config.PORT) {
+      return new Promise((resolve, reject) => {
+        server.once('error', reject);
+        server.listen(port, config.HOST, () => {
+          server.off('error', reject);
+          const { port: bound } = server.address() as AddressInfo;
+          const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+          resolve(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`);
+        });
+      });
+    },
+    async stop(deadlineMs = 10_000) {
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      server.closeIdleConnections();
+      const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
+      deadline.unref();
+      await closed;
+      clearTimeout(deadline);
+      await yoga.dispose();
+    },
+  };
+}

@@ -1,0 +1,26 @@
+import type { Config } from './config.js';
+import { createUpstreamClient, type UpstreamClientOptions } from './upstream/client.js';
+import type { UpstreamClient } from './upstream/types.js';
+
+/** The upstream client as the environment configures it; `onCall` is where metrics hook in. */
+export function upstreamClientFromConfig(
+  config: Config,
+  target: { baseUrl: string; token: string },
+  extra: Pick<UpstreamClientOptions, 'onCall' | 'logger'> = {},
+): UpstreamClient {
+  return createUpstreamClient({
+    baseUrl: target.baseUrl,
+    token: target.token,
+    connections: config.UPSTREAM_CONNECTIONS,
+    timeoutMs: config.UPSTREAM_TIMEOUT_MS,
+    maxInFlight: config.UPSTREAM_MAX_IN_FLIGHT,
+    queueTimeoutMs: config.UPSTREAM_QUEUE_TIMEOUT_MS,
+    retry: {
+      maxAttempts: config.UPSTREAM_RETRY_ATTEMPTS,
+      baseDelayMs: config.UPSTREAM_RETRY_BASE_MS,
+      maxDelayMs: config.UPSTREAM_RETRY_MAX_DELAY_MS,
+      budgetMs: config.UPSTREAM_RETRY_BUDGET_MS,
+    },
+    ...extra,
+  });
+}
