@@ -6,6 +6,8 @@ const config: CodegenConfig = {
   schema: 'schema.graphql',
   documents: ['operations/**/*.graphql'],
   ignoreNoDocuments: false,
+  // NodeNext resolution needs explicit .js extensions on the generated relative imports.
+  emitLegacyCommonJSImports: false,
   generates: {
     'operations/__generated__/': {
       preset: 'client',
