@@ -28,6 +28,8 @@ export interface UpstreamErrorDetails {
   attempts?: number;
   /** Seconds from a Retry-After header, when the upstream sent one. */
   retryAfterSeconds?: number | null;
+  /** The upstream's own error text (`error.message`), token redacted, for errors shown as UpstreamRejected. */
+  upstreamMessage?: string | null;
 }
 
 export class UpstreamError extends Error {
@@ -38,6 +40,7 @@ export class UpstreamError extends Error {
   readonly retryable: boolean;
   readonly attempts: number;
   readonly retryAfterSeconds: number | null;
+  readonly upstreamMessage: string | null;
 
   constructor(message: string, details: UpstreamErrorDetails) {
     super(message);
@@ -49,6 +52,7 @@ export class UpstreamError extends Error {
     this.retryable = details.retryable;
     this.attempts = details.attempts ?? 1;
     this.retryAfterSeconds = details.retryAfterSeconds ?? null;
+    this.upstreamMessage = details.upstreamMessage ?? null;
   }
 }
 

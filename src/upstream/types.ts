@@ -272,6 +272,8 @@ export interface CallEvent {
   durationMs: number;
   outcome: 'ok' | 'error';
   errorKind?: string;
+  /** A create whose answer was lost and then found by looking the order up; status is the last write's. */
+  recovered?: boolean;
 }
 
 export interface UpstreamClient {

@@ -1,0 +1,168 @@
+// The life of one client method call: attempts through the bulkhead and the transport, retries within the
+// policy and the call's time budget, reading a 200 body, an optional rescue of the final failure (a lookup
+// returning null on 404, or a POST recovered by looking the order up), and exactly one CallEvent at the end.
+
+import type { ClientConfig } from './config.js';
+import { Bulkhead } from './bulkhead.js';
+import { UpstreamError } from './errors.js';
+import { abortedFailure, amend, createRedactor, httpFailure, invalidResponseFailure, overloadedFailure } from './failures.js';
+import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
+import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
+import type { CallEvent } from './types.js';
+import type { Parsed } from './wire.js';
+
+export interface RequestSpec<T> {
+  method: HttpMethod;
+  /** Route pattern, e.g. "GET /campaign/:id". */
+  route: string;
+  /** Path below the base path with parameters encoded and the query appended. */
+  path: string;
+  body?: object;
+  /** Safe to send again: GETs, DELETE, and POSTs carrying the caller's idempotent id. */
+  idempotent: boolean;
+  parse: (json: unknown) => Parsed<T>;
+}
+
+export interface FailureFacts {
+  /** Some attempt may have been processed upstream (reset, timeout or 5xx): the outcome is unknown. */
+  ambiguous: boolean;
+  signal: AbortSignal | undefined;
+}
+
+export interface CallSpec<T> extends RequestSpec<T> {
+  /**
+   * Gets a say on the final failure: a value ends the call as a success (`recovered` marks a lookup after a
+   * lost answer), null lets the failure stand, a thrown UpstreamError replaces it.
+   */
+  rescue?: (error: UpstreamError, facts: FailureFacts) => Promise<{ value: T; recovered: boolean } | null>;
+}
+
+type RequestResult<T> =
+  | { ok: true; value: T; status: number; attempts: number }
+  | { ok: false; error: UpstreamError; ambiguous: boolean; status: number; attempts: number };
+
+export interface Caller {
+  /** One client method call: retries, rescue, one CallEvent. */
+  call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T>;
+  /** Retries only, no event: for the lookups a rescue makes on behalf of the call that is reporting. */
+  request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>>;
+  close(): Promise<void>;
+}
+
+export function createCaller(config: ClientConfig): Caller {
+  const transport = createTransport(config);
+  const bulkhead = new Bulkhead(config.maxInFlight);
+  const redact = createRedactor(config.token);
+  const { logger, retry: policy } = config;
+  // A retry is only worth starting with time left for a real attempt: a tenth of the budget (at most the
+  // per-attempt timeout). Without it the last attempt of a storm would be cut to a few milliseconds by the
+  // budget and the call would end as a meaningless timeout instead of the 429 or 5xx it really met.
+  const minAttemptMs = Math.min(config.timeoutMs, Math.ceil(policy.budgetMs / 10));
+
+  async function attemptOnce(spec: RequestSpec<unknown>, body: string | undefined, deadline: number, signal?: AbortSignal): Promise<WireResponse> {
+    const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
+    const admission = await bulkhead.acquire(waitMs, signal);
+    if (!admission.admitted) {
+      throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, waitMs);
+    }
+    try {
+      const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
+      return await transport.send({ method: spec.method, route: spec.route, path: spec.path, body }, timeoutMs, signal);
+    } finally {
+      admission.release();
+    }
+  }
+
+  function read<T>(spec: RequestSpec<T>, json: unknown): T {
+    if (json === undefined) throw invalidResponseFailure(spec.route, 'the body is not JSON');
+    const parsed = spec.parse(json);
+    if (!parsed.ok) throw invalidResponseFailure(spec.route, parsed.problem);
+    return parsed.value;
+  }
+
+  async function request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
+    const deadline = Date.now() + policy.budgetMs;
+    const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
+    let ambiguous = false;
+    for (let attempt = 1; ; attempt++) {
+      const started = performance.now();
+      let error: UpstreamError;
+      let status = 0;
+      try {
+        const res = await attemptOnce(spec, body, deadline, signal);
+        status = res.status;
+        if (res.status === 200) {
+          const value = read(spec, res.json);
+          logger?.debug({ route: spec.route, attempt, status, durationMs: elapsed(started) }, 'upstream attempt');
+          return { ok: true, value, status, attempts: attempt };
+        }
+        error = httpFailure(spec.route, res.status, res.json, res.retryAfterSeconds, redact);
+      } catch (err) {
+        if (!(err instanceof UpstreamError)) throw err;
+        error = err;
+      }
+      ambiguous ||= isAmbiguous(error);
+      // A later clear rejection (say 422) settles what an earlier unclear failure left open.
+      const unknown = ambiguous && (error.kind !== 'http' || isTransient(error));
+      const retryInMs =
+        spec.idempotent && isTransient(error) && !signal?.aborted
+          ? retryDelayMs(policy, attempt, error.retryAfterSeconds, deadline - Date.now() - minAttemptMs)
+          : null;
+      logger?.debug(
+        { route: spec.route, attempt, status, durationMs: elapsed(started), errorKind: error.kind, ...(retryInMs === null ? {} : { retryInMs }) },
+        'upstream attempt failed',
+      );
+      if (retryInMs === null) return { ok: false, error: final(spec, error, attempt), ambiguous: unknown, status, attempts: attempt };
+      if (!(await pause(retryInMs, signal))) {
+        return { ok: false, error: amend(abortedFailure(spec.route), { attempts: attempt }), ambiguous: unknown, status, attempts: attempt };
+      }
+    }
+  }
+
+  function final(spec: RequestSpec<unknown>, error: UpstreamError, attempts: number): UpstreamError {
+    const suffix = attempts > 1 ? ` (gave up after ${attempts} attempts)` : '';
+    // A repeat of a non-idempotent call (resend) after an unclear failure could act twice: not "retryable".
+    const retryable = error.retryable && (spec.idempotent || !isAmbiguous(error));
+    return amend(error, { attempts, retryable }, error.message + suffix);
+  }
+
+  function emit(event: CallEvent): void {
+    try {
+      config.onCall?.(event);
+    } catch {
+      // A faulty metrics listener must not turn a finished call into a failure.
+      logger?.warn({ route: event.route }, 'upstream onCall listener threw');
+    }
+  }
+
+  async function call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
+    const started = performance.now();
+    const result = await request(spec, signal);
+    const base = { route: spec.route, status: result.status, attempts: result.attempts };
+    if (result.ok) {
+      emit({ ...base, durationMs: elapsed(started), outcome: 'ok' });
+      return result.value;
+    }
+    let error = result.error;
+    if (spec.rescue && error.kind !== 'aborted') {
+      try {
+        const rescued = await spec.rescue(error, { ambiguous: result.ambiguous, signal });
+        if (rescued) {
+          emit({ ...base, durationMs: elapsed(started), outcome: 'ok', ...(rescued.recovered ? { recovered: true } : {}) });
+          return rescued.value;
+        }
+      } catch (err) {
+        if (!(err instanceof UpstreamError)) throw err;
+        error = err;
+      }
+    }
+    emit({ ...base, durationMs: elapsed(started), outcome: 'error', errorKind: error.kind });
+    throw error;
+  }
+
+  return { call, request, close: () => transport.close() };
+}
+
+function elapsed(since: number): number {
+  return Math.round(performance.now() - since);
+}

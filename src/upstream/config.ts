@@ -1,0 +1,106 @@
+// Options of the upstream client and their defaults, resolved once so the rest of the client never deals with
+// `undefined`. Validation here fails fast at start-up instead of on the first call.
+
+import type { CallEvent } from './types.js';
+
+export interface RetryOptions {
+  /** Attempts per call, the first included. Default 4. */
+  maxAttempts?: number;
+  /** Backoff base: the n-th retry waits up to baseDelayMs * 2^(n-1), full jitter. Default 100. */
+  baseDelayMs?: number;
+  /** Cap of one backoff wait (a longer Retry-After is still honoured, within the budget). Default 2_000. */
+  maxDelayMs?: number;
+  /** Total time of one call: every attempt, queue wait and backoff together. Default 15_000. */
+  budgetMs?: number;
+}
+
+export interface UpstreamLogger {
+  debug(obj: object, msg?: string): void;
+  warn(obj: object, msg?: string): void;
+}
+
+export interface UpstreamClientOptions {
+  /** Includes /papi/v1, e.g. http://127.0.0.1:4010/papi/v1 */
+  baseUrl: string;
+  token: string;
+  /** undici pool connection cap. Default 16. */
+  connections?: number;
+  /** Per attempt, headers and body together. Default 10_000. */
+  timeoutMs?: number;
+  /** Bulkhead: upstream requests in flight at once. Default 32. */
+  maxInFlight?: number;
+  /** Bulkhead: how long a request may wait for a free slot. Default 5_000. */
+  queueTimeoutMs?: number;
+  retry?: RetryOptions;
+  /** One event per client method call, for metrics. */
+  onCall?: (event: CallEvent) => void;
+  /** Per-attempt debug lines and warnings; never given the token or a body. */
+  logger?: UpstreamLogger;
+}
+
+export interface RetryPolicy {
+  maxAttempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  budgetMs: number;
+}
+
+export interface ClientConfig {
+  origin: string;
+  /** Path prefix of every route, e.g. /papi/v1 (no trailing slash). */
+  basePath: string;
+  token: string;
+  connections: number;
+  timeoutMs: number;
+  maxInFlight: number;
+  queueTimeoutMs: number;
+  retry: RetryPolicy;
+  onCall: ((event: CallEvent) => void) | undefined;
+  logger: UpstreamLogger | undefined;
+}
+
+function positiveInt(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 1) throw new TypeError(`upstream client: ${name} must be a positive integer`);
+  return v;
+}
+
+function nonNegativeInt(name: string, value: number | undefined, fallback: number): number {
+  const v = value ?? fallback;
+  if (!Number.isInteger(v) || v < 0) throw new TypeError(`upstream client: ${name} must be a non-negative integer`);
+  return v;
+}
+
+export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
+  let url: URL;
+  try {
+    url = new URL(opts.baseUrl);
+  } catch {
+    throw new TypeError('upstream client: baseUrl is not a valid URL');
+  }
+  if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+    throw new TypeError('upstream client: baseUrl must be http or https');
+  }
+  // Credentials in the URL would end up in places the token is kept out of; the token has its own option.
+  if (url.username || url.password || url.search || url.hash) {
+    throw new TypeError('upstream client: baseUrl must not carry credentials, a query or a fragment');
+  }
+  if (!opts.token) throw new TypeError('upstream client: token is required');
+  return {
+    origin: url.origin,
+    basePath: url.pathname.replace(/\/+$/, ''),
+    token: opts.token,
+    connections: positiveInt('connections', opts.connections, 16),
+    timeoutMs: positiveInt('timeoutMs', opts.timeoutMs, 10_000),
+    maxInFlight: positiveInt('maxInFlight', opts.maxInFlight, 32),
+    queueTimeoutMs: nonNegativeInt('queueTimeoutMs', opts.queueTimeoutMs, 5_000),
+    retry: {
+      maxAttempts: positiveInt('retry.maxAttempts', opts.retry?.maxAttempts, 4),
+      baseDelayMs: nonNegativeInt('retry.baseDelayMs', opts.retry?.baseDelayMs, 100),
+      maxDelayMs: nonNegativeInt('retry.maxDelayMs', opts.retry?.maxDelayMs, 2_000),
+      budgetMs: positiveInt('retry.budgetMs', opts.retry?.budgetMs, 15_000),
+    },
+    onCall: opts.onCall,
+    logger: opts.logger,
+  };
+}

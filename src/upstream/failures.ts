@@ -1,0 +1,127 @@
+// How each kind of failed attempt becomes an UpstreamError. Messages are short, name the route pattern (never
+// the concrete URL, whose query could carry secrets) and never include the token: text that comes from the
+// upstream goes through `redact` first, and no underlying error is attached as `cause`, so util.inspect of an
+// UpstreamError cannot reach socket or request internals.
+
+import { UpstreamError, type UpstreamErrorDetails } from './errors.js';
+
+export type Redact = (text: string) => string;
+
+/** Replaces every occurrence of the token; a length cap keeps a whole HTML page out of messages. */
+export function createRedactor(token: string): Redact {
+  return (text) => text.split(token).join('[redacted]').slice(0, 300);
+}
+
+/** A copy with some details changed; UpstreamError is immutable so retries and recovery make new ones. */
+export function amend(error: UpstreamError, patch: Partial<UpstreamErrorDetails>, message = error.message): UpstreamError {
+  return new UpstreamError(message, {
+    kind: error.kind,
+    route: error.route,
+    status: error.status,
+    code: error.code,
+    retryable: error.retryable,
+    attempts: error.attempts,
+    retryAfterSeconds: error.retryAfterSeconds,
+    upstreamMessage: error.upstreamMessage,
+    ...patch,
+  });
+}
+
+interface ErrorEnvelope {
+  code: string | null;
+  message: string | null;
+}
+
+/**
+ * Reads what an error body says, whatever its shape: the documented `{"error": {code, message}}`, the
+ * recorded `{"status": 401, "text": "Unauthorized"}`, a bare `{code, message}`, or nothing usable (HTML).
+ */
+function readEnvelope(json: unknown): ErrorEnvelope {
+  if (typeof json !== 'object' || json === null) return { code: null, message: null };
+  const o = json as Record<string, unknown>;
+  const inner = typeof o.error === 'object' && o.error !== null ? (o.error as Record<string, unknown>) : o;
+  const str = (v: unknown) => (typeof v === 'string' && v.trim() !== '' ? v.trim() : null);
+  return {
+    code: str(inner.code),
+    message: str(inner.message) ?? str(o.text) ?? str(inner.name) ?? (typeof o.error === 'string' ? str(o.error) : null),
+  };
+}
+
+// When the body names no code, these statuses still have an unambiguous one; callers switch on codes.
+const CODE_BY_STATUS: Record<number, string> = {
+  401: 'ERROR_UNAUTHORIZED',
+  429: 'ERROR_TOO_MANY_REQUESTS',
+};
+
+function describe(status: number, code: string | null): string {
+  if (status === 401 || status === 403) return `the upstream refused the credentials (${status})`;
+  if (status === 429) return 'rate limited by the upstream (429)';
+  if (status >= 500) return `the upstream failed (${status})`;
+  return `the upstream rejected the request (${status}${code ? ` ${code}` : ''})`;
+}
+
+export function httpFailure(
+  route: string,
+  status: number,
+  json: unknown,
+  retryAfterSeconds: number | null,
+  redact: Redact,
+): UpstreamError {
+  const envelope = readEnvelope(json);
+  const code = envelope.code ?? CODE_BY_STATUS[status] ?? null;
+  const upstreamMessage = envelope.message === null ? null : redact(envelope.message);
+  const message = `${route}: ${describe(status, code)}${upstreamMessage ? `: ${upstreamMessage}` : ''}`;
+  return new UpstreamError(message, {
+    kind: 'http',
+    route,
+    status,
+    code,
+    upstreamMessage,
+    retryable: status === 429 || status >= 500,
+    retryAfterSeconds,
+  });
+}
+
+/** Codes like ECONNRESET or UND_ERR_SOCKET help an operator and carry nothing secret; free text might. */
+function errorCode(cause: unknown): string | null {
+  const code = (cause as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && /^[A-Z][A-Z0-9_]*$/.test(code) ? code : null;
+}
+
+export function networkFailure(route: string, cause: unknown): UpstreamError {
+  const code = errorCode(cause);
+  return new UpstreamError(`${route}: connection to the upstream failed${code ? ` (${code})` : ''}`, {
+    kind: 'network',
+    route,
+    retryable: true,
+  });
+}
+
+export function timeoutFailure(route: string, afterMs: number): UpstreamError {
+  return new UpstreamError(`${route}: no complete answer from the upstream within ${afterMs} ms`, {
+    kind: 'timeout',
+    route,
+    retryable: true,
+  });
+}
+
+export function abortedFailure(route: string): UpstreamError {
+  return new UpstreamError(`${route}: cancelled by the caller`, { kind: 'aborted', route, retryable: false });
+}
+
+export function overloadedFailure(route: string, waitedMs: number): UpstreamError {
+  return new UpstreamError(`${route}: too many upstream requests in flight; no slot freed within ${waitedMs} ms`, {
+    kind: 'overloaded',
+    route,
+    retryable: true,
+  });
+}
+
+export function invalidResponseFailure(route: string, detail: string): UpstreamError {
+  return new UpstreamError(`${route}: the upstream's answer could not be read (${detail})`, {
+    kind: 'invalid_response',
+    route,
+    status: 200,
+    retryable: false,
+  });
+}

@@ -1,0 +1,50 @@
+// The reward API writes every date-time as Pacific wall-clock time, `yyyy-MM-dd HH:mm:ss`, with no zone. Turning
+// that into an instant is ambiguous twice a year, so the rule is explicit here (the same one as RFC 5545,
+// java.time and Temporal's "compatible" disambiguation):
+//   - fall back (01:00–01:59 happens twice): the EARLIER instant, i.e. the first pass, still on daylight time;
+//   - spring forward (02:00–02:59 never happens): shifted forward by the gap, 02:30 → 03:30 PDT.
+// date-fns-tz's fromZonedTime gets the gap wrong (it moves 02:30 back to 01:30 PST), so the offsets are picked
+// here from getTimezoneOffset and each candidate is checked by formatting it back.
+
+import { formatInTimeZone, getTimezoneOffset } from 'date-fns-tz';
+
+export const PACIFIC = 'America/Los_Angeles';
+const WIRE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
+const DAY_MS = 86_400_000;
+
+const WALL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/;
+const WITH_ZONE = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
+
+/**
+ * Pacific wall time (`yyyy-MM-dd HH:mm:ss`; a `T` separator is tolerated) → instant. A string that already
+ * carries a zone is taken as it says. Returns null when the text is not a date-time or names an impossible day.
+ */
+export function parsePacific(text: string): Date | null {
+  const s = text.trim();
+  if (WITH_ZONE.test(s)) {
+    const d = new Date(s.replace(' ', 'T'));
+    return Number.isNaN(d.getTime()) ? null : d;
+  }
+  const m = WALL.exec(s);
+  if (!m) return null;
+  const [, y, mo, d, h, mi, se] = m.map(Number) as [number, number, number, number, number, number, number];
+  const wallAsUtc = Date.UTC(y, mo - 1, d, h, mi, se);
+  // Date.UTC rolls 2026-02-30 over into March; a roll-over means the day does not exist.
+  const check = new Date(wallAsUtc);
+  if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || se > 59) return null;
+
+  const wall = `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6]}`;
+  const before = getTimezoneOffset(PACIFIC, new Date(wallAsUtc - DAY_MS));
+  const after = getTimezoneOffset(PACIFIC, new Date(wallAsUtc + DAY_MS));
+  const candidates = [wallAsUtc - before, wallAsUtc - after]
+    .filter((t) => formatInTimeZone(new Date(t), PACIFIC, WIRE_FORMAT) === wall)
+    .sort((a, b) => a - b);
+  // Both valid: the fall-back overlap, take the earlier. None valid: the spring-forward gap, read the wall time
+  // with the offset in force before the change, which lands the same distance past the change.
+  return new Date(candidates[0] ?? wallAsUtc - before);
+}
+
+/** Instant → Pacific wall time for query parameters. In the fall-back hour two instants give the same text. */
+export function formatPacific(date: Date): string {
+  return formatInTimeZone(date, PACIFIC, WIRE_FORMAT);
+}

@@ -1,0 +1,64 @@
+// When to try an upstream request again and how long to wait first. Why not undici's RetryAgent: it bounds
+// attempts and single waits but not the total time of a call, has no jitter, decides by HTTP method rather
+// than by "this POST carries an idempotent id", and retries inside the dispatcher, below the bulkhead and the
+// per-attempt logging. The policy is small enough to own.
+
+import type { RetryPolicy } from './config.js';
+import type { UpstreamError } from './errors.js';
+
+/** Worth another try: the failure is likely to pass. Overload and aborts are not retried on purpose. */
+export function isTransient(error: UpstreamError): boolean {
+  if (error.kind === 'network' || error.kind === 'timeout') return true;
+  return error.kind === 'http' && (error.status === 429 || error.status >= 500);
+}
+
+/** The request may have been processed even though no success came back. A 429 is a clear "not processed". */
+export function isAmbiguous(error: UpstreamError): boolean {
+  if (error.kind === 'network' || error.kind === 'timeout') return true;
+  return error.kind === 'http' && error.status >= 500;
+}
+
+/**
+ * The wait before retry number `retry` (1 for the second attempt), or null when no retry should happen:
+ * attempts used up, or the wait would not end within `msLeft` (the budget left, less the time kept for the
+ * attempt itself).
+ * Full jitter (uniform in [0, min(maxDelay, base * 2^(retry-1))]) spreads a burst of failing callers apart;
+ * a Retry-After from the upstream is a floor, honoured even above maxDelayMs.
+ */
+export function retryDelayMs(
+  policy: RetryPolicy,
+  retry: number,
+  retryAfterSeconds: number | null,
+  msLeft: number,
+  random: () => number = Math.random,
+): number | null {
+  if (retry >= policy.maxAttempts) return null;
+  const ceiling = Math.min(policy.maxDelayMs, policy.baseDelayMs * 2 ** (retry - 1));
+  const wait = Math.max(Math.floor(random() * ceiling), (retryAfterSeconds ?? 0) * 1000);
+  return wait < msLeft ? wait : null;
+}
+
+/** Retry-After is either delta-seconds or an HTTP date; anything else is ignored. */
+export function parseRetryAfter(value: string | string[] | undefined, now: number = Date.now()): number | null {
+  const v = Array.isArray(value) ? value[0] : value;
+  if (v === undefined || v.trim() === '') return null;
+  if (/^\d+$/.test(v.trim())) return Number(v.trim());
+  const at = Date.parse(v);
+  return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
+}
+
+/** Resolves after `ms`, or resolves false at once when the signal aborts (the caller then reports the abort). */
+export function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+  return new Promise((resolve) => {
+    if (signal?.aborted) return resolve(false);
+    const onAbort = () => {
+      clearTimeout(timer);
+      resolve(false);
+    };
+    const timer = setTimeout(() => {
+      signal?.removeEventListener('abort', onAbort);
+      resolve(true);
+    }, ms);
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });
+}

@@ -1,0 +1,190 @@
+// zod schemas of what the reward API sends, written as a tolerant reader: unknown fields are dropped, enum-like
+// values stay plain strings (a new status must not break a read), both recorded spellings of a field are
+// accepted, integers sent as strings are read as integers, and Pacific date-times become instants. Only what
+// the gateway cannot do without is required. Spelling variants are folded in normalise.ts, not here.
+
+import { z } from 'zod';
+import { parsePacific } from './pacific-time.js';
+
+const int = z.union([
+  z.number().int(),
+  z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer').transform(Number),
+]);
+const decimal = z.union([
+  z.number(),
+  z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number').transform(Number),
+]);
+const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
+/** Identifiers are strings; a number is harmless to read as one. */
+const ident = z.union([z.string(), z.number().transform(String)]);
+const text = z.string().nullish();
+
+/** Pacific `yyyy-MM-dd HH:mm:ss` → Date; absent, null or empty → null. */
+const dateTime = z
+  .string()
+  .nullish()
+  .transform((s, ctx) => {
+    if (s === null || s === undefined || s.trim() === '') return null;
+    const d = parsePacific(s);
+    if (d === null) {
+      ctx.addIssue({ code: 'custom', message: 'expected a Pacific date-time yyyy-MM-dd HH:mm:ss' });
+      return z.NEVER;
+    }
+    return d;
+  });
+
+const info = z.object({ code: z.string(), name: text, message: text });
+
+const costEntry = z.object({
+  fee_type: z.string(),
+  percentage: decimal.nullish(),
+  amount_in_cents: int,
+  currency: text,
+  tax_type: text,
+  tax_in_cents: int.nullish(),
+  number_of_gifts: int.nullish(),
+  fee_per_gift_in_cents: int.nullish(),
+});
+
+const fees = z.object({
+  cost_entries: z.array(costEntry).nullish(),
+  subtotal_in_cents: int,
+  tax_in_cents: int.nullish(),
+  tax_type: text,
+  total_in_cents: int,
+});
+
+const contact = z.object({
+  email: z.string(),
+  firstname: text,
+  lastname: text,
+  message: text,
+  added_succesfully: flag.nullish(), // production spelling (sic)
+  added_successfully: flag.nullish(),
+});
+
+const campaign = z.object({
+  id: ident,
+  uuid: ident,
+  status: z.string(),
+  delivery_type: z.string(),
+  company_name: text,
+  message: text,
+  subject: text,
+  suppress_default_greeting: flag.nullish(),
+  gift_template: text,
+  contacts: z.array(contact).nullish(),
+  contacts_success_count: int.nullish(),
+  contact_success_count: int.nullish(),
+  contacts_failure_count: int.nullish(),
+  contact_failure_count: int.nullish(),
+  price_in_cents: int,
+  brand_codes: z.array(z.string()).nullish(),
+  /** Embedded rewards name their single brand this way. */
+  brand_code: text,
+  region: ident.nullish(),
+  fees: fees.nullish(),
+  expiry: text,
+  link_count: int.nullish(),
+});
+
+const gift = z.object({
+  uuid: ident,
+  campaign_uuid: ident,
+  campaign_id: ident.nullish(),
+  status: z.string(),
+  delivery_status: z.string(),
+  price_in_cents: int,
+  brand_code: text,
+  recipient_email: text,
+  recipient_name: text,
+  redelivery_count: int.nullish(),
+  created_date: dateTime,
+  delivery_date: dateTime,
+  redeemed_date: dateTime,
+  expiry: text,
+  management_dashboard_link: text,
+  shortlink: text,
+});
+
+const pageFields = {
+  number_of_results: int.nullish(),
+  limit: int.nullish(),
+  offset: int.nullish(),
+  total_count: int.nullish(),
+};
+
+const brandSummary = z.object({
+  brand_code: z.string(),
+  name: z.string(),
+  image_url: text,
+  disclaimer: text,
+});
+
+const brand = brandSummary.extend({
+  description: text,
+  regions: z.array(int).nullish(),
+  fund_currencyisocode: text,
+  variable_price: flag.nullish(),
+  min_price_in_cents: int.nullish(),
+  max_price_in_cents: int.nullish(),
+  allowed_prices_in_cents: z.array(int).nullish(),
+  embeddable: flag.nullish(),
+  expiry_period: text,
+});
+
+const balance = z.object({
+  available_in_cents: int.nullish(),
+  pending_in_cents: int.nullish(),
+  reserved_in_cents: int.nullish(),
+});
+
+export const wire = {
+  ping: z.object({ username: z.string(), displayname: text, info: info.nullish() }),
+  campaignCreated: z.object({ info, campaign }),
+  campaignRead: z.object({ info: info.nullish(), campaign }),
+  directLinksCreated: z.object({ info, campaign, direct_links: z.array(z.string()) }),
+  embeddedCreated: z.object({
+    info: info.nullish(),
+    campaign: z.object({ id: ident, uuid: ident, brand_code: z.string(), price_in_cents: int, fees: fees.nullish() }),
+    gift_link: z.string(),
+  }),
+  links: z.object({
+    info: info.nullish(),
+    shortlinks: z.array(z.object({ number: int, shortlink: z.string() })).nullish(),
+    directlinks: z.array(z.object({ number: int, link: z.string() })).nullish(),
+    ...pageFields,
+  }),
+  giftList: z.object({ gifts: z.array(gift), ...pageFields }),
+  giftRead: z.object({ gift }),
+  brandList: z.object({ brands: z.array(brandSummary), ...pageFields }),
+  brandRead: z.object({ brand }),
+  regions: z.object({ regions: z.array(z.object({ id: int, name: z.string(), image_url: text })) }),
+  funds: z.object({ fundsbycurrency: z.record(z.string(), balance) }),
+};
+
+export type WireInfo = z.infer<typeof info>;
+export type WireCampaign = z.infer<typeof campaign>;
+export type WireFees = z.infer<typeof fees>;
+export type WireGift = z.infer<typeof gift>;
+export type WireBrandSummary = z.infer<typeof brandSummary>;
+export type WireBrand = z.infer<typeof brand>;
+export type WirePage = { [K in keyof typeof pageFields]?: number | null | undefined };
+
+export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
+
+/**
+ * A body reader: validate with `schema`, then shape with `to`. A failure names at most three field paths and
+ * zod's description of each, never the values (a body may hold recipients' details).
+ */
+export function reader<S extends z.ZodType, T>(schema: S, to: (w: z.output<S>) => T): (json: unknown) => Parsed<T> {
+  return (json) => {
+    const result = schema.safeParse(json);
+    if (result.success) return { ok: true, value: to(result.data) };
+    const problem = result.error.issues
+      .slice(0, 3)
+      .map((i) => `${i.path.length ? i.path.join('.') : 'body'}: ${i.message}`)
+      .join('; ');
+    return { ok: false, problem };
+  };
+}

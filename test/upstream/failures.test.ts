@@ -1,0 +1,353 @@
+// Every failure class against a scripted server: what kind of UpstreamError comes out, what is retried and
+// what is not, budgets and Retry-After, the bulkhead, recovery after a lost create answer, and that the token
+// is nowhere in what any of it produced.
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { UpstreamError } from '../../src/upstream/errors.js';
+import { captureClient, expectTokenAbsent, failure, TOKEN, type Captured } from './helpers.js';
+import { hang, HTML_503, json, raw, reset, startQuirksServer, type QuirksServer } from './quirks-server.js';
+
+let server: QuirksServer;
+let clients: Captured[];
+let thrown: unknown[];
+
+function client(opts: Parameters<typeof captureClient>[0] extends infer O ? Omit<O, 'baseUrl'> : never = {}): Captured {
+  const c = captureClient({ baseUrl: server.baseUrl, ...opts });
+  clients.push(c);
+  return c;
+}
+
+/** The rejection of `promise`, checked to be an UpstreamError and kept for the token check. */
+async function upstreamFailure(promise: Promise<unknown>): Promise<UpstreamError> {
+  const err = await failure(promise);
+  thrown.push(err);
+  expect(err).toBeInstanceOf(UpstreamError);
+  return err as UpstreamError;
+}
+
+const count = (route: string) => server.requests.filter((r) => `${r.method} ${r.url.split('?')[0]}` === route.replace(' ', ' /papi/v1')).length;
+
+const wireCampaign = { id: 'order-9', uuid: 'c-9', status: 'CAMPAIGN_CREATED', delivery_type: 'SHORTLINK', price_in_cents: 1000, brand_codes: ['B'] };
+
+beforeEach(async () => {
+  server = await startQuirksServer();
+  clients = [];
+  thrown = [];
+});
+
+afterEach(async () => {
+  for (const c of clients) {
+    expectTokenAbsent([...thrown, ...c.events, ...c.logs]);
+    await c.client.close();
+  }
+  await server.close();
+});
+
+describe('HTTP errors', () => {
+  it('an HTML 503 is retried, then surfaces as http 503 without a code', async () => {
+    const { client: api, events } = client();
+    server.on('GET /funds', raw(503, 'text/html', HTML_503));
+    const err = await upstreamFailure(api.getFunds());
+    expect(err).toMatchObject({ kind: 'http', status: 503, code: null, retryable: true, attempts: 4, route: 'GET /funds' });
+    expect(err.message).toBe('GET /funds: the upstream failed (503) (gave up after 4 attempts)');
+    expect(count('GET /funds')).toBe(4);
+    expect(events).toEqual([{ route: 'GET /funds', status: 503, attempts: 4, durationMs: expect.any(Number), outcome: 'error', errorKind: 'http' }]);
+  });
+
+  it('a 401 written as {"status":401,"text":"Unauthorized"} with an HTML type is read, not retried', async () => {
+    const { client: api } = client();
+    server.on('GET /ping', raw(401, 'text/html; charset=utf-8', '{"status":401,"text":"Unauthorized"}'));
+    const err = await upstreamFailure(api.ping());
+    expect(err).toMatchObject({ kind: 'http', status: 401, code: 'ERROR_UNAUTHORIZED', upstreamMessage: 'Unauthorized', retryable: false, attempts: 1 });
+    expect(count('GET /ping')).toBe(1);
+  });
+
+  it('a 422 error envelope keeps its code and message and is not retried; the token echoed back is redacted', async () => {
+    const { client: api } = client();
+    server.on(
+      'POST /campaign',
+      json(422, { error: { code: 'ERROR_CAMPAIGN_INVALID_BRAND', name: 'Invalid brand', message: `brand NOPE is not valid for Bearer ${TOKEN}` }, status: 422, campaign: { id: 'x' } }),
+    );
+    const err = await upstreamFailure(api.createCampaign({ id: 'o-1', priceInCents: 1000, brandCodes: ['NOPE'], contacts: [{ email: 'a@example.com' }] }));
+    expect(err).toMatchObject({ kind: 'http', status: 422, code: 'ERROR_CAMPAIGN_INVALID_BRAND', retryable: false, attempts: 1 });
+    expect(err.upstreamMessage).toBe('brand NOPE is not valid for Bearer [redacted]');
+    expect(count('POST /campaign')).toBe(1);
+    expect(count('GET /campaign/o-1')).toBe(0);
+  });
+
+  it('a 402 card error on a top-up is a clear rejection', async () => {
+    const { client: api } = client();
+    server.on('POST /funds', json(402, { error: { code: 'ERROR_FUNDS_CARD_ERROR', message: 'Card declined' }, status: 402 }));
+    const err = await upstreamFailure(api.addFunds({ id: 'f-1', currency: 'USD', amountInCents: 30_000 }));
+    expect(err).toMatchObject({ status: 402, code: 'ERROR_FUNDS_CARD_ERROR', retryable: false, attempts: 1 });
+  });
+
+  it('ERROR_ID_CONFLICT is passed on as such, with no retry and no lookup', async () => {
+    const { client: api } = client();
+    server.on('POST /direct_links', json(422, { error: { code: 'ERROR_ID_CONFLICT', message: 'Id already used' }, status: 422 }));
+    const err = await upstreamFailure(api.createDirectLinks({ id: 'dup', priceInCents: 1000, brandCodes: ['B'], linkCount: 1 }));
+    expect(err).toMatchObject({ status: 422, code: 'ERROR_ID_CONFLICT', attempts: 1 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('lookups answer null on 404, and getBrand also on 422 ERROR_BRANDS_NO_SUCH_BRAND', async () => {
+    const { client: api, events } = client();
+    server.on('GET /brands/NOPE', json(422, { error: { code: 'ERROR_BRANDS_NO_SUCH_BRAND' }, status: 422 }));
+    server.on('GET /brands/OTHER', json(422, { error: { code: 'ERROR_INVALID_PARAMETERS' }, status: 422 }));
+    expect(await api.getCampaign('missing')).toBeNull();
+    expect(await api.getGift('missing')).toBeNull();
+    expect(await api.getLinks('missing')).toBeNull();
+    expect(await api.getBrand('missing')).toBeNull();
+    expect(await api.getBrand('NOPE')).toBeNull();
+    await upstreamFailure(api.getBrand('OTHER'));
+    expect(events.map((e) => [e.route, e.status, e.outcome])).toEqual([
+      ['GET /campaign/:id', 404, 'ok'],
+      ['GET /gifts/:uuid', 404, 'ok'],
+      ['GET /links/:id', 404, 'ok'],
+      ['GET /brands/:code', 404, 'ok'],
+      ['GET /brands/:code', 422, 'ok'],
+      ['GET /brands/:code', 422, 'error'],
+    ]);
+  });
+
+  it('a 200 that is not the expected shape, or not JSON, is invalid_response and not retried', async () => {
+    const { client: api } = client();
+    server.on('GET /ping', json(200, { info: { code: 'INFO_CREDENTIALS' }, user: 'x' }), raw(200, 'text/html', '<html>maintenance</html>'));
+    const shape = await upstreamFailure(api.ping());
+    expect(shape).toMatchObject({ kind: 'invalid_response', status: 200, retryable: false, attempts: 1 });
+    expect(shape.message).toContain('username');
+    const html = await upstreamFailure(api.ping());
+    expect(html).toMatchObject({ kind: 'invalid_response', attempts: 1 });
+    expect(html.message).toContain('not JSON');
+    expect(count('GET /ping')).toBe(2);
+  });
+});
+
+describe('retries, 429 and budgets', () => {
+  it('a 429 with Retry-After is waited out, then succeeds', async () => {
+    const { client: api, events, logs } = client();
+    server.on(
+      'GET /regions',
+      json(429, { error: { code: 'ERROR_TOO_MANY_REQUESTS' }, status: 429 }, { 'retry-after': '1' }),
+      json(200, { regions: [{ id: 2, name: 'USA', image_url: 'https://img/us' }] }),
+    );
+    expect(await api.listRegions()).toEqual([{ id: 2, name: 'USA', imageUrl: 'https://img/us' }]);
+    expect(events[0]).toMatchObject({ route: 'GET /regions', status: 200, attempts: 2, outcome: 'ok' });
+    // The wait decided for the retry is the Retry-After, although maxDelayMs is 5.
+    expect(logs[0]?.obj).toMatchObject({ attempt: 1, status: 429, retryInMs: 1_000 });
+  });
+
+  it('a Retry-After longer than the budget ends the call at once with a clear rate-limit error', async () => {
+    const { client: api } = client({ retry: { budgetMs: 2_000, baseDelayMs: 1, maxDelayMs: 5 } });
+    server.on('GET /gifts', raw(429, 'text/plain', 'Too Many Requests', { 'retry-after': '30' }));
+    const err = await upstreamFailure(api.listGifts({}));
+    expect(err).toMatchObject({ kind: 'http', status: 429, code: 'ERROR_TOO_MANY_REQUESTS', retryable: true, retryAfterSeconds: 30, attempts: 1 });
+  });
+
+  it('a 429 storm without Retry-After ends after maxAttempts', async () => {
+    const { client: api } = client({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 2 } });
+    server.on('GET /brands', json(429, { error: { code: 'ERROR_TOO_MANY_REQUESTS', message: 'Slow down' }, status: 429 }));
+    const err = await upstreamFailure(api.listBrands({}));
+    expect(err).toMatchObject({ status: 429, code: 'ERROR_TOO_MANY_REQUESTS', attempts: 6, retryAfterSeconds: null });
+    expect(count('GET /brands')).toBe(6);
+  });
+
+  it('the budget cuts an attempt short: no retry loop outlives it', async () => {
+    const { client: api, events } = client({ timeoutMs: 60_000, retry: { maxAttempts: 50, budgetMs: 150 } });
+    server.on('GET /funds', hang);
+    const err = await upstreamFailure(api.getFunds());
+    expect(err).toMatchObject({ kind: 'timeout', attempts: 1, retryable: true });
+    expect(events).toHaveLength(1);
+  });
+
+  it('a 503 storm with attempts to spare ends when the budget is spent', async () => {
+    const { client: api, events } = client({ retry: { maxAttempts: 10_000, baseDelayMs: 2, maxDelayMs: 4, budgetMs: 200 } });
+    server.on('GET /funds', raw(503, 'text/html', HTML_503));
+    const err = await upstreamFailure(api.getFunds());
+    expect(err).toMatchObject({ kind: 'http', status: 503 });
+    expect(err.attempts).toBeGreaterThan(1);
+    expect(err.attempts).toBeLessThan(10_000);
+    expect(count('GET /funds')).toBe(err.attempts);
+    expect(events).toEqual([expect.objectContaining({ attempts: err.attempts, outcome: 'error' })]);
+  });
+
+  it('a reset connection is a network error, retried for GETs', async () => {
+    const { client: api } = client();
+    server.on('GET /gifts/g-1', reset);
+    const err = await upstreamFailure(api.getGift('g-1'));
+    expect(err).toMatchObject({ kind: 'network', status: 0, retryable: true, attempts: 4 });
+    expect(err.message).toMatch(/^GET \/gifts\/:uuid: connection to the upstream failed/);
+  });
+
+  it('a refused connection is a network error', async () => {
+    const { client: api } = client({ retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    await server.close();
+    server = await startQuirksServer(); // keep afterEach's close working; the client still points at the old port
+    const err = await upstreamFailure(api.ping());
+    expect(err).toMatchObject({ kind: 'network', attempts: 2 });
+    expect(err.message).toContain('ECONNREFUSED');
+  });
+
+  it('a hanging answer is a timeout, retried, and distinct from network errors', async () => {
+    const { client: api } = client({ timeoutMs: 50, retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    server.on('GET /regions', hang);
+    const err = await upstreamFailure(api.listRegions());
+    expect(err).toMatchObject({ kind: 'timeout', status: 0, retryable: true, attempts: 2 });
+    expect(count('GET /regions')).toBe(2);
+  });
+
+  it("a body that stops half-way is a timeout too: the deadline covers the body", async () => {
+    const { client: api } = client({ timeoutMs: 80, retry: { maxAttempts: 1 } });
+    server.on('GET /funds', (_req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.write('{"fundsbycurrency":');
+    });
+    const err = await upstreamFailure(api.getFunds());
+    expect(err.kind).toBe('timeout');
+  });
+});
+
+describe('abort and bulkhead', () => {
+  it("the caller's abort ends the call as aborted, with no retry", async () => {
+    const { client: api, events } = client();
+    server.on('GET /gifts', hang);
+    const controller = new AbortController();
+    const pending = api.listGifts({}, { signal: controller.signal });
+    await server.arrived(1);
+    controller.abort();
+    const err = await upstreamFailure(pending);
+    expect(err).toMatchObject({ kind: 'aborted', retryable: false, attempts: 1 });
+    expect(events[0]).toMatchObject({ outcome: 'error', errorKind: 'aborted' });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an abort during the backoff wait ends the call at once', async () => {
+    const controller = new AbortController();
+    const c = client({
+      retry: { maxAttempts: 4, baseDelayMs: 1, maxDelayMs: 5 },
+      logger: { debug: (obj) => ('retryInMs' in obj ? controller.abort() : undefined), warn: () => {} },
+    });
+    server.on('GET /funds', raw(503, 'text/html', HTML_503, { 'retry-after': '2' }));
+    const err = await upstreamFailure(c.client.getFunds({ signal: controller.signal }));
+    expect(err).toMatchObject({ kind: 'aborted', attempts: 1 });
+    expect(server.requests).toHaveLength(1);
+  });
+
+  it('an already aborted signal sends nothing', async () => {
+    const { client: api } = client();
+    const err = await upstreamFailure(api.ping({ signal: AbortSignal.abort() }));
+    expect(err.kind).toBe('aborted');
+    expect(server.requests).toHaveLength(0);
+  });
+
+  it('the bulkhead lets a waiting call fail as overloaded after the queue wait, and never sends it', async () => {
+    const { client: api } = client({ maxInFlight: 1, queueTimeoutMs: 20 });
+    server.on('GET /gifts', hang);
+    const controller = new AbortController();
+    const first = api.listGifts({}, { signal: controller.signal });
+    await server.arrived(1);
+    const err = await upstreamFailure(api.getFunds());
+    expect(err).toMatchObject({ kind: 'overloaded', retryable: true, attempts: 1 });
+    expect(err.message).toContain('20 ms');
+    expect(server.requests).toHaveLength(1);
+    controller.abort();
+    thrown.push(await failure(first));
+  });
+});
+
+describe('writes', () => {
+  it('resend is never retried, and an unclear resend failure is not marked retryable', async () => {
+    const { client: api } = client();
+    server.on('PUT /gifts/g-1', raw(503, 'text/html', HTML_503));
+    const err = await upstreamFailure(api.resendGift('g-1'));
+    expect(err).toMatchObject({ status: 503, attempts: 1, retryable: false });
+    expect(count('PUT /gifts/g-1')).toBe(1);
+    expect(JSON.parse(server.requests[0]!.body)).toEqual({ resend: true });
+  });
+
+  it('a rate-limited resend is retryable (it was not processed) but still not retried', async () => {
+    const { client: api } = client();
+    server.on('PUT /gifts/g-1', json(429, { error: { code: 'ERROR_TOO_MANY_REQUESTS' }, status: 429 }));
+    const err = await upstreamFailure(api.resendGift('g-1'));
+    expect(err).toMatchObject({ status: 429, attempts: 1, retryable: true });
+  });
+
+  it('cancel may be retried', async () => {
+    const { client: api } = client();
+    server.on(
+      'DELETE /gifts/g-1',
+      reset,
+      json(200, { gift: { uuid: 'g-1', campaign_uuid: 'c', status: 'GIVER_CANCELED', delivery_status: 'DELIVERED', price_in_cents: 1 } }),
+    );
+    expect((await api.cancelGift('g-1')).status).toBe('GIVER_CANCELLED');
+    expect(count('DELETE /gifts/g-1')).toBe(2);
+  });
+
+  it('a create retried with the very same body finds its order after the answers were lost', async () => {
+    const { client: api, events, logs } = client();
+    server.on('POST /campaign', reset, raw(503, 'text/html', HTML_503), reset, raw(502, 'text/html', '<h1>Bad gateway</h1>'));
+    server.on('GET /campaign/order-9', json(200, { campaign: wireCampaign, info: { code: 'INFO_CAMPAIGN_RETRIEVED' } }));
+    const created = await api.createCampaign({ id: 'order-9', priceInCents: 1000, brandCodes: ['B'], deliveryType: 'SHORTLINK', linkCount: 1 });
+    expect(created).toMatchObject({ recovered: true, funding: 'FUNDED', directLinks: null, info: { code: 'INFO_CAMPAIGN_RETRIEVED' } });
+    expect(created.campaign.uuid).toBe('c-9');
+    const posts = server.requests.filter((r) => r.method === 'POST').map((r) => r.body);
+    expect(posts).toHaveLength(4);
+    expect(new Set(posts).size).toBe(1);
+    expect(events).toEqual([{ route: 'POST /campaign', status: 502, attempts: 4, durationMs: expect.any(Number), outcome: 'ok', recovered: true }]);
+    expect(logs.filter((l) => l.level === 'warn')).toHaveLength(1);
+  });
+
+  it('when the lookup does not find the order, the original error stands', async () => {
+    const { client: api } = client();
+    server.on('POST /campaign', reset);
+    const err = await upstreamFailure(api.createCampaign({ id: 'order-10', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }));
+    expect(err).toMatchObject({ kind: 'network', attempts: 4, retryable: true, route: 'POST /campaign' });
+    expect(count('GET /campaign/order-10')).toBe(1);
+  });
+
+  it('a create that was only rate limited is not looked up', async () => {
+    const { client: api } = client({ retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    server.on('POST /campaign', json(429, { error: { code: 'ERROR_TOO_MANY_REQUESTS' }, status: 429 }));
+    const err = await upstreamFailure(api.createCampaign({ id: 'order-11', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }));
+    expect(err).toMatchObject({ status: 429, code: 'ERROR_TOO_MANY_REQUESTS', attempts: 2 });
+    expect(count('GET /campaign/order-11')).toBe(0);
+  });
+
+  it('direct links are recovered with every link, paging through GET /links/{id}', async () => {
+    const { client: api } = client();
+    server.on('POST /direct_links', raw(503, 'text/html', HTML_503));
+    server.on('GET /campaign/dl-1', json(200, { campaign: { ...wireCampaign, id: 'dl-1', delivery_type: 'DIRECT_LINK', link_count: 60 } }));
+    const page = (from: number, n: number) => ({
+      directlinks: Array.from({ length: n }, (_, i) => ({ number: from + i, link: `https://r/${from + i}` })),
+      number_of_results: n,
+      limit: 50,
+      offset: from - 1,
+      total_count: 60,
+    });
+    server.on('GET /links/dl-1', json(200, page(1, 50)), json(200, page(51, 10)));
+    const created = await api.createDirectLinks({ id: 'dl-1', priceInCents: 1000, brandCodes: ['B'], linkCount: 60 });
+    expect(created.recovered).toBe(true);
+    expect(created.directLinks).toHaveLength(60);
+    expect(created.directLinks?.[59]).toBe('https://r/60');
+    const linkQueries = server.requests.filter((r) => r.url.includes('/links/')).map((r) => new URL(r.url, 'http://x').search);
+    expect(linkQueries).toEqual(['?limit=50&offset=0', '?limit=50&offset=50']);
+  });
+
+  it('an embedded reward is recovered with its gift link from GET /gifts?campaign_id=', async () => {
+    const { client: api } = client();
+    server.on('POST /embedded', reset);
+    server.on('GET /campaign/emb-1', json(200, { campaign: { ...wireCampaign, id: 'emb-1', uuid: 'e-1', delivery_type: 'EMBEDDED' } }));
+    server.on('GET /gifts', json(200, { gifts: [{ uuid: 'g', campaign_uuid: 'e-1', campaign_id: 'emb-1', status: 'SENT_AND_REDEEMABLE', delivery_status: 'LINKCREATED', price_in_cents: 1000, shortlink: 'https://r/emb' }] }));
+    const reward = await api.createEmbeddedReward({ id: 'emb-1', brandCode: 'B', priceInCents: 1000 });
+    expect(reward).toEqual({ campaign: { id: 'emb-1', uuid: 'e-1', brandCode: 'B', priceInCents: 1000, fees: null }, giftLink: 'https://r/emb', recovered: true });
+    expect(server.requests.at(-1)?.url).toBe('/papi/v1/gifts?campaign_id=emb-1&limit=1');
+  });
+
+  it('a top-up with an unknown outcome says so, and that retrying with the same id is safe', async () => {
+    const { client: api } = client();
+    server.on('POST /funds', raw(503, 'text/html', HTML_503));
+    const err = await upstreamFailure(api.addFunds({ id: 'f-2', currency: 'USD', amountInCents: 30_000 }));
+    expect(err).toMatchObject({ status: 503, attempts: 4, retryable: true });
+    expect(err.message).toContain('retrying with the same id is safe');
+    expect(server.requests.every((r) => r.method === 'POST')).toBe(true);
+  });
+});

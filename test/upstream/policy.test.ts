@@ -1,0 +1,75 @@
+import { describe, expect, it } from 'vitest';
+import { Bulkhead } from '../../src/upstream/bulkhead.js';
+import { parseRetryAfter, retryDelayMs } from '../../src/upstream/retry.js';
+
+const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000, budgetMs: 10_000 };
+
+describe('retry delays', () => {
+  it('use full jitter under an exponential ceiling capped at maxDelayMs', () => {
+    const top = () => 0.999_999;
+    expect(retryDelayMs(policy, 1, null, 10_000, top)).toBe(99);
+    expect(retryDelayMs(policy, 2, null, 10_000, top)).toBe(199);
+    expect(retryDelayMs(policy, 3, null, 10_000, top)).toBe(399);
+    expect(retryDelayMs({ ...policy, maxAttempts: 10 }, 6, null, 10_000, top)).toBe(999);
+    expect(retryDelayMs(policy, 3, null, 10_000, () => 0)).toBe(0);
+  });
+
+  it('stop when the attempts are used up', () => {
+    expect(retryDelayMs(policy, 4, null, 10_000, () => 0)).toBeNull();
+  });
+
+  it('honour Retry-After as a floor, even above maxDelayMs', () => {
+    expect(retryDelayMs(policy, 1, 3, 10_000, () => 0.5)).toBe(3_000);
+  });
+
+  it('stop when the wait would not fit in what is left of the budget', () => {
+    expect(retryDelayMs(policy, 1, 3, 2_999, () => 0)).toBeNull();
+    expect(retryDelayMs(policy, 2, null, 100, () => 0.999)).toBeNull();
+  });
+
+  it('read Retry-After as seconds or as an HTTP date', () => {
+    expect(parseRetryAfter('7')).toBe(7);
+    expect(parseRetryAfter(['2', '5'])).toBe(2);
+    const now = Date.parse('2026-05-01T10:00:00Z');
+    expect(parseRetryAfter('Fri, 01 May 2026 10:00:30 GMT', now)).toBe(30);
+    expect(parseRetryAfter('Fri, 01 May 2026 09:00:00 GMT', now)).toBe(0);
+    expect(parseRetryAfter('soon')).toBeNull();
+    expect(parseRetryAfter(undefined)).toBeNull();
+  });
+});
+
+describe('bulkhead', () => {
+  it('admits up to N, queues the rest in order, and hands slots over on release', async () => {
+    const bulkhead = new Bulkhead(2);
+    const a = await bulkhead.acquire(1_000);
+    const b = await bulkhead.acquire(1_000);
+    expect(a.admitted && b.admitted).toBe(true);
+    const order: string[] = [];
+    const c = bulkhead.acquire(1_000).then((r) => (order.push('c'), r));
+    const d = bulkhead.acquire(1_000).then((r) => (order.push('d'), r));
+    expect(bulkhead.inFlight).toBe(2);
+    if (a.admitted) a.release();
+    if (a.admitted) a.release(); // a second release must not free another slot
+    const cr = await c;
+    expect(order).toEqual(['c']);
+    expect(bulkhead.inFlight).toBe(2);
+    if (b.admitted) b.release();
+    const dr = await d;
+    expect(order).toEqual(['c', 'd']);
+    if (cr.admitted) cr.release();
+    if (dr.admitted) dr.release();
+    expect(bulkhead.inFlight).toBe(0);
+  });
+
+  it('gives up after the queue wait, and at once on abort', async () => {
+    const bulkhead = new Bulkhead(1);
+    const held = await bulkhead.acquire(0);
+    expect(await bulkhead.acquire(5)).toEqual({ admitted: false, reason: 'timeout' });
+    const controller = new AbortController();
+    const waiting = bulkhead.acquire(60_000, controller.signal);
+    controller.abort();
+    expect(await waiting).toEqual({ admitted: false, reason: 'aborted' });
+    if (held.admitted) held.release();
+    expect(bulkhead.inFlight).toBe(0);
+  });
+});
