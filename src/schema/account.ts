@@ -12,6 +12,7 @@ const AccountRef = builder.objectRef<Account>('Account').implement({
 builder.queryField('viewer', (t) =>
   t.field({
     type: AccountRef,
+    nullable: true,
     description: 'Confirms the upstream credentials and names the account.',
     resolve: (_root, _args, ctx) => ctx.loaders.account(),
   }),

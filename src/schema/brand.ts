@@ -127,6 +127,7 @@ builder.queryFields((t) => ({
   }),
   brands: t.field({
     type: BrandConnection,
+    nullable: true,
     args: {
       filter: t.arg({ type: BrandFilter }),
       first: t.arg.int(),

@@ -7,6 +7,8 @@ import type { GatewayContext } from '../context.js';
 import { InputValidationError } from './validation-error.js';
 
 // Set-up only: type files add the types and their root fields.
+// Convention: root query fields that reach the upstream are nullable, so one failing upstream call nulls
+// only its own field and its siblings keep their data.
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
@@ -33,6 +35,8 @@ export const builder = new SchemaBuilder<{
   },
   errors: {
     defaultTypes: [],
+    // Lets zod input validation failures come back as the ValidationError member of a mutation's union.
+    unsafelyHandleInputErrors: true,
   },
   zod: {
     validationError: (zodError) => InputValidationError.fromZod(zodError),
@@ -40,3 +44,4 @@ export const builder = new SchemaBuilder<{
 });
 
 builder.queryType({});
+builder.mutationType({});

@@ -29,6 +29,7 @@ export const FundsRef = builder.objectRef<Funds>('Funds').implement({
 builder.queryField('funds', (t) =>
   t.field({
     type: FundsRef,
+    nullable: true,
     resolve: (_root, _args, ctx) => ctx.loaders.funds(),
   }),
 );

@@ -123,6 +123,7 @@ builder.queryFields((t) => ({
   }),
   gifts: t.field({
     type: GiftConnection,
+    nullable: true,
     description: 'Rewards across the account, newest first unless sorted otherwise.',
     args: {
       filter: t.arg({ type: GiftFilter }),

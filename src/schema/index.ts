@@ -7,5 +7,11 @@ import './brand.js';
 import './gift.js';
 import './campaign.js';
 import './funds.js';
+import './errors.js';
+import './create-campaign.js';
+import './embedded-reward.js';
+import './gift-payload.js';
+import './cancel-campaign.js';
+import './add-funds.js';
 
 export const schema = builder.toSchema();

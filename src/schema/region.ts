@@ -13,6 +13,7 @@ RegionRef.implement({
 builder.queryField('regions', (t) =>
   t.field({
     type: [RegionRef],
+    nullable: true,
     resolve: (_root, _args, ctx) => ctx.loaders.regions(),
   }),
 );

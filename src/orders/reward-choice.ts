@@ -1,0 +1,78 @@
+import type { Loaders } from '../loaders.js';
+import { InputValidationError, type ValidationIssueShape } from '../schema/validation-error.js';
+import type { Brand } from '../upstream/types.js';
+
+// Checks the brand choice of an order against the (cached) catalog before anything is sent upstream, so a
+// caller hears "that price is not offered" from us instead of a 422 after a round trip. When the catalog
+// cannot be read the check steps aside: the upstream validates orders itself.
+
+export interface RewardChoiceInput {
+  brand?: string | null;
+  brands?: string[] | null;
+  region?: string | null;
+}
+
+/** What to send upstream: brand codes, or the region's canonical name. */
+export interface ResolvedChoice {
+  brandCodes?: string[];
+  region?: string;
+}
+
+function priceIssue(brand: Brand, price: number): string | null {
+  if (brand.variablePrice && brand.minPriceInCents != null && brand.maxPriceInCents != null) {
+    return price < brand.minPriceInCents || price > brand.maxPriceInCents
+      ? `${brand.brandCode} offers ${brand.minPriceInCents}..${brand.maxPriceInCents} cents, not ${price}`
+      : null;
+  }
+  if (brand.allowedPricesInCents && !brand.allowedPricesInCents.includes(price)) {
+    return `${brand.brandCode} offers only ${brand.allowedPricesInCents.join(', ')} cents, not ${price}`;
+  }
+  return null;
+}
+
+export async function resolveRewardChoice(
+  choice: RewardChoiceInput,
+  priceInCents: number,
+  loaders: Loaders,
+  options: { path?: string[]; embeddable?: boolean } = {},
+): Promise<ResolvedChoice> {
+  const base = options.path ?? ['input', 'reward'];
+  const issues: ValidationIssueShape[] = [];
+
+  if (choice.region != null) {
+    const regions = await loaders.regions().catch(() => null);
+    if (!regions) return { region: choice.region };
+    const match = regions.find((r) => r.name.toLowerCase() === choice.region!.trim().toLowerCase());
+    if (!match) {
+      throw new InputValidationError([
+        { path: [...base, 'region'], message: `is not a known region; known: ${regions.map((r) => r.name).join(', ')}` },
+      ]);
+    }
+    return { region: match.name };
+  }
+
+  const single = choice.brand != null;
+  const codes = single ? [choice.brand!] : (choice.brands ?? []);
+  // undefined: the catalog could not be read (no opinion); null: the catalog does not know the brand.
+  const brands = await Promise.all(codes.map((code) => loaders.brand.load(code).catch(() => undefined)));
+  const currencies = new Set<string>();
+  brands.forEach((brand, i) => {
+    const path = single ? [...base, 'brand'] : [...base, 'brands', String(i)];
+    if (brand === undefined) return;
+    if (brand === null) {
+      issues.push({ path, message: `${codes[i]} is not a known brand` });
+      return;
+    }
+    const problem = priceIssue(brand, priceInCents);
+    if (problem) issues.push({ path: single ? ['input', 'priceInCents'] : path, message: problem });
+    if (options.embeddable && !brand.embeddable) {
+      issues.push({ path, message: `${brand.brandCode} cannot be sent as an embedded reward` });
+    }
+    if (brand.currency) currencies.add(brand.currency);
+  });
+  if (currencies.size > 1) {
+    issues.push({ path: [...base, 'brands'], message: `mixes currencies (${[...currencies].join(', ')}); one order has one currency` });
+  }
+  if (issues.length) throw new InputValidationError(issues);
+  return { brandCodes: codes };
+}

@@ -1,0 +1,42 @@
+import { addFundsInput } from '../orders/order-rules.js';
+import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import type { Funds } from '../upstream/types.js';
+import { builder } from './builder.js';
+import { IdempotencyConflict, UpstreamRejected } from './errors.js';
+import { FundsRef } from './funds.js';
+import { InputValidationError } from './validation-error.js';
+
+const AddFundsPayload = builder.objectRef<{ funds: Funds }>('AddFundsPayload').implement({
+  fields: (t) => ({ funds: t.field({ type: FundsRef, resolve: (p) => p.funds }) }),
+});
+
+const AddFundsInput = builder.inputType('AddFundsInput', {
+  fields: (t) => ({
+    id: t.string({ required: true, description: 'Idempotency key of this top-up.' }),
+    currency: t.string({ required: true, description: 'USD, CAD or AUD.' }),
+    amountInCents: t.int({ required: true, description: 'Between 25,000 and 1,000,000 cents.' }),
+  }),
+});
+
+builder.mutationField('addFunds', (t) =>
+  t.field({
+    type: AddFundsPayload,
+    description:
+      'Tops up the balance by card. Orders waiting for funds are released automatically, oldest first. ' +
+      'A declined card is UpstreamRejected with code ERROR_FUNDS_CARD_ERROR.',
+    errors: {
+      types: [InputValidationError, UpstreamRejected, IdempotencyConflict],
+      directResult: true,
+      union: { name: 'AddFundsResult' },
+    },
+    args: { input: t.arg({ type: AddFundsInput, required: true, validate: { schema: addFundsInput } }) },
+    resolve: async (_root, { input }, ctx) => {
+      const funds = await rejectionsAsData(
+        () => ctx.client.addFunds({ id: input.id, currency: input.currency.toUpperCase(), amountInCents: input.amountInCents }),
+        { id: input.id },
+      );
+      ctx.loaders.forgetAll();
+      return { funds };
+    },
+  }),
+);

@@ -1,0 +1,47 @@
+import { cancelUnredeemed, type CancelOutcome } from '../orders/cancel-campaign.js';
+import type { Campaign } from '../upstream/types.js';
+import { builder } from './builder.js';
+import { DeliveryType, GiftStatus } from './enums.js';
+import { NotCancellable, NotFound } from './errors.js';
+import { CampaignRef } from './refs.js';
+
+interface CancelCampaignPayloadShape extends CancelOutcome {
+  campaignUuid: string;
+}
+
+const CancelCampaignPayload = builder.objectRef<CancelCampaignPayloadShape>('CancelCampaignPayload').implement({
+  fields: (t) => ({
+    campaign: t.field({
+      type: CampaignRef,
+      nullable: true,
+      description: 'The order as it stands after the cancels.',
+      resolve: (p, _args, ctx) => ctx.loaders.campaign.load(p.campaignUuid),
+    }),
+    cancelled: t.exposeInt('cancelled', { description: 'Rewards this call cancelled.' }),
+    alreadyFinal: t.exposeInt('alreadyFinal', { description: 'Rewards already redeemed, expired or cancelled.' }),
+    failed: t.exposeStringList('failed', { description: 'Uuids of rewards whose cancel failed; call again to retry them.' }),
+  }),
+});
+
+builder.mutationField('cancelCampaign', (t) =>
+  t.field({
+    type: CancelCampaignPayload,
+    description: 'Cancels every unredeemed reward of an order and returns their funds. Safe to call again.',
+    errors: { types: [NotFound, NotCancellable], directResult: true, union: { name: 'CancelCampaignResult' } },
+    args: { ref: t.arg.string({ required: true, description: 'Caller id or uuid of the order.' }) },
+    resolve: async (_root, { ref }, ctx) => {
+      const campaign: Campaign | null = await ctx.loaders.campaign.load(ref);
+      if (!campaign) throw new NotFound(ref, 'order');
+      if (DeliveryType.read(campaign.deliveryType) === 'EMBEDDED') {
+        throw new NotCancellable('Embedded rewards are claimed at once and cannot be cancelled.');
+      }
+      const outcome = await cancelUnredeemed(
+        ctx.client,
+        campaign.uuid,
+        (gift) => GiftStatus.read(gift.status) === 'SENT_AND_REDEEMABLE',
+      );
+      ctx.loaders.forgetAll();
+      return { ...outcome, campaignUuid: campaign.uuid };
+    },
+  }),
+);

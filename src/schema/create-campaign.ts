@@ -1,0 +1,157 @@
+import type { z } from 'zod';
+import type { GatewayContext } from '../context.js';
+import { createCampaignInput, createDirectLinksInput } from '../orders/order-rules.js';
+import { resolveRewardChoice } from '../orders/reward-choice.js';
+import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import type { Campaign, CreatedCampaign, Funding } from '../upstream/types.js';
+import { builder } from './builder.js';
+import { IdempotencyConflict, UpstreamRejected } from './errors.js';
+import { CampaignRef } from './refs.js';
+import { InputValidationError } from './validation-error.js';
+
+// Creating orders. The caller's `id` is passed through unchanged as the upstream idempotency key, so a
+// client retrying the same create (or the gateway retrying on its own) never makes a second order.
+
+interface CreateCampaignPayloadShape {
+  campaign: Campaign;
+  funding: Funding;
+  links: string[] | null;
+}
+
+const FundingState = builder.enumType('FundingState', {
+  description: 'How an accepted order stands with the money behind it. Waiting for funds is not an error.',
+  values: {
+    FUNDED: { description: 'Paid from the available balance; rewards go out now.' },
+    AWAITING_FUNDS: { description: 'Accepted, waiting for a top-up; sent automatically once funded (oldest first).' },
+    FUNDS_PENDING: { description: 'Accepted, waiting for pending funds to clear.' },
+  } as const,
+});
+
+const CreateCampaignPayload = builder.objectRef<CreateCampaignPayloadShape>('CreateCampaignPayload').implement({
+  fields: (t) => ({
+    campaign: t.field({ type: CampaignRef, resolve: (p) => p.campaign }),
+    funding: t.field({ type: FundingState, resolve: (p) => p.funding }),
+    links: t.stringList({
+      nullable: true,
+      description: 'Direct-link orders: one claimable URL per link. Short links: see campaign.links.',
+      resolve: (p) => p.links,
+    }),
+  }),
+});
+
+const ContactInput = builder.inputType('ContactInput', {
+  fields: (t) => ({
+    email: t.string({ required: true }),
+    firstName: t.string(),
+    lastName: t.string(),
+  }),
+});
+
+export const RewardChoice = builder.inputType('RewardChoice', {
+  description: 'What the recipient may choose: exactly one brand, a list of brands, or a region\'s full catalog.',
+  isOneOf: true,
+  fields: (t) => ({
+    brand: t.string(),
+    brands: t.stringList(),
+    region: t.string({ description: 'Region name, e.g. USA or Canada: every brand of that region at the price.' }),
+  }),
+});
+
+const CampaignDelivery = builder.enumType('CampaignDelivery', { values: ['EMAIL', 'SHORTLINK'] as const });
+
+const CreateCampaignInput = builder.inputType('CreateCampaignInput', {
+  fields: (t) => ({
+    id: t.string({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
+    deliveryType: t.field({ type: CampaignDelivery, defaultValue: 'EMAIL' }),
+    priceInCents: t.int({ required: true, description: 'Face value of each reward.' }),
+    reward: t.field({ type: RewardChoice, required: true }),
+    contacts: t.field({ type: [ContactInput], description: 'Recipients (email delivery only).' }),
+    giftTemplate: t.string({ description: 'Template id; supplies subject and message when they are omitted.' }),
+    subject: t.string(),
+    message: t.string(),
+    linkCount: t.int({ description: 'Number of short links (short-link delivery only).' }),
+    expiry: t.field({ type: 'Date', description: 'Last claimable day (Pacific); at most one year out. Omit: never expires.' }),
+  }),
+});
+
+const CreateDirectLinksInput = builder.inputType('CreateDirectLinksInput', {
+  fields: (t) => ({
+    id: t.string({ required: true }),
+    priceInCents: t.int({ required: true }),
+    reward: t.field({ type: RewardChoice, required: true }),
+    linkCount: t.int({ required: true }),
+    expiry: t.field({ type: 'Date' }),
+  }),
+});
+
+/** After a write the request's cached reads are stale; the payload must show what the upstream now holds. */
+function payloadOf(created: CreatedCampaign, ctx: GatewayContext): CreateCampaignPayloadShape {
+  ctx.loaders.forgetAll();
+  ctx.loaders.campaign.prime(created.campaign.id, created.campaign).prime(created.campaign.uuid, created.campaign);
+  return { campaign: created.campaign, funding: created.funding, links: created.directLinks };
+}
+
+/**
+ * The zod rules see `reward` as an object of three optional keys; GraphQL's @oneOf already guarantees exactly
+ * one is set, which is the shape Pothos infers. Only the static type differs, so the cast is safe.
+ */
+function oneOfReward<I>(schema: z.ZodType): z.ZodType<I> {
+  return schema as z.ZodType<I>;
+}
+
+const createErrors = [InputValidationError, UpstreamRejected, IdempotencyConflict];
+
+builder.mutationFields((t) => ({
+  createCampaign: t.field({
+    type: CreateCampaignPayload,
+    description: 'Orders rewards delivered by email (default) or as short links.',
+    errors: { types: createErrors, directResult: true, union: { name: 'CreateCampaignResult' } },
+    args: { input: t.arg({ type: CreateCampaignInput, required: true, validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) } }) },
+    resolve: async (_root, { input }, ctx) => {
+      const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
+      const shortlinks = input.deliveryType === 'SHORTLINK';
+      const created = await rejectionsAsData(
+        () =>
+          ctx.client.createCampaign({
+            id: input.id,
+            priceInCents: input.priceInCents,
+            deliveryType: shortlinks ? 'SHORTLINK' : 'EMAIL',
+            ...choice,
+            contacts: input.contacts?.map((c) => ({
+              email: c.email.trim(),
+              firstName: c.firstName ?? undefined,
+              lastName: c.lastName ?? undefined,
+            })),
+            giftTemplate: input.giftTemplate ?? undefined,
+            subject: input.subject ?? undefined,
+            message: input.message ?? undefined,
+            linkCount: input.linkCount ?? undefined,
+            expiry: input.expiry ?? undefined,
+          }),
+        { id: input.id },
+      );
+      return payloadOf(created, ctx);
+    },
+  }),
+  createDirectLinks: t.field({
+    type: CreateCampaignPayload,
+    description: 'Orders rewards as direct links: one claimable URL per link, returned in `links`.',
+    errors: { types: createErrors, directResult: true, union: { name: 'CreateDirectLinksResult' } },
+    args: { input: t.arg({ type: CreateDirectLinksInput, required: true, validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) } }) },
+    resolve: async (_root, { input }, ctx) => {
+      const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
+      const created = await rejectionsAsData(
+        () =>
+          ctx.client.createDirectLinks({
+            id: input.id,
+            priceInCents: input.priceInCents,
+            ...choice,
+            linkCount: input.linkCount,
+            expiry: input.expiry ?? undefined,
+          }),
+        { id: input.id },
+      );
+      return payloadOf(created, ctx);
+    },
+  }),
+}));

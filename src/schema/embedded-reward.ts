@@ -1,0 +1,60 @@
+import { createEmbeddedRewardInput } from '../orders/order-rules.js';
+import { resolveRewardChoice } from '../orders/reward-choice.js';
+import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import { builder } from './builder.js';
+import { IdempotencyConflict, UpstreamRejected } from './errors.js';
+import { CampaignRef } from './refs.js';
+import { InputValidationError } from './validation-error.js';
+
+// One brand, one reward, claimed automatically: the caller embeds the returned link in its own page.
+
+interface EmbeddedRewardPayloadShape {
+  campaignUuid: string;
+  rewardLink: string;
+}
+
+const CreateEmbeddedRewardPayload = builder.objectRef<EmbeddedRewardPayloadShape>('CreateEmbeddedRewardPayload').implement({
+  fields: (t) => ({
+    rewardLink: t.exposeString('rewardLink', { description: 'The reward, ready to embed.' }),
+    campaign: t.field({
+      type: CampaignRef,
+      // Nullable on purpose: if reading the order back fails, the caller must still get its reward link.
+      nullable: true,
+      resolve: (p, _args, ctx) => ctx.loaders.campaign.load(p.campaignUuid),
+    }),
+  }),
+});
+
+const CreateEmbeddedRewardInput = builder.inputType('CreateEmbeddedRewardInput', {
+  fields: (t) => ({
+    id: t.string({ required: true }),
+    brand: t.string({ required: true, description: 'An embeddable brand code.' }),
+    priceInCents: t.int({ required: true }),
+  }),
+});
+
+builder.mutationField('createEmbeddedReward', (t) =>
+  t.field({
+    type: CreateEmbeddedRewardPayload,
+    errors: {
+      types: [InputValidationError, UpstreamRejected, IdempotencyConflict],
+      directResult: true,
+      union: { name: 'CreateEmbeddedRewardResult' },
+    },
+    args: {
+      input: t.arg({ type: CreateEmbeddedRewardInput, required: true, validate: { schema: createEmbeddedRewardInput } }),
+    },
+    resolve: async (_root, { input }, ctx) => {
+      await resolveRewardChoice({ brand: input.brand }, input.priceInCents, ctx.loaders, {
+        path: ['input'],
+        embeddable: true,
+      });
+      const created = await rejectionsAsData(
+        () => ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
+        { id: input.id },
+      );
+      ctx.loaders.forgetAll();
+      return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink };
+    },
+  }),
+);

@@ -1,0 +1,81 @@
+import { builder } from './builder.js';
+import { InputValidationError, type ValidationIssueShape } from './validation-error.js';
+
+// Expected failures of mutations, returned as data in each mutation's result union. Every one implements
+// `Error { message }`, so a client can always select `... on Error { message }` and stay forward compatible.
+
+/** The upstream refused the request (a 4xx other than auth or rate limiting). */
+export class UpstreamRejected extends Error {
+  constructor(
+    message: string,
+    readonly code: string | null,
+    readonly status: number,
+  ) {
+    super(message);
+    this.name = 'UpstreamRejected';
+  }
+}
+
+export class NotFound extends Error {
+  constructor(readonly ref: string, what: string) {
+    super(`No ${what} is known by "${ref}".`);
+    this.name = 'NotFound';
+  }
+}
+
+export class NotCancellable extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'NotCancellable';
+  }
+}
+
+/** The caller's id was already used for a different order. */
+export class IdempotencyConflict extends Error {
+  constructor(readonly id: string) {
+    super(`The id "${id}" was already used for a different request; use a new id for a new order.`);
+    this.name = 'IdempotencyConflict';
+  }
+}
+
+export const ErrorInterface = builder.interfaceRef<Error>('Error').implement({
+  description: 'An expected failure returned as data.',
+  fields: (t) => ({ message: t.exposeString('message') }),
+});
+
+const ValidationIssueRef = builder.objectRef<ValidationIssueShape>('ValidationIssue').implement({
+  fields: (t) => ({
+    path: t.exposeStringList('path', { description: 'Where in the input, e.g. ["input", "contacts", "2", "email"].' }),
+    message: t.exposeString('message'),
+  }),
+});
+
+builder.objectType(InputValidationError, {
+  name: 'ValidationError',
+  description: 'The input broke one or more rules; nothing was sent upstream.',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({ issues: t.field({ type: [ValidationIssueRef], resolve: (error) => error.issues }) }),
+});
+
+builder.objectType(UpstreamRejected, {
+  name: 'UpstreamRejected',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({
+    code: t.exposeString('code', { nullable: true, description: 'Upstream error code, e.g. ERROR_CAMPAIGN_INVALID_BRAND.' }),
+    status: t.exposeInt('status', { description: 'Upstream HTTP status.' }),
+  }),
+});
+
+builder.objectType(NotFound, {
+  name: 'NotFound',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({ ref: t.exposeString('ref') }),
+});
+
+builder.objectType(NotCancellable, { name: 'NotCancellable', interfaces: [ErrorInterface] });
+
+builder.objectType(IdempotencyConflict, {
+  name: 'IdempotencyConflict',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({ id: t.exposeString('id') }),
+});

@@ -1,0 +1,72 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmailOrder } from '../support/fixtures.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// The upstream cost of nested reads, counted by the sandbox itself.
+
+let gw: TestGateway;
+const refs: string[] = [];
+const BRANDS = ['sbxcoffeeus', 'sbxbooksus', 'sbxgroceryus'];
+
+beforeAll(async () => {
+  // Latency makes concurrency observable: sequential fetching would never have 10 requests in flight.
+  gw = await startTestGateway({ sandbox: { latencyMs: 40 } });
+  for (let i = 0; i < 10; i += 1) {
+    const order = await createEmailOrder(gw.sandbox, { recipients: 3, brandCodes: [BRANDS[i % 3]!], priceInCents: 1000 });
+    refs.push(i % 2 === 0 ? order.id : order.uuid);
+  }
+  await gw.sandbox.control.advanceClock(1000);
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+const NESTED = `query($refs: [String!]!) { campaigns(refs: $refs) { uuid gifts(first: 20) {
+  edges { node { uuid campaign { uuid } brand { name } } } } } }`;
+
+describe('nested read budget', () => {
+  it('costs 10 campaign GETs + 10 gift-list GETs + one GET per uncached brand, fetched concurrently', async () => {
+    await gw.upstreamDelta();
+    const { body } = await gw.gql(NESTED, { refs });
+    expect(body.errors).toBeUndefined();
+    expect(body.data.campaigns).toHaveLength(10);
+    for (const campaign of body.data.campaigns) {
+      expect(campaign.gifts.edges).toHaveLength(3);
+      for (const { node } of campaign.gifts.edges) {
+        expect(node.campaign.uuid).toBe(campaign.uuid);
+        expect(node.brand.name).toMatch(/^Sandbox/);
+      }
+    }
+    expect(await gw.upstreamDelta()).toEqual({
+      'GET /campaign/:id': 10,
+      'GET /gifts': 10,
+      'GET /brands/:code': BRANDS.length,
+    });
+    expect((await gw.sandbox.control.stats()).inFlightMax).toBeGreaterThanOrEqual(10);
+  });
+
+  it('costs no brand GETs once the catalog cache holds them', async () => {
+    await gw.upstreamDelta();
+    await gw.gql(NESTED, { refs });
+    expect(await gw.upstreamDelta()).toEqual({ 'GET /campaign/:id': 10, 'GET /gifts': 10 });
+  });
+
+  it('the same campaign under three aliases costs what one costs', async () => {
+    await gw.upstreamDelta();
+    const { body } = await gw.gql(`query($ref: String!) {
+      a: campaign(ref: $ref) { uuid gifts(first: 5) { totalCount } }
+      b: campaign(ref: $ref) { id gifts(first: 5) { totalCount } }
+      c: campaign(ref: $ref) { status }
+    }`, { ref: refs[0] });
+    expect(body.errors).toBeUndefined();
+    expect(body.data.a.gifts.totalCount).toBe(3);
+    expect(await gw.upstreamDelta()).toEqual({ 'GET /campaign/:id': 1, 'GET /gifts': 1 });
+  });
+
+  it('a campaign read by id makes its uuid lookups free (gift.campaign across the account list)', async () => {
+    await gw.upstreamDelta();
+    const { body } = await gw.gql(`query($ref: String!) { campaign(ref: $ref) { uuid gifts(first: 3) { edges { node { campaign { id } } } } } }`, { ref: refs[0] });
+    expect(body.errors).toBeUndefined();
+    expect(await gw.upstreamDelta()).toEqual({ 'GET /campaign/:id': 1, 'GET /gifts': 1 });
+  });
+});
