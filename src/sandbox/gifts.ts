@@ -87,9 +87,11 @@ function dateFilters(q: Query, name: string, pick: (g: Gift) => Date | null): Pr
   };
   const after = parse(`${name}_greater_than`);
   const before = parse(`${name}_less_than`);
+  // Compared at whole seconds, the precision the records show: `_greater_than` a record's own date excludes it.
+  const seconds = (d: Date | null) => (d ? Math.floor(d.getTime() / 1000) : null);
   const out: Predicate[] = [];
-  if (after) out.push((g) => (pick(g)?.getTime() ?? Number.NEGATIVE_INFINITY) > after.getTime());
-  if (before) out.push((g) => (pick(g)?.getTime() ?? Number.POSITIVE_INFINITY) < before.getTime());
+  if (after) out.push((g) => (seconds(pick(g)) ?? Number.NEGATIVE_INFINITY) > after.getTime() / 1000);
+  if (before) out.push((g) => (seconds(pick(g)) ?? Number.POSITIVE_INFINITY) < before.getTime() / 1000);
   return out;
 }
 

@@ -1,6 +1,5 @@
 // The reward API speaks Pacific wall-clock time without a zone in the string. Every conversion goes through
 // date-fns-tz so that the 23- and 25-hour days around the DST changes come out right.
-import { addDays, addYears } from 'date-fns';
 import { formatInTimeZone, fromZonedTime } from 'date-fns-tz';
 
 export const PACIFIC = 'America/Los_Angeles';
@@ -34,10 +33,14 @@ export function endOfPacificDay(date: string): Date {
   return fromZonedTime(`${shiftDate(date, 1)}T00:00:00`, PACIFIC);
 }
 
-/** Calendar arithmetic on `yyyy-MM-dd`, done in UTC so the host's zone never leaks in. */
+/**
+ * Calendar arithmetic on `yyyy-MM-dd`, in UTC so the host's zone (and its DST days) never leaks in. Adding a
+ * year to Feb 29 gives Feb 28.
+ */
 export function shiftDate(date: string, days: number, years = 0): string {
-  const base = new Date(`${date}T00:00:00Z`);
-  const shifted = addYears(addDays(base, days), years);
+  const [y, m, d] = date.split('-').map(Number) as [number, number, number];
+  const lastDayOfMonth = new Date(Date.UTC(y + years, m, 0)).getUTCDate();
+  const shifted = new Date(Date.UTC(y + years, m - 1, Math.min(d, lastDayOfMonth) + days));
   return shifted.toISOString().slice(0, 10);
 }
 
