@@ -4,11 +4,12 @@
 //
 // Recovery after a lost answer: a create POST whose retries end in an unclear failure (reset, timeout, 5xx)
 // may still have created the order, so the client looks it up by the caller id before reporting failure.
-// The lookups run with a fresh time budget of their own (they start when the write's budget is spent), and
-// any failure of a lookup leaves the original error standing: "not found" and "could not look" both mean the
-// caller should retry with the same id, which is safe.
+// The lookups are GETs with the usual retries and a time budget of their own, starting when the write's
+// retries have ended (so a call can take up to about two budgets). Any failure of a lookup leaves the original
+// error standing: "not found" and "could not look" both mean the caller should retry with the same id, which
+// is safe. The found order is trusted to be this request's: the id is the idempotency key.
 
-import { createCaller, type CallSpec, type FailureFacts } from './call.js';
+import { createCaller, type FailureFacts } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';
 import { amend } from './failures.js';
@@ -72,7 +73,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   const caller = createCaller(config);
   const { logger } = config;
 
-  const call = <T>(spec: CallSpec<T>, signal?: AbortSignal) => caller.call(spec, signal);
+  const { call } = caller;
 
   /** GET /campaign/{id} for recovery: the campaign and the info of that read, or null for any failure. */
   async function findCampaign(id: string, signal?: AbortSignal): Promise<{ info: Info; campaign: Campaign } | null> {
@@ -112,13 +113,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   }
 
   /** The rescue of a create POST: only an unknown outcome is worth a lookup; `find` returns null if absent. */
-  function recoverBy<T>(route: string, id: string, find: (signal?: AbortSignal) => Promise<T | null>) {
+  function recoverBy<T>(route: string, find: (signal: AbortSignal | undefined, error: UpstreamError) => Promise<T | null>) {
     return async (error: UpstreamError, facts: FailureFacts) => {
       if (!facts.ambiguous) return null;
-      const value = await find(facts.signal);
+      const value = await find(facts.signal, error);
       logger?.warn(
         { route, errorKind: error.kind, status: error.status, attempts: error.attempts, found: value !== null },
-        value === null ? 'upstream create outcome unknown; order not found by its id' : 'upstream create recovered by looking the order up',
+        value === null ? 'upstream create outcome unknown; the order was not found by its id (or the lookup failed)' : 'upstream create recovered by looking the order up',
       );
       return value === null ? null : { value, recovered: true };
     };
@@ -149,7 +150,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
               recovered: false,
             }),
           ),
-          rescue: recoverBy('POST /campaign', req.id, async (signal) => {
+          rescue: recoverBy('POST /campaign', async (signal) => {
             const found = await findCampaign(req.id, signal);
             if (!found) return null;
             return {
@@ -204,7 +205,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
           ),
           // The order alone is worth reporting: if its links cannot be read yet, directLinks stays null and
           // getLinks(id) fetches them later.
-          rescue: recoverBy('POST /direct_links', req.id, async (signal) => {
+          rescue: recoverBy('POST /direct_links', async (signal) => {
             const found = await findCampaign(req.id, signal);
             if (!found) return null;
             return {
@@ -254,10 +255,11 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
               recovered: false,
             }),
           ),
-          // An embedded order holds exactly one reward; its claim URL is that gift's link, found through
-          // GET /gifts?campaign_id=. Without the link there is nothing useful to return, so the original error
-          // stands (a retry with the same id answers the original response, link included).
-          rescue: recoverBy('POST /embedded', req.id, async (signal) => {
+          // An embedded order holds exactly one reward; its claim URL is that gift's link (`shortlink`), found
+          // through GET /gifts?campaign_id=. Without the link there is nothing useful to return: the call
+          // fails, saying the order exists and that a retry with the same id (which answers the original
+          // response, link included) is safe.
+          rescue: recoverBy('POST /embedded', async (signal, error) => {
             const found = await findCampaign(req.id, signal);
             if (!found) return null;
             const gifts = await caller.request(
@@ -271,7 +273,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
               signal,
             );
             const link = gifts.ok ? gifts.value[0]?.shortlink : null;
-            if (!link) return null;
+            if (!link) {
+              throw amend(
+                error,
+                { retryable: true },
+                `${error.message}; the order exists but its gift link could not be read, and retrying with the same id returns it`,
+              );
+            }
             const { campaign } = found;
             return {
               campaign: {

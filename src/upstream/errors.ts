@@ -24,6 +24,11 @@ export interface UpstreamErrorDetails {
   status?: number;
   /** Upstream error code such as ERROR_CAMPAIGN_INVALID_BRAND, when the body had one. */
   code?: string | null;
+  /**
+   * Repeating the same call later may succeed and is safe: transient failures (network, timeout, 429, 5xx,
+   * overload) of reads and of creates carrying their idempotent id. False for rejections, aborts, unreadable
+   * answers, and an unclear failure of a non-idempotent call (a resend might have gone out).
+   */
   retryable: boolean;
   attempts?: number;
   /** Seconds from a Retry-After header, when the upstream sent one. */

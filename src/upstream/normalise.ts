@@ -25,7 +25,7 @@ const SPELLINGS: Record<string, string> = {
   INFO_CREDNTIALS: 'INFO_CREDENTIALS',
 };
 
-export function foldSpelling(value: string): string {
+function foldSpelling(value: string): string {
   return SPELLINGS[value] ?? value;
 }
 

@@ -8,7 +8,7 @@
 
 import { formatInTimeZone, getTimezoneOffset } from 'date-fns-tz';
 
-export const PACIFIC = 'America/Los_Angeles';
+const PACIFIC = 'America/Los_Angeles';
 const WIRE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 const DAY_MS = 86_400_000;
 

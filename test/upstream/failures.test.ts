@@ -42,6 +42,14 @@ afterEach(async () => {
   await server.close();
 });
 
+describe('the token check itself', () => {
+  it('would catch a leak in a message, a field, a nested object or an inspected cause', () => {
+    expect(() => expectTokenAbsent([new Error(`Bearer ${TOKEN}`)])).toThrow();
+    expect(() => expectTokenAbsent([{ headers: { authorization: `Bearer ${TOKEN}` } }])).toThrow();
+    expect(() => expectTokenAbsent([new Error('x', { cause: { token: TOKEN } })])).toThrow();
+  });
+});
+
 describe('HTTP errors', () => {
   it('an HTML 503 is retried, then surfaces as http 503 without a code', async () => {
     const { client: api, events } = client();
@@ -254,6 +262,21 @@ describe('abort and bulkhead', () => {
   });
 });
 
+describe('observability', () => {
+  it('a throwing onCall listener does not fail the call', async () => {
+    const warnings: object[] = [];
+    const c = client({
+      onCall: () => {
+        throw new Error('metrics down');
+      },
+      logger: { debug: () => {}, warn: (obj) => warnings.push(obj) },
+    });
+    server.on('GET /regions', json(200, { regions: [] }));
+    expect(await c.client.listRegions()).toEqual([]);
+    expect(warnings).toEqual([{ route: 'GET /regions' }]);
+  });
+});
+
 describe('writes', () => {
   it('resend is never retried, and an unclear resend failure is not marked retryable', async () => {
     const { client: api } = client();
@@ -340,6 +363,16 @@ describe('writes', () => {
     const reward = await api.createEmbeddedReward({ id: 'emb-1', brandCode: 'B', priceInCents: 1000 });
     expect(reward).toEqual({ campaign: { id: 'emb-1', uuid: 'e-1', brandCode: 'B', priceInCents: 1000, fees: null }, giftLink: 'https://r/emb', recovered: true });
     expect(server.requests.at(-1)?.url).toBe('/papi/v1/gifts?campaign_id=emb-1&limit=1');
+  });
+
+  it('an embedded order found without a readable gift link fails, saying the order exists', async () => {
+    const { client: api } = client();
+    server.on('POST /embedded', raw(503, 'text/html', HTML_503));
+    server.on('GET /campaign/emb-2', json(200, { campaign: { ...wireCampaign, id: 'emb-2', delivery_type: 'EMBEDDED' } }));
+    server.on('GET /gifts', json(200, { gifts: [{ uuid: 'g', campaign_uuid: 'c-9', status: 'REDEEMED', delivery_status: 'LINKCREATED', price_in_cents: 1000, shortlink: null }] }));
+    const err = await upstreamFailure(api.createEmbeddedReward({ id: 'emb-2', brandCode: 'B', priceInCents: 1000 }));
+    expect(err).toMatchObject({ status: 503, retryable: true, attempts: 4 });
+    expect(err.message).toContain('the order exists');
   });
 
   it('a top-up with an unknown outcome says so, and that retrying with the same id is safe', async () => {
