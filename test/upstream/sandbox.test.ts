@@ -300,16 +300,18 @@ describe('exactly once and rate limits', () => {
     expect((await sbx.control.stats()).requests['GET /links/:id']).toBe(2);
   });
 
-  it('an embedded reward whose answers are lost: the sandbox gift record has no link, so the call says the order exists', async () => {
-    const { client: api } = client();
+  it('an embedded reward whose answers are lost is recovered with its gift link', async () => {
+    const { client: api, events } = client();
     await sbx.control.fault({ route: 'POST /embedded', status: 500, rate: 1, after: true, count: 4 });
-    const err = await upstreamFailure(api.createEmbeddedReward({ id: 'lost-emb', brandCode: 'sbxcoffeeus', priceInCents: 1000 }));
-    expect(err).toMatchObject({ status: 500, retryable: true, attempts: 4 });
-    expect(err.message).toContain('the order exists');
-    // The promised retry with the same id answers the original response, and nothing new is created.
     const reward = await api.createEmbeddedReward({ id: 'lost-emb', brandCode: 'sbxcoffeeus', priceInCents: 1000 });
-    expect(reward.giftLink).toMatch(/^https:/);
-    expect((await sbx.control.stats()).creates).toEqual({ 'lost-emb': 1 });
+    expect(reward).toMatchObject({ recovered: true, campaign: { id: 'lost-emb', brandCode: 'sbxcoffeeus', priceInCents: 1000 } });
+    expect(events[0]).toMatchObject({ route: 'POST /embedded', status: 500, attempts: 4, outcome: 'ok', recovered: true });
+    // The link found through GET /gifts?campaign_id= is the one the lost answer carried: a replay shows it.
+    const replay = await api.createEmbeddedReward({ id: 'lost-emb', brandCode: 'sbxcoffeeus', priceInCents: 1000 });
+    expect(replay).toMatchObject({ recovered: false, giftLink: reward.giftLink, campaign: { uuid: reward.campaign.uuid } });
+    const stats = await sbx.control.stats();
+    expect(stats.creates).toEqual({ 'lost-emb': 1 });
+    expect(stats.requests['GET /gifts']).toBe(1);
   });
 
   it('a top-up whose answers are lost says the outcome is unknown; the retry with the same id adds nothing twice', async () => {
