@@ -31,7 +31,8 @@ export function giftView(gift: Gift): Record<string, unknown> {
     redeemed_date: pacificOrNull(gift.redeemedAt),
     expiry: gift.order.expiry,
     management_dashboard_link: `${REWARD_URL}/dashboard/gifts/${gift.uuid}`,
-    shortlink: gift.order.deliveryType === 'SHORTLINK' ? gift.link : null,
+    // The claim URL of every link-based reward (short link, direct link, embedded gift link); null for email.
+    shortlink: gift.link,
   };
 }
 

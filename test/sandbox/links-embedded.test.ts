@@ -24,6 +24,7 @@ describe('direct links', () => {
     const gifts = await giftsOf(t, res.campaign.uuid);
     expect(gifts.map((g) => [g.status, g.delivery_status])).toEqual(Array(3).fill(['SENT_AND_REDEEMABLE', 'LINKCREATED']));
     expect(gifts[0].delivery_date).toBe(gifts[0].created_date);
+    expect(gifts.map((g) => g.shortlink).sort()).toEqual([...res.direct_links].sort());
   });
 
   it('offers a region’s catalog when no brand is given', async () => {
@@ -93,7 +94,7 @@ describe('embedded rewards', () => {
     const c = await campaign(t, body.id);
     expect(c).toMatchObject({ delivery_type: 'EMBEDDED', brand_code: 'sbxgamesglobal', brand_codes: ['sbxgamesglobal'], status: 'CAMPAIGN_CREATED' });
     const [g] = await giftsOf(t, c.uuid);
-    expect(g).toMatchObject({ status: 'REDEEMED', delivery_status: 'LINKCREATED', brand_code: 'sbxgamesglobal' });
+    expect(g).toMatchObject({ status: 'REDEEMED', delivery_status: 'LINKCREATED', brand_code: 'sbxgamesglobal', shortlink: res.gift_link });
     expect(g.redeemed_date).not.toBeNull();
   });
 
