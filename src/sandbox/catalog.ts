@@ -51,7 +51,7 @@ export const BRANDS: readonly CatalogBrand[] = [
   { code: 'sbxprepaidau', name: 'Sandbox Prepaid Mastercard', description: 'A prepaid card accepted widely.', currency: 'AUD', regionIds: [4], prices: range(1000, 50000), embeddable: false, expiryPeriod: '12 months' },
 ];
 
-export const DISCLAIMER = '<p>This is a sandbox reward for testing only. It has no cash value and cannot be redeemed.</p>';
+const DISCLAIMER = '<p>This is a sandbox reward for testing only. It has no cash value and cannot be redeemed.</p>';
 
 export function findBrand(code: string): CatalogBrand | undefined {
   return BRANDS.find((b) => b.code === code);

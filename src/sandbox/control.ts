@@ -13,7 +13,7 @@ import { tick } from './processing.js';
 import { createState } from './state.js';
 import { parseBody } from './validate.js';
 
-export function resetSandbox(ctx: SandboxContext): void {
+function resetSandbox(ctx: SandboxContext): void {
   ctx.state = createState(ctx.settings.balances);
   ctx.stats.reset();
   ctx.faults.clear();

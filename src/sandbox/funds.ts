@@ -3,7 +3,7 @@
 // strictly oldest first: a later order never overtakes an older one still waiting, even when it would fit.
 import { z } from 'zod';
 import { CURRENCIES, type Currency } from './catalog.js';
-import type { Handler, SandboxContext } from './context.js';
+import type { Handler } from './context.js';
 import { SandboxError } from './errors.js';
 import { createGifts } from './gift-factory.js';
 import { info } from './info.js';
@@ -14,9 +14,9 @@ import { callerIdSchema, parseBody } from './validate.js';
 export type Admission = 'FUNDED' | 'FUNDS_REQUIRED' | 'FUNDS_PENDING';
 
 /** Card top-ups of exactly this amount are declined (402), so clients can exercise the card-error path. */
-export const DECLINED_AMOUNT_IN_CENTS = 40_200;
-export const MIN_TOP_UP_IN_CENTS = 25_000;
-export const MAX_TOP_UP_IN_CENTS = 1_000_000;
+const DECLINED_AMOUNT_IN_CENTS = 40_200;
+const MIN_TOP_UP_IN_CENTS = 25_000;
+const MAX_TOP_UP_IN_CENTS = 1_000_000;
 
 function waiting(state: SandboxState, currency: Currency): Order[] {
   return [...state.ordersByUuid.values()]
@@ -66,7 +66,7 @@ function fund(state: SandboxState, order: Order): void {
 }
 
 /** Funds waiting orders of the currency, oldest first, stopping at the first one available cannot cover. */
-export function releaseWaiting(state: SandboxState, currency: Currency): Order[] {
+function releaseWaiting(state: SandboxState, currency: Currency): Order[] {
   const released: Order[] = [];
   for (const order of waiting(state, currency)) {
     if (state.balances[currency].available < order.fees.total_in_cents) break;
@@ -154,7 +154,3 @@ export const addFunds: Handler = ({ ctx, body }) => {
     fundsbycurrency: fundsView(ctx.state),
   });
 };
-
-export function isCurrency(value: string): value is Currency {
-  return (CURRENCIES as readonly string[]).includes(value);
-}

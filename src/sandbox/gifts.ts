@@ -2,12 +2,12 @@
 // state transition (resend and cancel from the API; redeem, bounce and expire from the control API).
 import { z } from 'zod';
 import { REWARD_URL } from './account.js';
-import type { Handler, HandlerInput } from './context.js';
+import type { Handler } from './context.js';
 import { invalidParameter, invalidState, notFound } from './errors.js';
 import { refund, spend } from './funds.js';
 import { info } from './info.js';
 import { formatPacific, parseDateFilter } from './pacific.js';
-import type { ClaimStatus, DeliveryStatus, Gift, SandboxState } from './state.js';
+import type { DeliveryStatus, Gift, SandboxState } from './state.js';
 import { parseBody, Query } from './validate.js';
 
 const pacificOrNull = (d: Date | null) => (d ? formatPacific(d) : null);
@@ -185,7 +185,7 @@ export const resendGiftByBody: Handler = ({ ctx, body }) => {
   return giftAnswer(gift, 'INFO_GIFTS_RESENT', 'The gift email was sent again.');
 };
 
-export const cancelGift: Handler = ({ ctx, params }: HandlerInput) => {
+export const cancelGift: Handler = ({ ctx, params }) => {
   const gift = findGift(ctx.state, params.uuid!);
   if (gift.order.deliveryType === 'EMBEDDED') throw invalidState('Embedded rewards cannot be cancelled.');
   if (gift.status !== 'GIVER_CANCELED') {
@@ -225,6 +225,6 @@ export function bounce(gift: Gift, permanent: boolean): void {
 
 export function expire(state: SandboxState, gift: Gift): void {
   requireClaimable(gift, 'expired');
-  gift.status = 'EXPIRED' satisfies ClaimStatus;
+  gift.status = 'EXPIRED';
   refund(state, gift);
 }

@@ -26,7 +26,7 @@ export interface RunningSandbox {
 }
 
 /** Modest, so a test can exhaust it and see orders wait for funds. */
-export const DEFAULT_BALANCE_IN_CENTS = 1_000_000;
+const DEFAULT_BALANCE_IN_CENTS = 1_000_000;
 
 export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSandbox> {
   const balances = {} as Record<Currency, number>;

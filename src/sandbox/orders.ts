@@ -17,8 +17,8 @@ import { nextSeq, type ContactResult, type DeliveryType, type Order, type Recipi
 import { callerIdSchema, parseBody, priceSchema } from './validate.js';
 
 /** Bounds the specification leaves open ("not shown"); see docs/upstream-contract.md. */
-export const MAX_CONTACTS = 1_000;
-export const MAX_LINK_COUNT = 10_000;
+const MAX_CONTACTS = 1_000;
+const MAX_LINK_COUNT = 10_000;
 const LINK_MESSAGE = 'Here is your reward. Choose how you would like to receive it.';
 const EMBEDDED_MESSAGE = 'Embedded reward.';
 const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
@@ -163,7 +163,7 @@ const ADMISSION_INFO: Record<Admission, Info> = {
   ),
 };
 
-export function campaignView(order: Order): Record<string, unknown> {
+function campaignView(order: Order): Record<string, unknown> {
   const email = order.deliveryType === 'SERVICE_EMAIL';
   const accepted = order.contacts?.filter((c) => c.added_succesfully).length ?? 0;
   return {

@@ -12,7 +12,7 @@ import type { FaultOutcome } from './faults.js';
 import { tick } from './processing.js';
 
 export const API_PREFIX = '/papi/v1';
-export const CONTROL_PREFIX = '/__sandbox';
+const CONTROL_PREFIX = '/__sandbox';
 /** Large enough for 1,000 contacts or a long id; anything bigger is refused with 413. */
 const MAX_BODY_BYTES = 1024 * 1024;
 const METHODS = ['GET', 'POST', 'PUT', 'DELETE'] as const;
@@ -26,7 +26,7 @@ class RouteTable {
   private readonly router = FindMyWay({ ignoreTrailingSlash: true, maxParamLength: 16_384 });
 
   constructor(prefix: string, routes: readonly Route[]) {
-    for (const route of routes) router(this.router, prefix, route);
+    for (const route of routes) this.router.on(route.method, prefix + route.path, () => undefined, route);
   }
 
   match(method: string, path: string): Matched | null {
@@ -40,10 +40,6 @@ class RouteTable {
   allowed(path: string): string[] {
     return METHODS.filter((m) => this.router.find(m, path) !== null);
   }
-}
-
-function router(r: FindMyWay.Instance<FindMyWay.HTTPVersion.V1>, prefix: string, route: Route): void {
-  r.on(route.method, prefix + route.path, () => undefined, route);
 }
 
 interface Body {
