@@ -34,8 +34,19 @@ const configSchema = z
     /** Embedded sandbox port when REWARD_API_URL is unset. */
     SANDBOX_PORT: port.default(4010),
     GRAPHIQL: flag.optional(),
+    /** How often each subscription poller asks the upstream, which has no webhooks. */
+    POLL_INTERVAL_MS: positiveMs.default(5_000),
+    /** The lowest POLL_INTERVAL_MS accepted, protecting the upstream from a typo; tests lower it to run fast. */
+    POLL_INTERVAL_FLOOR_MS: positiveMs.default(1_000),
   })
   .superRefine((env, ctx) => {
+    if (env.POLL_INTERVAL_MS < env.POLL_INTERVAL_FLOOR_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['POLL_INTERVAL_MS'],
+        message: `must be at least POLL_INTERVAL_FLOOR_MS (${env.POLL_INTERVAL_FLOOR_MS})`,
+      });
+    }
     if (env.REWARD_API_URL && !env.REWARD_API_TOKEN) {
       ctx.addIssue({
         code: 'custom',

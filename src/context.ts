@@ -1,4 +1,5 @@
 import type { CatalogCache } from './catalog/catalog-cache.js';
+import type { Live } from './live/live.js';
 import { createLoaders, type Loaders } from './loaders.js';
 import type { UpstreamClient } from './upstream/types.js';
 
@@ -9,17 +10,33 @@ export interface GatewayContext {
   loaders: Loaders;
   client: UpstreamClient;
   catalog: CatalogCache;
+  /** The gateway's one live hub: subscriptions watch the upstream through it, never per request. */
+  live: Live;
+  /**
+   * The caller's `Authorization` value as sent: the HTTP header, or for a WebSocket the `authorization` of its
+   * connection_init payload (else the upgrade request's header). Not checked here; API-key auth reads it.
+   */
+  authorization: string | null;
 }
 
 export interface ContextDeps {
   client: UpstreamClient;
   catalog: CatalogCache;
+  live: Live;
 }
 
-export function createContext(deps: ContextDeps, signal?: AbortSignal): GatewayContext {
+/** What the transport knows about the request (HTTP, SSE or one WebSocket subscription). */
+export interface RequestInfo {
+  signal?: AbortSignal;
+  authorization?: string | null;
+}
+
+export function createContext(deps: ContextDeps, request: RequestInfo = {}): GatewayContext {
   return {
     client: deps.client,
     catalog: deps.catalog,
-    loaders: createLoaders(deps.client, deps.catalog, signal),
+    live: deps.live,
+    authorization: request.authorization ?? null,
+    loaders: createLoaders(deps.client, deps.catalog, request.signal),
   };
 }

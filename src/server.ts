@@ -6,12 +6,15 @@ import { createCatalogCache } from './catalog/catalog-cache.js';
 import { graphiqlEnabled, type Config } from './config.js';
 import { createContext, type GatewayContext } from './context.js';
 import { maskError } from './error-masking.js';
+import type { LiveLogger } from './live/listener.js';
+import { createLive, type Live } from './live/live.js';
 import { createReadiness } from './readiness.js';
 import { schema } from './schema/index.js';
 import type { UpstreamClient } from './upstream/types.js';
+import { attachWebSocket, isWebSocketContext } from './websocket.js';
 
-// One node:http server: yoga on /graphql, plus the probes an operator needs. Tests build it with
-// listen(0); main.ts adds process signals around it.
+// One node:http server: yoga on /graphql (HTTP, SSE, and graphql-ws on the same path), plus the probes an
+// operator needs. Tests build it with listen(0); main.ts adds process signals around it.
 
 const FIRST_QUERY = `# Welcome to reward-gateway. Try:
 {
@@ -24,11 +27,15 @@ const FIRST_QUERY = `# Welcome to reward-gateway. Try:
 export interface GatewayOptions {
   config: Config;
   client: UpstreamClient;
+  /** Where the live hub reports sustained upstream outages. Default: the console. */
+  liveLogger?: LiveLogger;
 }
 
 export interface Gateway {
   yoga: YogaServerInstance<Record<string, unknown>, GatewayContext>;
   server: Server;
+  /** The live hub behind subscriptions (hooks and counts for metrics and tests). */
+  live: Live;
   /** Listens on config HOST:PORT (or the given port, 0 for ephemeral) and returns the base URL. */
   start(port?: number): Promise<string>;
   /** Stops accepting, lets in-flight requests finish until the deadline, then closes what is left. */
@@ -40,9 +47,10 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-export function createGateway({ config, client }: GatewayOptions): Gateway {
+export function createGateway({ config, client, liveLogger }: GatewayOptions): Gateway {
   const catalog = createCatalogCache(client, config.CATALOG_CACHE_TTL_MS);
   const readiness = createReadiness(client, config.READY_CACHE_MS);
+  const live = createLive({ client, intervalMs: config.POLL_INTERVAL_MS, logger: liveLogger });
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -53,8 +61,18 @@ export function createGateway({ config, client }: GatewayOptions): Gateway {
     // Served from the package itself: GraphiQL must work on machines without internet access.
     renderGraphiQL,
     maskedErrors: { maskError },
-    context: ({ request }) => createContext({ client, catalog }, request.signal),
+    context: (initial) =>
+      createContext(
+        { client, catalog, live },
+        isWebSocketContext(initial)
+          ? { authorization: initial.authorization }
+          : { signal: initial.request.signal, authorization: initial.request.headers.get('authorization') },
+      ),
   });
+
+  // Open SSE subscription responses: on stop they are dropped rather than completed, so clients reconnect
+  // (to this instance once restarted, or to another) instead of taking the stream as finished.
+  const eventStreams = new Set<ServerResponse>();
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const path = (req.url ?? '/').split('?')[0];
@@ -63,12 +81,18 @@ export function createGateway({ config, client }: GatewayOptions): Gateway {
       void readiness.check().then((r) => json(res, r.ready ? 200 : 503, r.ready ? { status: 'ready' } : { status: 'unavailable', reason: r.reason }));
       return;
     }
+    if (req.headers.accept?.includes('text/event-stream')) {
+      eventStreams.add(res);
+      res.once('close', () => eventStreams.delete(res));
+    }
     return yoga(req, res);
   });
+  const websocket = attachWebSocket(server, yoga);
 
   return {
     yoga,
     server,
+    live,
     start(port = config.PORT) {
       return new Promise((resolve, reject) => {
         server.once('error', reject);
@@ -82,6 +106,9 @@ export function createGateway({ config, client }: GatewayOptions): Gateway {
     },
     async stop(deadlineMs = 10_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      await websocket.close();
+      for (const res of eventStreams) res.destroy();
+      live.close();
       server.closeIdleConnections();
       const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
       deadline.unref();

@@ -161,3 +161,23 @@ builder.queryFields((t) => ({
     },
   }),
 }));
+
+builder.subscriptionField('campaignStatusChanged', (t) =>
+  t.field({
+    type: CampaignRef,
+    description:
+      'The order (caller id or uuid) each time its status changes, e.g. AWAITING_FUNDS → CREATED. Completes ' +
+      'once the order is created: no status follows that one.',
+    args: { ref: t.arg.string({ required: true }) },
+    subscribe: async (_root, { ref }, ctx) => {
+      const changes = await ctx.live.campaignStatus(ref);
+      if (!changes) throw new GraphQLError(`No campaign is known by "${ref}".`, { extensions: { code: 'NOT_FOUND' } });
+      return changes;
+    },
+    resolve: (campaign, _args, ctx) => {
+      // One context serves the whole subscription: nested fields must not show what the first event loaded.
+      ctx.loaders.forgetAll();
+      return campaign;
+    },
+  }),
+);

@@ -33,3 +33,13 @@ builder.queryField('funds', (t) =>
     resolve: (_root, _args, ctx) => ctx.loaders.funds(),
   }),
 );
+
+builder.subscriptionField('fundsChanged', (t) =>
+  t.field({
+    type: FundsRef,
+    description: 'The balances each time they change; with `currency` (e.g. USD), only when that one changes.',
+    args: { currency: t.arg.string() },
+    subscribe: (_root, { currency }, ctx) => ctx.live.fundsChanges(currency ? currency.toUpperCase() : null),
+    resolve: (funds) => funds,
+  }),
+);

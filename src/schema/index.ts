@@ -7,6 +7,7 @@ import './brand.js';
 import './gift.js';
 import './campaign.js';
 import './funds.js';
+import './gift-status-change.js';
 import './errors.js';
 import './create-campaign.js';
 import './embedded-reward.js';

@@ -1,0 +1,77 @@
+// The feed of one order: its status (AWAITING_FUNDS → CREATED) and the status of each of its rewards.
+//
+// Requests per poll:
+//   - GET /campaign/{uuid}, only until the order is CAMPAIGN_CREATED (no status follows that one);
+//   - until then, GET /gifts?campaign_uuid=… paged through (rewards come into being while the order is being
+//     created, and one could appear and be cancelled between two polls);
+//   - from the first poll that saw CAMPAIGN_CREATED on, only GET /gifts?campaign_uuid=…&status=SENT_AND_REDEEMABLE:
+//     every change a reward can still undergo (resend, bounce, claim, cancel, expiry) happens to an open one;
+//   - a reward that was open and is missing from that list changed status: it is read again (refreshGifts).
+// The feed ends its `gift` topic once the order is created and none of its rewards can change any more.
+
+import type { Campaign, Gift, UpstreamClient } from '../upstream/types.js';
+import { GiftBook, OPEN_STATUS, type GiftChange } from './gift-diff.js';
+import { listAllGifts, refreshGifts } from './gift-pages.js';
+import type { Feed, PollOutcome } from './hub.js';
+
+export const CAMPAIGN_CREATED = 'CAMPAIGN_CREATED';
+
+export type CampaignEvent = { topic: 'gift'; change: GiftChange } | { topic: 'campaign'; campaign: Campaign };
+
+export class CampaignGoneError extends Error {
+  constructor(uuid: string) {
+    super(`The upstream no longer knows campaign ${uuid}.`);
+    this.name = 'CampaignGoneError';
+  }
+}
+
+export class CampaignFeed implements Feed<CampaignEvent> {
+  private campaign: Campaign | null = null;
+  private readonly book = new GiftBook();
+  /** Set by the first full listing made after the order was seen created: no reward appears after that. */
+  private allRewardsKnown = false;
+
+  constructor(
+    private readonly client: UpstreamClient,
+    readonly uuid: string,
+  ) {}
+
+  async poll(signal: AbortSignal, baseline: boolean): Promise<PollOutcome<CampaignEvent>> {
+    const settled = this.allRewardsKnown && this.campaign !== null;
+    const campaign = settled ? this.campaign! : await this.client.getCampaign(this.uuid, { signal });
+    if (!campaign) throw new CampaignGoneError(this.uuid);
+    const fullListing = !this.allRewardsKnown;
+    const listed = await listAllGifts(
+      this.client,
+      fullListing ? { campaignUuid: this.uuid } : { campaignUuid: this.uuid, status: OPEN_STATUS },
+      signal,
+    );
+    const listedIds = new Set(listed.map((gift) => gift.uuid));
+    const missing = this.book.unsettled().filter((gift) => !listedIds.has(gift.uuid));
+    const refreshed = missing.length > 0 ? await refreshGifts(this.client, missing, signal) : { found: [], gone: [] };
+
+    // Everything is read; from here on the state changes synchronously, so a failed poll leaves it untouched.
+    const events: CampaignEvent[] = [];
+    const now = new Date();
+    if (this.campaign && campaign.status !== this.campaign.status) events.push({ topic: 'campaign', campaign });
+    this.campaign = campaign;
+    for (const gift of [...listed, ...refreshed.found]) {
+      const change = this.book.observe(gift, now);
+      if (change) events.push({ topic: 'gift', change });
+    }
+    for (const uuid of refreshed.gone) this.book.forget(uuid);
+
+    const created = campaign.status === CAMPAIGN_CREATED;
+    if (created && fullListing) this.allRewardsKnown = true;
+    const ended: CampaignEvent['topic'][] = [];
+    if (created) ended.push('campaign');
+    if (this.allRewardsKnown && this.book.unsettled().length === 0) ended.push('gift');
+    return { events: baseline ? [] : events, ended };
+  }
+
+  current(topic: CampaignEvent['topic']): CampaignEvent[] {
+    if (topic !== 'gift') return [];
+    const now = new Date();
+    return this.book.all().map((gift: Gift) => ({ topic: 'gift', change: { gift, previous: null, changedAt: now } }));
+  }
+}

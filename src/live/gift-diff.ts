@@ -1,0 +1,75 @@
+// What counts as a change of a reward, and the last known state of the rewards a feed watches.
+
+import type { Gift } from '../upstream/types.js';
+
+/** The one claim status from which a reward can still change (resend, bounce, claim, cancel, expiry). */
+export const OPEN_STATUS = 'SENT_AND_REDEEMABLE';
+
+/** Claim statuses a reward never leaves. The client folds GIVER_CANCELED into GIVER_CANCELLED. */
+const FINAL_STATUSES: ReadonlySet<string> = new Set(['REDEEMED', 'EXPIRED', 'GIVER_CANCELLED', 'TO_CHARITY']);
+
+/**
+ * Final rewards are no longer watched. A status the gateway does not know is not final: such a reward is
+ * looked up on every poll until it settles, rather than silently dropped.
+ */
+export function isFinal(gift: Gift): boolean {
+  return FINAL_STATUSES.has(gift.status);
+}
+
+/** The fields whose change is an event. */
+export interface GiftState {
+  status: string;
+  deliveryStatus: string;
+  redeliveryCount: number;
+}
+
+export interface GiftChange {
+  gift: Gift;
+  /** Null when the reward is new to the feed (it appeared, or this is the current state on subscribe). */
+  previous: GiftState | null;
+  /** When the gateway saw the change: the upstream records no time for most changes (bounce, cancel, expiry). */
+  changedAt: Date;
+}
+
+function stateOf(gift: Gift): GiftState {
+  return { status: gift.status, deliveryStatus: gift.deliveryStatus, redeliveryCount: gift.redeliveryCount };
+}
+
+function sameState(a: GiftState, b: GiftState): boolean {
+  return a.status === b.status && a.deliveryStatus === b.deliveryStatus && a.redeliveryCount === b.redeliveryCount;
+}
+
+/** The last known record of each reward a feed watches, and the change each fresh record makes. */
+export class GiftBook {
+  private readonly gifts = new Map<string, Gift>();
+
+  /** Records a fresh copy; returns the change it makes, or null when status, delivery and resends are the same. */
+  observe(gift: Gift, at: Date): GiftChange | null {
+    const known = this.gifts.get(gift.uuid);
+    this.gifts.set(gift.uuid, gift);
+    if (known && sameState(stateOf(known), stateOf(gift))) return null;
+    return { gift, previous: known ? stateOf(known) : null, changedAt: at };
+  }
+
+  has(uuid: string): boolean {
+    return this.gifts.has(uuid);
+  }
+
+  forget(uuid: string): void {
+    this.gifts.delete(uuid);
+  }
+
+  /** Rewards that can still change. */
+  unsettled(): Gift[] {
+    return [...this.gifts.values()].filter((gift) => !isFinal(gift));
+  }
+
+  all(): Gift[] {
+    return [...this.gifts.values()];
+  }
+
+  /** Keeps only the rewards `keep` accepts. */
+  retain(keep: (gift: Gift) => boolean): void {
+    for (const [uuid, gift] of this.gifts) if (!keep(gift)) this.gifts.delete(uuid);
+  }
+}

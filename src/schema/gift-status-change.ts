@@ -1,0 +1,59 @@
+import { GraphQLError } from 'graphql';
+import type { GiftChange } from '../live/gift-diff.js';
+import { builder } from './builder.js';
+import { DeliveryStatus, GiftStatus } from './enums.js';
+import { GiftRef } from './refs.js';
+
+export const GiftStatusChangeRef = builder.objectRef<GiftChange>('GiftStatusChange').implement({
+  description: 'A reward whose claim status, delivery status or resend count changed, with the values before.',
+  fields: (t) => ({
+    gift: t.field({ type: GiftRef, description: 'The reward as it is now.', resolve: (change) => change.gift }),
+    previousStatus: t.field({
+      type: GiftStatus.ref,
+      nullable: true,
+      description: 'Null when the reward is new to the subscription (it appeared, or `includeCurrent`).',
+      resolve: (change) => (change.previous ? GiftStatus.read(change.previous.status) : null),
+    }),
+    previousDeliveryStatus: t.field({
+      type: DeliveryStatus.ref,
+      nullable: true,
+      resolve: (change) => (change.previous ? DeliveryStatus.read(change.previous.deliveryStatus) : null),
+    }),
+    previousRedeliveryCount: t.int({
+      nullable: true,
+      resolve: (change) => change.previous?.redeliveryCount ?? null,
+    }),
+    changedAt: t.expose('changedAt', {
+      type: 'DateTime',
+      description:
+        'When the gateway saw the change, at most one poll interval after it happened: the reward API ' +
+        'records no time for most changes.',
+    }),
+  }),
+});
+
+builder.subscriptionField('giftStatusChanged', (t) =>
+  t.field({
+    type: GiftStatusChangeRef,
+    description:
+      'Changes of the rewards of one order (caller id or uuid), or of the whole account when `campaign` is ' +
+      'omitted. Completes once the order is created and every reward is final (redeemed, expired, cancelled). ' +
+      'With `includeCurrent`, first the current state: every reward of the order, or for the account the ' +
+      'rewards that can still change and recently created ones.',
+    args: {
+      campaign: t.arg.string(),
+      includeCurrent: t.arg.boolean({ defaultValue: false }),
+    },
+    subscribe: async (_root, { campaign, includeCurrent }, ctx) => {
+      const changes = await ctx.live.giftChanges({ campaign: campaign ?? null, includeCurrent: includeCurrent ?? false });
+      if (!changes) throw new GraphQLError(`No campaign is known by "${campaign}".`, { extensions: { code: 'NOT_FOUND' } });
+      return changes;
+    },
+    resolve: (change, _args, ctx) => {
+      // One context serves the whole subscription: without this, nested fields (gift.campaign) would keep
+      // showing what they loaded for the first event.
+      ctx.loaders.forgetAll();
+      return change;
+    },
+  }),
+);

@@ -1,0 +1,84 @@
+// graphql-ws over WebSocket on the HTTP server's /graphql path. Operations execute through yoga's envelop
+// (getEnveloped), so a WebSocket operation gets the same plugins, error masking and fresh per-operation
+// context as one over HTTP or SSE.
+
+import type { IncomingMessage, Server } from 'node:http';
+import type { ExecutionArgs } from 'graphql';
+import { GraphQLError } from 'graphql';
+import { useServer } from 'graphql-ws/use/ws';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { WebSocketServer, type WebSocket } from 'ws';
+
+/** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */
+export interface WebSocketInitialContext {
+  transport: 'websocket';
+  /** `authorization` from the connection_init payload, else the upgrade request's header. */
+  authorization: string | null;
+  connectionParams: Readonly<Record<string, unknown>> | undefined;
+}
+
+export function isWebSocketContext(initial: object): initial is WebSocketInitialContext {
+  return (initial as Partial<WebSocketInitialContext>).transport === 'websocket';
+}
+
+export interface WebSocketEndpoint {
+  /** Closes every socket with 1001 (Going Away), which graphql-ws clients answer by reconnecting. */
+  close(): Promise<void>;
+}
+
+type EnvelopedArgs = ExecutionArgs & {
+  execute(args: ExecutionArgs): unknown;
+  subscribe(args: ExecutionArgs): unknown;
+};
+
+function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, request: IncomingMessage): string | null {
+  const fromParams = params?.authorization ?? params?.Authorization;
+  if (typeof fromParams === 'string') return fromParams;
+  return request.headers.authorization ?? null;
+}
+
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
+export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>): WebSocketEndpoint {
+  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+  const endpoint = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; socket: WebSocket }>(
+    {
+      execute: (args) => (args as EnvelopedArgs).execute(args) as never,
+      subscribe: (args) => (args as EnvelopedArgs).subscribe(args) as never,
+      onSubscribe: async (ctx, _id, payload) => {
+        const initial: WebSocketInitialContext & Record<string, unknown> = {
+          transport: 'websocket',
+          authorization: authorizationOf(ctx.connectionParams, ctx.extra.request),
+          connectionParams: ctx.connectionParams,
+          req: ctx.extra.request,
+          socket: ctx.extra.socket,
+          params: payload,
+        };
+        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
+        let document;
+        try {
+          document = parse(payload.query);
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError('The query could not be parsed.')];
+        }
+        const errors = validate(schema, document);
+        if (errors.length > 0) return errors;
+        const args: EnvelopedArgs = {
+          schema,
+          document,
+          operationName: payload.operationName,
+          variableValues: payload.variables,
+          contextValue: await contextFactory(),
+          execute,
+          subscribe,
+        };
+        return args;
+      },
+    },
+    wss,
+  );
+  return {
+    async close() {
+      await endpoint.dispose();
+    },
+  };
+}
