@@ -106,7 +106,7 @@ export function createGateway({ config, client, liveLogger }: GatewayOptions): G
     },
     async stop(deadlineMs = 10_000) {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await websocket.close();
+      await websocket.close(deadlineMs);
       for (const res of eventStreams) res.destroy();
       live.close();
       server.closeIdleConnections();

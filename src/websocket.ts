@@ -22,8 +22,11 @@ export function isWebSocketContext(initial: object): initial is WebSocketInitial
 }
 
 export interface WebSocketEndpoint {
-  /** Closes every socket with 1001 (Going Away), which graphql-ws clients answer by reconnecting. */
-  close(): Promise<void>;
+  /**
+   * Closes every socket with 1001 (Going Away), which graphql-ws clients answer by reconnecting. Sockets
+   * whose peer has not completed the closing handshake by the deadline are cut.
+   */
+  close(deadlineMs: number): Promise<void>;
 }
 
 type EnvelopedArgs = ExecutionArgs & {
@@ -77,8 +80,15 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
     wss,
   );
   return {
-    async close() {
-      await endpoint.dispose();
+    async close(deadlineMs) {
+      const deadline = setTimeout(() => {
+        for (const socket of wss.clients) socket.terminate();
+      }, deadlineMs);
+      try {
+        await endpoint.dispose();
+      } finally {
+        clearTimeout(deadline);
+      }
     },
   };
 }
