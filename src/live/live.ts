@@ -18,11 +18,21 @@ export interface LiveOptions {
   logger?: LiveLogger;
 }
 
+/**
+ * Finds an order by caller id or uuid for a subscription being set up. Subscriptions pass their request's
+ * campaign loader, so the lookup runs with that request's signal (and, later, its auth).
+ */
+export type CampaignLookup = (ref: string) => Promise<Campaign | null>;
+
 export interface Live {
   /** Changes of one order's rewards (caller id or uuid), or of the whole account; null: no such order. */
-  giftChanges(options: { campaign: string | null; includeCurrent: boolean }): Promise<AsyncIterableIterator<GiftChange> | null>;
+  giftChanges(options: {
+    campaign: string | null;
+    includeCurrent: boolean;
+    lookup: CampaignLookup;
+  }): Promise<AsyncIterableIterator<GiftChange> | null>;
   /** The order each time its status changes; null: no such order. */
-  campaignStatus(ref: string): Promise<AsyncIterableIterator<Campaign> | null>;
+  campaignStatus(ref: string, lookup: CampaignLookup): Promise<AsyncIterableIterator<Campaign> | null>;
   /** The balances each time they change (only those of `currency` count when given). */
   fundsChanges(currency: string | null): AsyncIterableIterator<Funds>;
   /** Hooks for metrics and tests; returns the removal. */
@@ -51,11 +61,10 @@ export function createLive({ client, intervalMs, logger = consoleLogger }: LiveO
     },
   });
 
-  async function campaignUuid(ref: string): Promise<string | null> {
+  async function campaignUuid(ref: string, lookup: CampaignLookup): Promise<string | null> {
     const known = uuidByRef.get(ref);
     if (known && hub.has(CAMPAIGN_PREFIX + known)) return known;
-    const campaign = await client.getCampaign(ref);
-    return campaign?.uuid ?? null;
+    return (await lookup(ref))?.uuid ?? null;
   }
 
   function subscribeCampaign<T>(uuid: string, ref: string, topic: CampaignEvent['topic'], select: (e: CampaignEvent) => T | undefined, includeCurrent = false) {
@@ -69,7 +78,7 @@ export function createLive({ client, intervalMs, logger = consoleLogger }: LiveO
   }
 
   return {
-    async giftChanges({ campaign, includeCurrent }) {
+    async giftChanges({ campaign, includeCurrent, lookup }) {
       if (campaign === null) {
         return hub.subscribe<AccountEvent, GiftChange>(ACCOUNT_KEY, () => new AccountFeed(client), {
           topic: 'gift',
@@ -77,13 +86,13 @@ export function createLive({ client, intervalMs, logger = consoleLogger }: LiveO
           includeCurrent,
         });
       }
-      const uuid = await campaignUuid(campaign);
+      const uuid = await campaignUuid(campaign, lookup);
       if (!uuid) return null;
       return subscribeCampaign(uuid, campaign, 'gift', (e) => (e.topic === 'gift' ? e.change : undefined), includeCurrent);
     },
 
-    async campaignStatus(ref) {
-      const uuid = await campaignUuid(ref);
+    async campaignStatus(ref, lookup) {
+      const uuid = await campaignUuid(ref, lookup);
       if (!uuid) return null;
       return subscribeCampaign(uuid, ref, 'campaign', (e) => (e.topic === 'campaign' ? e.campaign : undefined));
     },

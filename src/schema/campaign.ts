@@ -170,7 +170,7 @@ builder.subscriptionField('campaignStatusChanged', (t) =>
       'once the order is created: no status follows that one.',
     args: { ref: t.arg.string({ required: true }) },
     subscribe: async (_root, { ref }, ctx) => {
-      const changes = await ctx.live.campaignStatus(ref);
+      const changes = await ctx.live.campaignStatus(ref, (r) => ctx.loaders.campaign.load(r));
       if (!changes) throw new GraphQLError(`No campaign is known by "${ref}".`, { extensions: { code: 'NOT_FOUND' } });
       return changes;
     },

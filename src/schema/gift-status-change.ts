@@ -45,7 +45,11 @@ builder.subscriptionField('giftStatusChanged', (t) =>
       includeCurrent: t.arg.boolean({ defaultValue: false }),
     },
     subscribe: async (_root, { campaign, includeCurrent }, ctx) => {
-      const changes = await ctx.live.giftChanges({ campaign: campaign ?? null, includeCurrent: includeCurrent ?? false });
+      const changes = await ctx.live.giftChanges({
+        campaign: campaign ?? null,
+        includeCurrent: includeCurrent ?? false,
+        lookup: (ref) => ctx.loaders.campaign.load(ref),
+      });
       if (!changes) throw new GraphQLError(`No campaign is known by "${campaign}".`, { extensions: { code: 'NOT_FOUND' } });
       return changes;
     },
