@@ -1,4 +1,9 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
+import { attachWebSocket, isWebSocketContext, type WebSocketEndpoint } from '../../src/websocket.js';
 import { createEmailOrder, uniqueId } from '../support/fixtures.js';
 import { requestDelta, startLiveGateway, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
 
@@ -206,5 +211,53 @@ describe('account feed', () => {
     await gw.watch.polls('account', 3);
     expect(gw.watch.deliveries('account')).toHaveLength(5);
     stream.close();
+  });
+});
+
+describe('WebSocket credentials', () => {
+  // API-key auth reads `authorization` from the context: over a WebSocket it comes from connection_init,
+  // else from the upgrade request's header. A one-field schema shows what the context received.
+  const schema = createSchema({
+    typeDefs: 'type Query { authorization: String }',
+    resolvers: { Query: { authorization: (_root: unknown, _args: unknown, ctx: { authorization: string | null }) => ctx.authorization } },
+  });
+  let server: Server;
+  let url: string;
+  let endpoint: WebSocketEndpoint;
+
+  beforeAll(async () => {
+    const yoga = createYoga({
+      schema,
+      context: (initial) => ({ authorization: isWebSocketContext(initial) ? initial.authorization : null }),
+    });
+    server = createServer(yoga);
+    endpoint = attachWebSocket(server, yoga);
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await endpoint.close(1_000);
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  const ask = async (client: ReturnType<typeof wsClient>) => {
+    try {
+      return (await subscribeWs(client, '{ authorization }').next()).data.authorization;
+    } finally {
+      await client.dispose();
+    }
+  };
+
+  it('takes `authorization` from connection_init', async () => {
+    expect(await ask(wsClient(url, { connectionParams: { authorization: 'Bearer from-init' } }))).toBe('Bearer from-init');
+  });
+
+  it('falls back to the Authorization header of the upgrade request', async () => {
+    class WithHeader extends WebSocket {
+      constructor(address: string, protocols?: string | string[]) {
+        super(address, protocols, { headers: { authorization: 'Bearer from-header' } });
+      }
+    }
+    expect(await ask(wsClient(url, { webSocketImpl: WithHeader }))).toBe('Bearer from-header');
   });
 });
