@@ -1,4 +1,6 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { apiKeysSchema } from './security/api-keys.js';
 
 // Every environment variable the gateway reads, in one schema, so a misconfiguration fails at start-up with
 // every problem listed at once rather than at the first request.
@@ -6,6 +8,15 @@ import { z } from 'zod';
 const port = z.coerce.number().int().min(0).max(65_535);
 const positiveMs = z.coerce.number().int().positive();
 const count = z.coerce.number().int().positive();
+/** A JSON document in an environment variable; the parse error names the variable, never its content. */
+const jsonText = z.string().transform((text, ctx) => {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    ctx.addIssue({ code: 'custom', message: 'is not valid JSON' });
+    return z.NEVER;
+  }
+});
 const flag = z
   .enum(['true', 'false', '1', '0'])
   .transform((value) => value === 'true' || value === '1');
@@ -31,9 +42,42 @@ const configSchema = z
     CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).default(300_000),
     /** How long /ready trusts its last upstream ping. */
     READY_CACHE_MS: z.coerce.number().int().min(0).default(5_000),
+    /** Unset: info, or silent under NODE_ENV=test (see logLevel in ops/logger.ts). */
+    LOG_LEVEL: z.enum(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent']).optional(),
+    /**
+     * On SIGTERM/SIGINT, how long the gateway keeps serving with /ready answering 503 before it stops accepting,
+     * so a load balancer polling /ready stops sending first. 0: stop accepting at once.
+     */
+    SHUTDOWN_READY_DELAY_MS: z.coerce.number().int().min(0).default(0),
+    /** Then, how long in-flight operations may take before their connections are cut. */
+    SHUTDOWN_DEADLINE_MS: positiveMs.default(10_000),
     /** Embedded sandbox port when REWARD_API_URL is unset. */
     SANDBOX_PORT: port.default(4010),
     GRAPHIQL: flag.optional(),
+    /** JSON array of {name, key, scopes}; see src/security/api-keys.ts. Unset outside production: open on loopback. */
+    GATEWAY_API_KEYS: jsonText.pipe(apiKeysSchema).optional(),
+    /** A file holding the same JSON (mounted secrets); loadConfig reads it into GATEWAY_API_KEYS. */
+    GATEWAY_API_KEYS_FILE: z.string().min(1).optional(),
+    /** Operations per second per API key (token bucket refill rate). */
+    RATE_LIMIT_PER_SECOND: z.coerce.number().positive().default(20),
+    /** Operations a key may send at once before the rate applies (bucket size). */
+    RATE_LIMIT_BURST: count.default(40),
+    MAX_DEPTH: count.default(12),
+    MAX_ALIASES: count.default(20),
+    MAX_TOKENS: count.default(3_000),
+    /** Upstream-weighted cost per operation: page sizes multiply (src/security/operation-cost.ts). */
+    MAX_COST: count.default(25_000),
+    MAX_BODY_BYTES: count.default(100_000),
+    /** Path of a trusted-documents manifest (hash → document); when set, only those operations run. */
+    TRUSTED_DOCUMENTS: z.string().min(1).optional(),
+    /** Comma-separated browser origins allowed by CORS; unset: no cross-origin browser access. */
+    CORS_ORIGINS: z
+      .string()
+      .transform((list) => list.split(',').map((o) => o.trim()).filter(Boolean))
+      .pipe(z.array(z.url()))
+      .optional(),
+    /** Introspection (and field suggestions): on outside production unless set. */
+    INTROSPECTION: flag.optional(),
     /** How often each subscription poller asks the upstream, which has no webhooks. */
     POLL_INTERVAL_MS: positiveMs.default(5_000),
     /** The lowest POLL_INTERVAL_MS accepted, protecting the upstream from a typo; tests lower it to run fast. */
@@ -52,6 +96,13 @@ const configSchema = z
         code: 'custom',
         path: ['REWARD_API_TOKEN'],
         message: 'is required when REWARD_API_URL is set',
+      });
+    }
+    if (env.NODE_ENV === 'production' && !env.GATEWAY_API_KEYS?.length) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['GATEWAY_API_KEYS'],
+        message: 'is required in production (or GATEWAY_API_KEYS_FILE): the gateway spends real money',
       });
     }
     if (env.NODE_ENV === 'production' && !env.REWARD_API_URL) {
@@ -75,6 +126,14 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings mean "unset" (docker-compose and CI often pass VAR= for absent values).
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  if (present.GATEWAY_API_KEYS_FILE) {
+    if (present.GATEWAY_API_KEYS) throw new ConfigError(['set GATEWAY_API_KEYS or GATEWAY_API_KEYS_FILE, not both']);
+    try {
+      present.GATEWAY_API_KEYS = readFileSync(present.GATEWAY_API_KEYS_FILE, 'utf8');
+    } catch {
+      throw new ConfigError([`GATEWAY_API_KEYS_FILE ${present.GATEWAY_API_KEYS_FILE} cannot be read`]);
+    }
+  }
   const parsed = configSchema.safeParse(present);
   if (!parsed.success) {
     throw new ConfigError(
@@ -87,4 +146,9 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
 /** Whether GraphiQL is served: on by default outside production. */
 export function graphiqlEnabled(config: Config): boolean {
   return config.GRAPHIQL ?? config.NODE_ENV !== 'production';
+}
+
+/** Whether introspection and field suggestions are served: on by default outside production. */
+export function introspectionEnabled(config: Config): boolean {
+  return config.INTROSPECTION ?? config.NODE_ENV !== 'production';
 }

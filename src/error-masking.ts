@@ -42,11 +42,9 @@ export function maskError(error: unknown, genericMessage: string): Error {
     const { message, extensions } = describe(original);
     return new GraphQLError(message, { ...location, extensions });
   }
-  // Errors raised on purpose (bad input, validation) are already client-safe.
-  if (located && (original == null || original instanceof GraphQLError)) {
-    return original instanceof GraphQLError && original !== located
-      ? new GraphQLError(original.message, { ...location, extensions: original.extensions })
-      : located;
-  }
+  // Errors raised on purpose (bad input, validation, authorization) are already client-safe; returned as
+  // they are (graphql-js copied their message and extensions onto the located error), yoga does not log them
+  // as unexpected.
+  if (located && (original == null || original instanceof GraphQLError)) return located;
   return new GraphQLError(genericMessage, { ...location, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 }

@@ -42,6 +42,11 @@ export interface Loaders {
   forgetAll(): void;
 }
 
+export interface LoaderHooks {
+  /** Called with every batch a loader sends: its name (the Loaders key) and how many keys it holds. */
+  onBatch?: (loader: string, size: number) => void;
+}
+
 /** A key that is equal for equal queries whatever their property order; Dates by instant. */
 export function stableKey(value: object): string {
   const entries = Object.entries(value)
@@ -74,13 +79,26 @@ function once<T>(load: () => Promise<T>) {
   };
 }
 
-export function createLoaders(client: UpstreamClient, catalog: CatalogCache, signal?: AbortSignal): Loaders {
+export function createLoaders(
+  client: UpstreamClient,
+  catalog: CatalogCache,
+  signal?: AbortSignal,
+  hooks: LoaderHooks = {},
+): Loaders {
   const opts = { signal };
+  /** eachKey, reporting each batch's size to hooks.onBatch. */
+  const batch = <K, V>(name: keyof Loaders, load: (key: K) => Promise<V>) => {
+    const run = eachKey(load);
+    return (keys: readonly K[]) => {
+      hooks.onBatch?.(name, keys.length);
+      return run(keys);
+    };
+  };
 
-  const gift: Loaders['gift'] = new DataLoader(eachKey((uuid: string) => client.getGift(uuid, opts)));
+  const gift: Loaders['gift'] = new DataLoader(batch('gift', (uuid: string) => client.getGift(uuid, opts)));
 
   const campaign: Loaders['campaign'] = new DataLoader(
-    eachKey(async (ref: string) => {
+    batch('campaign', async (ref: string) => {
       const found = await client.getCampaign(ref, opts);
       if (found) {
         // Whichever key was asked, the other one now costs nothing.
@@ -91,7 +109,7 @@ export function createLoaders(client: UpstreamClient, catalog: CatalogCache, sig
   );
 
   const giftPage: Loaders['giftPage'] = new DataLoader(
-    eachKey(async (query: GiftQuery) => {
+    batch('giftPage', async (query: GiftQuery) => {
       const page = await client.listGifts(query, opts);
       for (const item of page.items) gift.prime(item.uuid, item);
       return page;
@@ -99,15 +117,15 @@ export function createLoaders(client: UpstreamClient, catalog: CatalogCache, sig
     { cacheKeyFn: stableKey },
   );
 
-  const brand: Loaders['brand'] = new DataLoader(eachKey((code: string) => catalog.brand(code)));
+  const brand: Loaders['brand'] = new DataLoader(batch('brand', (code: string) => catalog.brand(code)));
 
   const brandPage: Loaders['brandPage'] = new DataLoader(
-    eachKey((query: BrandQuery) => client.listBrands(query, opts)),
+    batch('brandPage', (query: BrandQuery) => client.listBrands(query, opts)),
     { cacheKeyFn: stableKey },
   );
 
   const linkPage: Loaders['linkPage'] = new DataLoader(
-    eachKey((key: LinkPageKey) => client.getLinks(key.id, { limit: key.limit, offset: key.offset }, opts)),
+    batch('linkPage', (key: LinkPageKey) => client.getLinks(key.id, { limit: key.limit, offset: key.offset }, opts)),
     { cacheKeyFn: stableKey },
   );
 

@@ -1,12 +1,35 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from './config.js';
+import { upstreamLogger } from './ops/log-scope.js';
+import { createLogger, logLevel } from './ops/logger.js';
+import { createMetrics } from './ops/metrics.js';
+import { handleShutdownSignals } from './ops/shutdown-signals.js';
 import { startSandbox, type RunningSandbox } from './sandbox/index.js';
 import { createGateway } from './server.js';
 import { upstreamClientFromConfig } from './upstream-from-config.js';
 
-// Process entry: config → (embedded sandbox when no upstream is configured) → gateway → clean shutdown.
+// Process entry: config → (embedded sandbox when no upstream is configured) → gateway → graceful shutdown.
+// stdout carries only JSON log lines, in every mode, so log shippers can parse all of it; the welcome for
+// newcomers running on the embedded sandbox (never production) is plain text on stderr.
+
+function welcome(url: string, sandbox: RunningSandbox): void {
+  process.stderr.write(
+    [
+      '',
+      `reward-gateway is listening on ${url}/graphql (open it in a browser for GraphiQL)`,
+      `No REWARD_API_URL set: using the embedded sandbox at ${sandbox.baseUrl}`,
+      `Sandbox control API: ${sandbox.origin}/__sandbox/ (redeem, bounce, expire, top up, clock, faults)`,
+      `Try: curl -s ${url}/graphql -H 'content-type: application/json' -d '{"query":"{ viewer { username } funds { balances { currency availableInCents } } }"}'`,
+      '',
+    ].join('\n'),
+  );
+}
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // The embedded sandbox's token joins this set once the sandbox exists.
+  const secrets = new Set(config.REWARD_API_TOKEN ? [config.REWARD_API_TOKEN] : []);
+  const logger = createLogger({ level: logLevel(config), secrets });
 
   let sandbox: RunningSandbox | null = null;
   let target: { baseUrl: string; token: string };
@@ -14,32 +37,30 @@ async function main(): Promise<void> {
     target = { baseUrl: config.REWARD_API_URL, token: config.REWARD_API_TOKEN };
   } else {
     sandbox = await startSandbox({ port: config.SANDBOX_PORT, host: '127.0.0.1' });
+    secrets.add(sandbox.token);
     target = { baseUrl: sandbox.baseUrl, token: sandbox.token };
+    logger.info({ sandboxUrl: sandbox.baseUrl, controlUrl: `${sandbox.origin}/__sandbox/` }, 'no REWARD_API_URL set: using the embedded sandbox');
   }
 
-  const client = upstreamClientFromConfig(config, target);
-  const gateway = createGateway({ config, client });
+  const metrics = createMetrics();
+  const client = upstreamClientFromConfig(config, target, { onCall: metrics.upstreamCall, logger: upstreamLogger(logger) });
+  const gateway = createGateway({ config, client, logger, metrics });
   const url = await gateway.start();
+  logger.info({ url, graphql: `${url}/graphql`, metrics: `${url}/metrics` }, 'gateway listening');
+  if (sandbox) welcome(url, sandbox);
 
-  console.log(`reward-gateway listening on ${url}/graphql (GraphiQL in a browser at the same address)`);
-  if (sandbox) {
-    console.log(`No REWARD_API_URL set: using the embedded sandbox at ${sandbox.baseUrl}`);
-    console.log(`Sandbox control API: ${sandbox.origin}/__sandbox/ (redeem, bounce, expire, top up, clock, faults)`);
-    console.log(`Try: curl -s ${url}/graphql -H 'content-type: application/json' -d '{"query":"{ viewer { username } funds { balances { currency availableInCents } } }"}'`);
-  }
-
-  let stopping = false;
-  const shutdown = async (signal: string) => {
-    if (stopping) return;
-    stopping = true;
-    console.log(`${signal} received: shutting down`);
-    await gateway.stop();
-    await client.close();
-    await sandbox?.close();
-    process.exit(0);
-  };
-  process.on('SIGINT', () => void shutdown('SIGINT'));
-  process.on('SIGTERM', () => void shutdown('SIGTERM'));
+  handleShutdownSignals({
+    logger,
+    readyDelayMs: config.SHUTDOWN_READY_DELAY_MS,
+    deadlineMs: config.SHUTDOWN_DEADLINE_MS,
+    async stop() {
+      gateway.drain();
+      await sleep(config.SHUTDOWN_READY_DELAY_MS);
+      await gateway.stop(config.SHUTDOWN_DEADLINE_MS);
+      await client.close();
+      await sandbox?.close();
+    },
+  });
 }
 
 main().catch((error: unknown) => {

@@ -8,8 +8,17 @@ import { createContext, type GatewayContext } from './context.js';
 import { maskError } from './error-masking.js';
 import type { LiveLogger } from './live/listener.js';
 import { createLive, type Live } from './live/live.js';
+import { createDrain } from './ops/drain.js';
+import { createLogger, logLevel, type Logger } from './ops/logger.js';
+import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
+import { reportUnexpectedErrors } from './ops/report-unexpected-errors.js';
+import { useOperationLog } from './ops/use-operation-log.js';
+import { useOperationMetrics } from './ops/use-operation-metrics.js';
+import { requestIdOf, useRequestId } from './ops/use-request-id.js';
+import { yogaLogger } from './ops/yoga-logger.js';
 import { createReadiness } from './readiness.js';
 import { schema } from './schema/index.js';
+import { createSecurity, type Security } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
 import { attachWebSocket, isWebSocketContext } from './websocket.js';
 
@@ -27,8 +36,12 @@ const FIRST_QUERY = `# Welcome to reward-gateway. Try:
 export interface GatewayOptions {
   config: Config;
   client: UpstreamClient;
-  /** Where the live hub reports sustained upstream outages. Default: the console. */
+  /** Where the live hub reports sustained upstream outages. Default: `logger`. */
   liveLogger?: LiveLogger;
+  /** Default: JSON lines on stdout at logLevel(config). */
+  logger?: Logger;
+  /** Default: a fresh registry. Pass the one whose `upstreamCall` is the client's `onCall` to see upstream calls. */
+  metrics?: GatewayMetrics;
 }
 
 export interface Gateway {
@@ -38,6 +51,11 @@ export interface Gateway {
   live: Live;
   /** Listens on config HOST:PORT (or the given port, 0 for ephemeral) and returns the base URL. */
   start(port?: number): Promise<string>;
+  /**
+   * Starts draining while still serving: /ready answers 503 so load balancers stop sending, and every
+   * response closes its connection. stop() drains too; calling this first gives balancers time to notice.
+   */
+  drain(): void;
   /** Stops accepting, lets in-flight requests finish until the deadline, then closes what is left. */
   stop(deadlineMs?: number): Promise<void>;
 }
@@ -47,10 +65,20 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
-export function createGateway({ config, client, liveLogger }: GatewayOptions): Gateway {
+export function createGateway({
+  config,
+  client,
+  liveLogger,
+  logger = createLogger({ level: logLevel(config) }),
+  metrics = createMetrics(),
+}: GatewayOptions): Gateway {
   const catalog = createCatalogCache(client, config.CATALOG_CACHE_TTL_MS);
   const readiness = createReadiness(client, config.READY_CACHE_MS);
-  const live = createLive({ client, intervalMs: config.POLL_INTERVAL_MS, logger: liveLogger });
+  const live = createLive({ client, intervalMs: config.POLL_INTERVAL_MS, logger: liveLogger ?? logger });
+  metrics.watchLive(live);
+  const drain = createDrain();
+  const security = createSecurity(config);
+  for (const warning of security.warnings) logger.warn(warning);
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -60,13 +88,25 @@ export function createGateway({ config, client, liveLogger }: GatewayOptions): G
     graphiql: graphiqlEnabled(config) ? { title: 'reward-gateway', defaultQuery: FIRST_QUERY } : false,
     // Served from the package itself: GraphiQL must work on machines without internet access.
     renderGraphiQL,
-    maskedErrors: { maskError },
+    maskedErrors: { maskError: reportUnexpectedErrors(maskError, logger) },
+    logging: yogaLogger(logger),
+    cors: security.cors,
+    // The door first: nothing else runs for a caller without a valid key.
+    plugins: [
+      ...security.plugins,
+      useRequestId(),
+      useOperationLog({ logger }),
+      useOperationMetrics({ registry: metrics.registry }),
+    ],
     context: (initial) =>
       createContext(
-        { client, catalog, live },
-        isWebSocketContext(initial)
-          ? { authorization: initial.authorization }
-          : { signal: initial.request.signal, authorization: initial.request.headers.get('authorization') },
+        { client, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor },
+        {
+          requestId: requestIdOf(initial),
+          ...(isWebSocketContext(initial)
+            ? { authorization: initial.authorization }
+            : { signal: initial.request.signal, authorization: initial.request.headers.get('authorization') }),
+        },
       ),
   });
 
@@ -75,36 +115,43 @@ export function createGateway({ config, client, liveLogger }: GatewayOptions): G
   const eventStreams = new Set<ServerResponse>();
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+    drain.track(res);
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/health') return json(res, 200, { status: 'ok' });
+    if (path === '/metrics') return void metrics.respond(res);
+    if (path === '/ready' && drain.active) return json(res, 503, { status: 'draining' });
     if (path === '/ready') {
       void readiness.check().then((r) => json(res, r.ready ? 200 : 503, r.ready ? { status: 'ready' } : { status: 'unavailable', reason: r.reason }));
       return;
     }
+    const refusal = security.checkBody(req);
+    if (refusal) return json(res, refusal.status, { errors: [{ message: refusal.message, extensions: { code: 'BAD_REQUEST' } }] });
     if (req.headers.accept?.includes('text/event-stream')) {
       eventStreams.add(res);
       res.once('close', () => eventStreams.delete(res));
     }
     return yoga(req, res);
   });
-  const websocket = attachWebSocket(server, yoga);
+  const websocket = attachWebSocket(server, yoga, security.door);
 
   return {
     yoga,
     server,
     live,
+    drain: () => drain.begin(),
     start(port = config.PORT) {
       return new Promise((resolve, reject) => {
         server.once('error', reject);
-        server.listen(port, config.HOST, () => {
+        server.listen(port, security.host, () => {
           server.off('error', reject);
           const { port: bound } = server.address() as AddressInfo;
-          const host = config.HOST.includes(':') ? `[${config.HOST}]` : config.HOST;
+          const host = security.host.includes(':') ? `[${security.host}]` : security.host;
           resolve(`http://${host === '0.0.0.0' ? '127.0.0.1' : host}:${bound}`);
         });
       });
     },
     async stop(deadlineMs = 10_000) {
+      drain.begin();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
       await websocket.close(deadlineMs);
       for (const res of eventStreams) res.destroy();

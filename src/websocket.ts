@@ -8,6 +8,7 @@ import { GraphQLError } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Door } from './security/use-api-keys.js';
 
 /** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */
 export interface WebSocketInitialContext {
@@ -41,13 +42,21 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, 
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>): WebSocketEndpoint {
+export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>, door: Door): WebSocketEndpoint {
   const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
   const endpoint = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; socket: WebSocket }>(
     {
+      // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
+      // every subscribe spends from the key's rate like an HTTP operation does.
+      onConnect: (ctx) => !('refusal' in door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request))),
       execute: (args) => (args as EnvelopedArgs).execute(args) as never,
       subscribe: (args) => (args as EnvelopedArgs).subscribe(args) as never,
       onSubscribe: async (ctx, _id, payload) => {
+        const admitted = door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request));
+        if ('refusal' in admitted) {
+          const { message, code, retryAfterSeconds } = admitted.refusal;
+          return [new GraphQLError(message, { extensions: { code, retryAfterSeconds } })];
+        }
         const initial: WebSocketInitialContext & Record<string, unknown> = {
           transport: 'websocket',
           authorization: authorizationOf(ctx.connectionParams, ctx.extra.request),

@@ -13,6 +13,7 @@ builder.queryField('viewer', (t) =>
   t.field({
     type: AccountRef,
     nullable: true,
+    authScopes: { 'rewards:read': true },
     description: 'Confirms the upstream credentials and names the account.',
     resolve: (_root, _args, ctx) => ctx.loaders.account(),
   }),

@@ -21,6 +21,7 @@ const AddFundsInput = builder.inputType('AddFundsInput', {
 builder.mutationField('addFunds', (t) =>
   t.field({
     type: AddFundsPayload,
+    authScopes: { 'funds:write': true },
     description:
       'Tops up the balance by card. Orders waiting for funds are released automatically, oldest first. ' +
       'A declined card is UpstreamRejected with code ERROR_FUNDS_CARD_ERROR.',

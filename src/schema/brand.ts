@@ -122,12 +122,14 @@ builder.queryFields((t) => ({
   brand: t.field({
     type: BrandRef,
     nullable: true,
+    authScopes: { 'rewards:read': true },
     args: { code: t.arg.string({ required: true }) },
     resolve: (_root, { code }, ctx) => ctx.loaders.brand.load(code),
   }),
   brands: t.field({
     type: BrandConnection,
     nullable: true,
+    authScopes: { 'rewards:read': true },
     args: {
       filter: t.arg({ type: BrandFilter }),
       first: t.arg.int(),

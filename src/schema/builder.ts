@@ -1,9 +1,12 @@
 import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
+import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import ZodPlugin from '@pothos/plugin-zod';
+import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
+import { SCOPES, type Scope } from '../security/scopes.js';
 import { InputValidationError } from './validation-error.js';
 
 // Set-up only: type files add the types and their root fields.
@@ -12,6 +15,7 @@ import { InputValidationError } from './validation-error.js';
 
 export const builder = new SchemaBuilder<{
   Context: GatewayContext;
+  AuthScopes: Record<Scope, boolean>;
   DefaultFieldNullability: false;
   DefaultEdgesNullability: false;
   DefaultNodeNullability: false;
@@ -21,7 +25,17 @@ export const builder = new SchemaBuilder<{
     ID: { Input: string; Output: string };
   };
 }>({
-  plugins: [ErrorsPlugin, ZodPlugin, RelayPlugin, SimpleObjectsPlugin],
+  // Scope auth first: a caller without the scope hears FORBIDDEN before its input is validated or anything
+  // runs. Errors before zod: validation failures become the ValidationError member of a mutation's union.
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, ZodPlugin, RelayPlugin, SimpleObjectsPlugin],
+  scopeAuth: {
+    authorizeOnSubscribe: true,
+    authScopes: (ctx) => Object.fromEntries(SCOPES.map((scope) => [scope, ctx.caller.scopes.has(scope)])) as Record<Scope, boolean>,
+    unauthorizedError: (_parent, ctx, info) =>
+      new GraphQLError(`The API key "${ctx.caller.name}" may not use ${info.parentType.name}.${info.fieldName}.`, {
+        extensions: { code: 'FORBIDDEN' },
+      }),
+  },
   defaultFieldNullability: false,
   relay: {
     // `id` is the caller's own idempotency key on campaigns (the upstream's name), so the Relay global id
@@ -30,13 +44,12 @@ export const builder = new SchemaBuilder<{
     clientMutationId: 'omit',
     cursorType: 'String',
     nodesQueryOptions: false,
+    nodeQueryOptions: { authScopes: { 'rewards:read': true } },
     edgesFieldOptions: { nullable: false },
     nodeFieldOptions: { nullable: false },
   },
   errors: {
     defaultTypes: [],
-    // Lets zod input validation failures come back as the ValidationError member of a mutation's union.
-    unsafelyHandleInputErrors: true,
   },
   zod: {
     validationError: (zodError) => InputValidationError.fromZod(zodError),

@@ -140,6 +140,7 @@ builder.queryFields((t) => ({
   campaign: t.field({
     type: CampaignRef,
     nullable: true,
+    authScopes: { 'rewards:read': true },
     description: 'An order by caller id or uuid; null when the upstream does not know it.',
     args: { ref: t.arg.string({ required: true }) },
     resolve: (_root, { ref }, ctx) => ctx.loaders.campaign.load(ref),
@@ -147,6 +148,7 @@ builder.queryFields((t) => ({
   campaigns: t.field({
     type: [CampaignRef],
     nullable: { list: false, items: true },
+    authScopes: { 'rewards:read': true },
     description: `Several orders at once, fetched concurrently; null entries for unknown refs. At most ${MAX_REFS}.`,
     args: { refs: t.arg.stringList({ required: true }) },
     resolve: async (_root, { refs }, ctx) => {
@@ -165,6 +167,7 @@ builder.queryFields((t) => ({
 builder.subscriptionField('campaignStatusChanged', (t) =>
   t.field({
     type: CampaignRef,
+    authScopes: { 'rewards:read': true },
     description:
       'The order (caller id or uuid) each time its status changes, e.g. AWAITING_FUNDS → CREATED. Completes ' +
       'once the order is created: no status follows that one.',

@@ -26,6 +26,7 @@ const CancelCampaignPayload = builder.objectRef<CancelCampaignPayloadShape>('Can
 builder.mutationField('cancelCampaign', (t) =>
   t.field({
     type: CancelCampaignPayload,
+    authScopes: { 'rewards:write': true },
     description: 'Cancels every unredeemed reward of an order and returns their funds. Safe to call again.',
     errors: { types: [NotFound, NotCancellable], directResult: true, union: { name: 'CancelCampaignResult' } },
     args: { ref: t.arg.string({ required: true, description: 'Caller id or uuid of the order.' }) },

@@ -104,6 +104,7 @@ const createErrors = [InputValidationError, UpstreamRejected, IdempotencyConflic
 builder.mutationFields((t) => ({
   createCampaign: t.field({
     type: CreateCampaignPayload,
+    authScopes: { 'rewards:write': true },
     description: 'Orders rewards delivered by email (default) or as short links.',
     errors: { types: createErrors, directResult: true, union: { name: 'CreateCampaignResult' } },
     args: { input: t.arg({ type: CreateCampaignInput, required: true, validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) } }) },
@@ -135,6 +136,7 @@ builder.mutationFields((t) => ({
   }),
   createDirectLinks: t.field({
     type: CreateCampaignPayload,
+    authScopes: { 'rewards:write': true },
     description: 'Orders rewards as direct links: one claimable URL per link, returned in `links`.',
     errors: { types: createErrors, directResult: true, union: { name: 'CreateDirectLinksResult' } },
     args: { input: t.arg({ type: CreateDirectLinksInput, required: true, validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) } }) },

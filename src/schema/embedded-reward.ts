@@ -36,6 +36,7 @@ const CreateEmbeddedRewardInput = builder.inputType('CreateEmbeddedRewardInput',
 builder.mutationField('createEmbeddedReward', (t) =>
   t.field({
     type: CreateEmbeddedRewardPayload,
+    authScopes: { 'rewards:write': true },
     errors: {
       types: [InputValidationError, UpstreamRejected, IdempotencyConflict],
       directResult: true,

@@ -30,6 +30,7 @@ builder.queryField('funds', (t) =>
   t.field({
     type: FundsRef,
     nullable: true,
+    authScopes: { 'funds:read': true },
     resolve: (_root, _args, ctx) => ctx.loaders.funds(),
   }),
 );
@@ -37,6 +38,7 @@ builder.queryField('funds', (t) =>
 builder.subscriptionField('fundsChanged', (t) =>
   t.field({
     type: FundsRef,
+    authScopes: { 'funds:read': true },
     description: 'The balances each time they change; with `currency` (e.g. USD), only when that one changes.',
     args: { currency: t.arg.string() },
     subscribe: (_root, { currency }, ctx) => ctx.live.fundsChanges(currency ? currency.toUpperCase() : null),

@@ -14,6 +14,7 @@ const GiftPayload = builder.objectRef<{ gift: Gift }>('GiftPayload').implement({
 builder.mutationFields((t) => ({
   resendGift: t.field({
     type: GiftPayload,
+    authScopes: { 'rewards:write': true },
     description:
       'Sends the reward email again (clears an undeliverable state). Not idempotent: every call sends an email, ' +
       'so the gateway never retries it on its own.',
@@ -27,6 +28,7 @@ builder.mutationFields((t) => ({
   }),
   cancelGift: t.field({
     type: GiftPayload,
+    authScopes: { 'rewards:write': true },
     description: 'Cancels an unredeemed reward and returns its funds. Cancelling a cancelled reward returns it unchanged.',
     errors: {
       types: [NotFound, NotCancellable, UpstreamRejected],

@@ -35,6 +35,7 @@ export const GiftStatusChangeRef = builder.objectRef<GiftChange>('GiftStatusChan
 builder.subscriptionField('giftStatusChanged', (t) =>
   t.field({
     type: GiftStatusChangeRef,
+    authScopes: { 'rewards:read': true },
     description:
       'Changes of the rewards of one order (caller id or uuid), or of the whole account when `campaign` is ' +
       'omitted. Completes once the order is created and every reward is final (redeemed, expired, cancelled). ' +

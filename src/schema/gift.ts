@@ -118,12 +118,14 @@ builder.queryFields((t) => ({
   gift: t.field({
     type: GiftRef,
     nullable: true,
+    authScopes: { 'rewards:read': true },
     args: { uuid: t.arg.id({ required: true }) },
     resolve: (_root, { uuid }, ctx) => ctx.loaders.gift.load(uuid),
   }),
   gifts: t.field({
     type: GiftConnection,
     nullable: true,
+    authScopes: { 'rewards:read': true },
     description: 'Rewards across the account, newest first unless sorted otherwise.',
     args: {
       filter: t.arg({ type: GiftFilter }),

@@ -14,6 +14,7 @@ builder.queryField('regions', (t) =>
   t.field({
     type: [RegionRef],
     nullable: true,
+    authScopes: { 'rewards:read': true },
     resolve: (_root, _args, ctx) => ctx.loaders.regions(),
   }),
 );

@@ -1,3 +1,5 @@
+import { createRateLimiter } from '../../src/security/rate-limit.js';
+import { createDoor } from '../../src/security/use-api-keys.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
@@ -231,7 +233,8 @@ describe('WebSocket credentials', () => {
       context: (initial) => ({ authorization: isWebSocketContext(initial) ? initial.authorization : null }),
     });
     server = createServer(yoga);
-    endpoint = attachWebSocket(server, yoga);
+    // An open door (no keys): this suite is about where credentials come from, not whether they are valid.
+    endpoint = attachWebSocket(server, yoga, createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 })));
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

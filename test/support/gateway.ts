@@ -1,6 +1,9 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { loadConfig } from '../../src/config.js';
+import { upstreamLogger } from '../../src/ops/log-scope.js';
+import { createLogger, logLevel, type LogDestination } from '../../src/ops/logger.js';
+import { createMetrics } from '../../src/ops/metrics.js';
 import { createGateway, type Gateway } from '../../src/server.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
@@ -31,24 +34,37 @@ export interface TestGateway {
 }
 
 /** Fast retries so fault tests finish quickly; everything else keeps the production defaults. */
-const TEST_ENV = {
+export const TEST_ENV = {
   NODE_ENV: 'test',
   UPSTREAM_RETRY_BASE_MS: '5',
   UPSTREAM_RETRY_MAX_DELAY_MS: '20',
   UPSTREAM_RETRY_BUDGET_MS: '3000',
   UPSTREAM_TIMEOUT_MS: '3000',
+  // Suites fire bursts of operations (fan-out, exactly-once); the rate-limit suite sets its own.
+  RATE_LIMIT_PER_SECOND: '100000',
+  RATE_LIMIT_BURST: '100000',
 };
 
 export async function startTestGateway(
-  options: { sandbox?: SandboxOptions; env?: Record<string, string>; token?: string } = {},
+  options: {
+    sandbox?: SandboxOptions;
+    env?: Record<string, string>;
+    token?: string;
+    /** Where log lines go (silent unless env sets LOG_LEVEL); the upstream token is a secret of the logger. */
+    logTo?: LogDestination;
+  } = {},
 ): Promise<TestGateway> {
   const sandbox = await startTestSandbox(options.sandbox);
   const config = loadConfig({ ...TEST_ENV, ...options.env });
-  const client = upstreamClientFromConfig(config, {
-    baseUrl: sandbox.sandbox.baseUrl,
-    token: options.token ?? sandbox.sandbox.token,
-  });
-  const gateway = createGateway({ config, client });
+  const token = options.token ?? sandbox.sandbox.token;
+  const logger = createLogger({ level: logLevel(config), secrets: new Set([token]), destination: options.logTo });
+  const metrics = createMetrics();
+  const client = upstreamClientFromConfig(
+    config,
+    { baseUrl: sandbox.sandbox.baseUrl, token },
+    { onCall: metrics.upstreamCall, logger: upstreamLogger(logger) },
+  );
+  const gateway = createGateway({ config, client, logger, metrics });
   const url = await gateway.start(0);
   let seen: Record<string, number> = {};
 

@@ -1,3 +1,4 @@
+import { TEST_ENV } from './gateway.js';
 import type { AddressInfo } from 'node:net';
 import { createClient, type Client, type ClientOptions } from 'graphql-ws';
 import WebSocket from 'ws';
@@ -14,13 +15,9 @@ import { startTestSandbox, type SandboxStats, type TestSandbox } from './sandbox
 
 /** Fast polls and fast upstream retries, so a suite takes a few seconds. */
 const LIVE_ENV = {
-  NODE_ENV: 'test',
+  ...TEST_ENV,
   POLL_INTERVAL_MS: '50',
   POLL_INTERVAL_FLOOR_MS: '10',
-  UPSTREAM_RETRY_BASE_MS: '5',
-  UPSTREAM_RETRY_MAX_DELAY_MS: '20',
-  UPSTREAM_RETRY_BUDGET_MS: '3000',
-  UPSTREAM_TIMEOUT_MS: '3000',
 };
 
 export interface LogLine {

@@ -1,0 +1,44 @@
+import type { ServerResponse } from 'node:http';
+import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { CallEvent } from '../upstream/types.js';
+import { liveMetrics } from './live-metrics.js';
+import { loaderMetrics } from './loader-metrics.js';
+import { upstreamMetrics } from './upstream-metrics.js';
+
+// One Prometheus registry per gateway instance (never prom-client's global one: tests run several gateways
+// in one process), holding the process defaults and every gateway series. The GraphQL operation series are
+// registered by useOperationMetrics on the same registry. Served as text on GET /metrics.
+
+export interface GatewayMetrics {
+  registry: Registry;
+  /** The upstream client's `onCall`. */
+  upstreamCall(event: CallEvent): void;
+  /** The loaders' `onBatch`. */
+  loaderBatch(loader: string, size: number): void;
+  /** Connects the live hub's counts and hooks; returns the disconnection. */
+  watchLive: ReturnType<typeof liveMetrics>;
+  /** Answers a scrape. */
+  respond(res: ServerResponse): Promise<void>;
+}
+
+export function createMetrics(): GatewayMetrics {
+  const registry = new Registry();
+  // process_* and nodejs_* series under their usual names, so stock Node.js dashboards work unchanged.
+  collectDefaultMetrics({ register: registry });
+  return {
+    registry,
+    upstreamCall: upstreamMetrics(registry),
+    loaderBatch: loaderMetrics(registry),
+    watchLive: liveMetrics(registry),
+    async respond(res) {
+      try {
+        const body = await registry.metrics();
+        res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
+        res.end(body);
+      } catch {
+        res.writeHead(500, { 'content-type': 'text/plain' });
+        res.end('metrics collection failed\n');
+      }
+    },
+  };
+}

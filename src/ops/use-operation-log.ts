@@ -1,0 +1,94 @@
+import type { ExecutionResult, GraphQLError } from 'graphql';
+import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import { withLogger } from './log-scope.js';
+import type { Logger } from './logger.js';
+import { describeOperation, errorCodes, outcomeOf } from './operation.js';
+
+// One info line per GraphQL operation, on the operation's own logger (so it carries the request id): name,
+// type, outcome, duration and the error codes its response carried. Documents refused by parsing or
+// validation get one line too, with the reasons. Query and mutation execution runs with the operation's logger
+// as the current one (log-scope.ts), so what the upstream client and error masking log during it carries the
+// request id as well.
+
+export interface OperationLogOptions {
+  /** For documents refused before the gateway context exists; bound to the request id then. */
+  logger: Logger;
+  /** Reasons listed for a refused document. Default 5. */
+  maxReasons?: number;
+}
+
+interface LogContext {
+  requestId?: string;
+  log?: Logger;
+}
+
+export function useOperationLog({ logger, maxReasons = 5 }: OperationLogOptions): Plugin<LogContext> {
+  const logOf = (context: LogContext) => context.log ?? logger.child({ requestId: context.requestId });
+  const refused = (context: LogContext, fields: object, reasons: readonly { message: string }[]) =>
+    logOf(context).info(
+      { ...fields, outcome: 'error', reasons: reasons.slice(0, maxReasons).map((e) => e.message) },
+      'operation refused',
+    );
+
+  return {
+    instrumentation: {
+      execute({ context }, wrapped) {
+        const { log } = context as LogContext;
+        return log ? withLogger(log, wrapped) : wrapped();
+      },
+    },
+    onParse({ context }) {
+      return ({ result }) => {
+        if (result instanceof Error) refused(context, { operationName: 'unknown', operationType: 'unknown' }, [result]);
+      };
+    },
+    onValidate({ context, params }) {
+      return ({ valid, result }) => {
+        if (valid) return;
+        const { name, type } = describeOperation(params.documentAST);
+        refused(context, { operationName: name, operationType: type }, result as readonly GraphQLError[]);
+      };
+    },
+    onExecute({ args }) {
+      const { name, type } = describeOperation(args.document, args.operationName);
+      const log = logOf(args.contextValue);
+      const started = performance.now();
+      const done = (result: ExecutionResult) =>
+        log.info(
+          {
+            operationName: name,
+            operationType: type,
+            outcome: outcomeOf(result),
+            durationMs: Math.round(performance.now() - started),
+            ...(result.errors?.length ? { errorCodes: errorCodes(result.errors) } : {}),
+          },
+          'operation completed',
+        );
+      return {
+        onExecuteDone({ result }) {
+          // @defer/@stream are not enabled, so execution answers one result.
+          if (!isAsyncIterable(result)) done(result);
+        },
+      };
+    },
+    onSubscribe({ args }) {
+      const { name, type } = describeOperation(args.document, args.operationName);
+      const log = logOf(args.contextValue);
+      const started = performance.now();
+      const fields = { operationName: name, operationType: type };
+      return {
+        onSubscribeResult({ result }) {
+          if (!isAsyncIterable(result)) {
+            log.info({ ...fields, outcome: outcomeOf(result), errorCodes: errorCodes(result.errors) }, 'subscription refused');
+            return;
+          }
+          log.info(fields, 'subscription started');
+          return { onEnd: () => log.info({ ...fields, durationMs: Math.round(performance.now() - started) }, 'subscription ended') };
+        },
+        onSubscribeError() {
+          log.info({ ...fields, outcome: 'error' }, 'subscription refused');
+        },
+      };
+    },
+  };
+}

@@ -1,0 +1,99 @@
+import {
+  getNamedType,
+  isCompositeType,
+  isListType,
+  isNonNullType,
+  Kind,
+  type DocumentNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type GraphQLCompositeType,
+  type GraphQLOutputType,
+  type GraphQLSchema,
+  type SelectionSetNode,
+  type ValueNode,
+} from 'graphql';
+import { DEFAULT_PAGE_SIZE } from '../schema/paging.js';
+
+// The cost of an operation in upstream terms: every field is 1, and whatever sits below a field that returns
+// many things is counted once per thing asked for — the page size (`first`, default page size when absent)
+// of connections, the length of list arguments such as `campaigns(refs:)`. `campaigns(refs: [10]) {
+// gifts(first: 20) { ... } }` therefore costs about 10 × 20 × the gift selection, which is what it makes
+// the upstream do. Computed with variable values, so a variable `first` cannot sneak past the limit.
+
+type Variables = Record<string, unknown> | null | undefined;
+
+function argumentValue(node: ValueNode, variables: Variables): unknown {
+  switch (node.kind) {
+    case Kind.VARIABLE:
+      return variables?.[node.name.value];
+    case Kind.INT:
+      return Number(node.value);
+    case Kind.LIST:
+      return node.values.map((v) => argumentValue(v, variables));
+    default:
+      return undefined;
+  }
+}
+
+function isConnection(type: GraphQLOutputType): boolean {
+  return getNamedType(type).name.endsWith('Connection');
+}
+
+/** How many times the selection below this field is resolved. */
+function multiplier(field: FieldNode, type: GraphQLOutputType, variables: Variables): number {
+  let factor = 1;
+  for (const arg of field.arguments ?? []) {
+    const value = argumentValue(arg.value, variables);
+    if (arg.name.value === 'first' && typeof value === 'number') factor = Math.max(factor, value);
+    if (Array.isArray(value)) factor = Math.max(factor, value.length);
+  }
+  if (factor === 1 && isConnection(type) && !field.arguments?.some((a) => a.name.value === 'first')) {
+    factor = DEFAULT_PAGE_SIZE;
+  }
+  const unwrapped = isNonNullType(type) ? type.ofType : type;
+  return factor === 1 && isListType(unwrapped) ? 1 : factor;
+}
+
+export function operationCost(
+  schema: GraphQLSchema,
+  document: DocumentNode,
+  operationName: string | null | undefined,
+  variables: Variables,
+): number {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const operation = document.definitions.find(
+    (def) => def.kind === Kind.OPERATION_DEFINITION && (!operationName || def.name?.value === operationName),
+  );
+  if (!operation || operation.kind !== Kind.OPERATION_DEFINITION) return 0;
+  const root = schema.getRootType(operation.operation);
+  if (!root) return 0;
+
+  const selectionCost = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, seen: Set<string>): number => {
+    let total = 0;
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value.startsWith('__')) continue;
+        const field = 'getFields' in parent ? parent.getFields()[selection.name.value] : undefined;
+        if (!field) continue;
+        const child = getNamedType(field.type);
+        const below = selection.selectionSet && isCompositeType(child) ? selectionCost(selection.selectionSet, child, seen) : 0;
+        total += 1 + below * multiplier(selection, field.type, variables);
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const typed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        if (typed && isCompositeType(typed)) total += selectionCost(selection.selectionSet, typed, seen);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        // A fragment spread inside itself is a validation error elsewhere; here it must not loop.
+        if (!fragment || seen.has(fragment.name.value)) continue;
+        const typed = schema.getType(fragment.typeCondition.name.value);
+        if (typed && isCompositeType(typed)) {
+          total += selectionCost(fragment.selectionSet, typed, new Set([...seen, fragment.name.value]));
+        }
+      }
+    }
+    return total;
+  };
+  return selectionCost(operation.selectionSet, root, new Set());
+}

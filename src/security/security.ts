@@ -1,0 +1,88 @@
+import type { IncomingMessage } from 'node:http';
+import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
+import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
+import type { Plugin } from 'graphql-yoga';
+import { introspectionEnabled, type Config } from '../config.js';
+import { createKeyring } from './api-keys.js';
+import { createRateLimiter } from './rate-limit.js';
+import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
+import { loadTrustedDocuments, useTrustedDocuments } from './trusted-documents.js';
+import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
+import { operationLimitPlugins } from './use-operation-limits.js';
+
+// Everything that decides who may reach the gateway and how much they may ask, assembled once from config.
+
+export interface Security {
+  door: Door;
+  /** The identity an Authorization value carries, for per-field scope checks (no rate accounting). */
+  callerFor(authorization: string | null | undefined): Caller;
+  /** Yoga plugins, to run before all others. */
+  plugins: Plugin[];
+  cors: { origin: string[]; methods: string[]; credentials: false } | false;
+  /** Where to listen: loopback whatever HOST says while the gateway is open to everyone. */
+  host: string;
+  /** Loud start-up warnings for the operator. */
+  warnings: string[];
+  /** A refusal for request bodies the gateway will not read, or null. */
+  checkBody(req: IncomingMessage): { status: 411 | 413; message: string } | null;
+}
+
+const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+/** The caller a request gets when its key is unknown; the door refuses it first, this is defence in depth. */
+const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
+
+export function createSecurity(config: Config): Security {
+  const keys = config.GATEWAY_API_KEYS ?? [];
+  const keyring = keys.length ? createKeyring(keys) : null;
+  const door = createDoor(keyring, createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }));
+  const warnings: string[] = [];
+
+  let host = config.HOST;
+  if (!keyring) {
+    warnings.push(
+      'NO GATEWAY API KEYS CONFIGURED: every caller has every scope, including spending money. ' +
+        'The gateway listens on loopback only. Set GATEWAY_API_KEYS before exposing it.',
+    );
+    if (!LOOPBACK.has(host)) {
+      warnings.push(`HOST=${host} ignored without API keys: listening on 127.0.0.1.`);
+      host = '127.0.0.1';
+    }
+  }
+
+  const introspection = introspectionEnabled(config);
+  const plugins: Plugin[] = [
+    useApiKeys(door),
+    // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
+    // CSRF header does.
+    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
+    ...operationLimitPlugins({
+      maxDepth: config.MAX_DEPTH,
+      maxAliases: config.MAX_ALIASES,
+      maxTokens: config.MAX_TOKENS,
+      maxCost: config.MAX_COST,
+      blockSuggestions: !introspection,
+    }),
+  ];
+  if (!introspection) plugins.push(useDisableIntrospection());
+  if (config.TRUSTED_DOCUMENTS) plugins.push(useTrustedDocuments(loadTrustedDocuments(config.TRUSTED_DOCUMENTS)));
+
+  return {
+    door,
+    callerFor: (authorization) => (keyring ? (keyring.identify(authorization) ?? NOBODY) : DEVELOPMENT_CALLER),
+    plugins,
+    cors: config.CORS_ORIGINS?.length ? { origin: config.CORS_ORIGINS, methods: ['GET', 'POST'], credentials: false } : false,
+    host,
+    warnings,
+    checkBody(req) {
+      if (req.method !== 'POST') return null;
+      const length = req.headers['content-length'];
+      if (length === undefined) {
+        return { status: 411, message: 'POST bodies need a Content-Length header.' };
+      }
+      if (Number(length) > config.MAX_BODY_BYTES) {
+        return { status: 413, message: `Request body too large: at most ${config.MAX_BODY_BYTES} bytes.` };
+      }
+      return null;
+    },
+  };
+}

@@ -1,0 +1,46 @@
+import { readFileSync } from 'node:fs';
+import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
+import type { Plugin } from 'graphql-yoga';
+import { z } from 'zod';
+
+// Trusted documents: with TRUSTED_DOCUMENTS pointing at a manifest (hash → document, as `npm run codegen`
+// writes for operations/), the gateway runs only those operations, by hash. Mobile apps ship the hashes;
+// an attacker holding a stolen key still cannot run a query nobody reviewed.
+
+const manifestSchema = z.record(z.string().min(1), z.string().min(1));
+
+export type TrustedDocuments = ReadonlyMap<string, string>;
+
+/** Reads the manifest; ids resolve with or without their "sha256:" prefix. */
+export function loadTrustedDocuments(path: string): TrustedDocuments {
+  const parsed = manifestSchema.safeParse(JSON.parse(readFileSync(path, 'utf8')));
+  if (!parsed.success) throw new Error(`TRUSTED_DOCUMENTS ${path} is not a hash → document manifest`);
+  const documents = new Map<string, string>();
+  for (const [id, document] of Object.entries(parsed.data)) {
+    documents.set(id, document);
+    documents.set(id.replace(/^sha256:/, ''), document);
+  }
+  return documents;
+}
+
+export function useTrustedDocuments(documents: TrustedDocuments): Plugin {
+  return usePersistedOperations({
+    allowArbitraryOperations: false,
+    // `documentId` is the GraphQL-over-HTTP trusted documents field; `extensions.persistedQuery` the older
+    // Apollo form some clients still send.
+    extractPersistedOperationId: (params) => {
+      const extensions = params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | undefined;
+      const id = (params as { documentId?: unknown }).documentId ?? extensions?.persistedQuery?.sha256Hash;
+      return typeof id === 'string' ? id : null;
+    },
+    getPersistedOperation: (id) => documents.get(id) ?? null,
+    customErrors: {
+      notFound: { message: 'Unknown trusted document id.', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+      persistedQueryOnly: {
+        message: 'This gateway runs trusted documents only: send a documentId from the published manifest.',
+        extensions: { code: 'PERSISTED_QUERY_ONLY' },
+      },
+      keyNotFound: { message: 'Send a documentId from the published manifest.', extensions: { code: 'PERSISTED_QUERY_ONLY' } },
+    },
+  });
+}

@@ -1,0 +1,202 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { loadConfig } from '../../src/config.js';
+import { upstreamLogger } from '../../src/ops/log-scope.js';
+import { createLogger } from '../../src/ops/logger.js';
+import { createGateway } from '../../src/server.js';
+import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestSandbox } from '../support/sandbox.js';
+
+// Log lines as an operator gets them: JSON, one per line, with the request id of the operation on each of
+// them, and never a credential, whatever fails.
+
+interface LogLine {
+  level: string;
+  msg: string;
+  requestId?: string;
+  [field: string]: unknown;
+}
+
+function collector() {
+  const raw: string[] = [];
+  return {
+    raw,
+    logTo: { write: (line: string) => void raw.push(line) },
+    lines: () => raw.map((line) => JSON.parse(line) as LogLine),
+    clear: () => void raw.splice(0),
+  };
+}
+
+const API_KEY = `gwk_live_${randomBytes(12).toString('hex')}`;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+
+describe('log redaction', () => {
+  it('never writes the upstream token or a client key, through auth failures, 5xx, resets and 429s', async () => {
+    const wrongToken = `wrong-${randomBytes(16).toString('hex')}`;
+    const logs = collector();
+    const wrong = await startTestGateway({ token: wrongToken, env: { LOG_LEVEL: 'trace' }, logTo: logs.logTo });
+    const right = await startTestGateway({ env: { LOG_LEVEL: 'trace', UPSTREAM_RETRY_ATTEMPTS: '2' }, logTo: logs.logTo });
+    const asClient = { authorization: `Bearer ${API_KEY}`, 'x-api-key': API_KEY };
+    try {
+      const denied = await wrong.gql('{ viewer { username } }', {}, asClient);
+      expect(denied.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAUTHORIZED');
+
+      await right.sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1 });
+      await right.sandbox.control.fault({ route: 'GET /regions', reset: true, rate: 1 });
+      await right.sandbox.control.fault({ route: 'GET /ping', status: 429, rate: 1 });
+      const failed = await right.gql('{ viewer { username } funds { balances { currency } } regions { id } }', {}, asClient);
+      expect(failed.body.errors?.map((e) => e.extensions?.code).sort()).toEqual(['RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE']);
+
+      const output = logs.raw.join('');
+      // The failures were logged in detail (so there was something to leak) ...
+      expect(logs.lines().filter((l) => l.msg === 'upstream attempt failed').length).toBeGreaterThanOrEqual(7);
+      expect(logs.lines().filter((l) => l.msg === 'operation completed')).toHaveLength(2);
+      // ... and none of the secrets made it out.
+      for (const secret of [wrongToken, wrong.sandbox.sandbox.token, right.sandbox.sandbox.token, API_KEY]) {
+        expect(output).not.toContain(secret);
+      }
+      // Expected failures are not errors of the gateway.
+      expect(logs.lines().filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
+    } finally {
+      await wrong.close();
+      await right.close();
+    }
+  });
+
+  it('blanks credential fields and scrubs a secret string from messages and stacks', () => {
+    const logs = collector();
+    const token = `tok-${randomBytes(12).toString('hex')}`;
+    const log = createLogger({ level: 'info', secrets: new Set([token]), destination: logs.logTo });
+    log.info(
+      { headers: { authorization: `Bearer ${API_KEY}`, cookie: 'session=abc' }, token, config: { apiKey: API_KEY } },
+      `calling with ${token}`,
+    );
+    log.error({ err: new Error(`upstream said no to ${token} and Bearer ${API_KEY}`) }, 'failed');
+
+    const output = logs.raw.join('');
+    expect(output).not.toContain(token);
+    expect(output).not.toContain(API_KEY);
+    expect(output).not.toContain('session=abc');
+    const [first, second] = logs.lines();
+    expect(first).toMatchObject({
+      level: 'info',
+      service: 'reward-gateway',
+      msg: 'calling with [redacted]',
+      token: '[redacted]',
+      headers: { authorization: '[redacted]', cookie: '[redacted]' },
+      config: { apiKey: '[redacted]' },
+    });
+    expect(second).toMatchObject({ level: 'error', err: { message: 'upstream said no to [redacted] and Bearer [redacted]' } });
+    expect((second!.err as { stack: string }).stack).toContain('logging.test.ts');
+  });
+});
+
+describe('request ids', () => {
+  let gw: TestGateway;
+  const logs = collector();
+
+  beforeAll(async () => {
+    gw = await startTestGateway({ env: { LOG_LEVEL: 'debug' }, logTo: logs.logTo });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  async function run(headers: Record<string, string>) {
+    logs.clear();
+    const res = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...headers },
+      body: JSON.stringify({ query: 'query Both { viewer { username } funds { balances { currency } } }' }),
+    });
+    expect((await res.json()).errors).toBeUndefined();
+    return { requestId: res.headers.get('x-request-id'), lines: logs.lines() };
+  }
+
+  it('keeps a well-formed incoming x-request-id, echoes it and writes it on every line of the operation', async () => {
+    const { requestId, lines } = await run({ 'x-request-id': 'checkout-7f3a:retry.2' });
+    expect(requestId).toBe('checkout-7f3a:retry.2');
+    // The upstream client's lines (it has no GraphQL context) carry the id as well as the operation's own line.
+    expect(lines.map((l) => l.msg).sort()).toEqual(['operation completed', 'upstream attempt', 'upstream attempt']);
+    expect(lines.every((l) => l.requestId === 'checkout-7f3a:retry.2')).toBe(true);
+    expect(lines.find((l) => l.msg === 'operation completed')).toMatchObject({
+      operationName: 'Both',
+      operationType: 'query',
+      outcome: 'ok',
+      durationMs: expect.any(Number),
+    });
+  });
+
+  it('replaces a malformed or missing id with a fresh UUID per operation', async () => {
+    const malformed = await run({ 'x-request-id': 'no spaces allowed' });
+    const missing = await run({});
+    for (const { requestId, lines } of [malformed, missing]) {
+      expect(requestId).toMatch(UUID);
+      expect(lines.length).toBeGreaterThanOrEqual(3);
+      expect(lines.every((l) => l.requestId === requestId)).toBe(true);
+    }
+    expect(malformed.requestId).not.toBe(missing.requestId);
+  });
+
+  it('logs a refused document once, with its reasons and the request id', async () => {
+    logs.clear();
+    const res = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'refused-1' },
+      body: JSON.stringify({ query: 'query Typo { viewr { username } }' }),
+    });
+    expect(res.headers.get('x-request-id')).toBe('refused-1');
+    expect(logs.lines()).toEqual([
+      expect.objectContaining({
+        level: 'info',
+        msg: 'operation refused',
+        requestId: 'refused-1',
+        operationName: 'Typo',
+        reasons: [expect.stringContaining('viewr')],
+      }),
+    ]);
+  });
+});
+
+describe('unexpected errors', () => {
+  it('are masked for the client and logged at error level with the stack and the request id', async () => {
+    const sandbox = await startTestSandbox();
+    const logs = collector();
+    const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info' });
+    const { token } = sandbox.sandbox;
+    const logger = createLogger({ level: 'info', secrets: new Set([token]), destination: logs.logTo });
+    const real = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { logger: upstreamLogger(logger) });
+    // Nothing the sandbox can do makes our own code throw, so one client method is replaced by a bug.
+    const client = { ...real, getFunds: async () => Promise.reject(new TypeError(`cannot read balances (token ${token})`)) };
+    const gateway = createGateway({ config, client, logger });
+    try {
+      const res = await gateway.yoga.fetch('http://gateway/graphql', {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', 'x-request-id': 'bug-1' },
+        body: JSON.stringify({ query: '{ viewer { username } funds { balances { currency } } }' }),
+      });
+      const text = await res.text();
+      expect(JSON.parse(text)).toMatchObject({
+        data: { viewer: { username: expect.any(String) }, funds: null },
+        errors: [{ message: 'Unexpected error.', path: ['funds'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }],
+      });
+      expect(text).not.toContain('cannot read balances');
+
+      const errors = logs.lines().filter((l) => l.level === 'error');
+      expect(errors).toEqual([
+        expect.objectContaining({
+          msg: 'unexpected error (masked for the client)',
+          requestId: 'bug-1',
+          path: 'funds',
+          err: expect.objectContaining({ type: 'TypeError', message: 'cannot read balances (token [redacted])', stack: expect.stringContaining('TypeError') }),
+        }),
+      ]);
+      expect(logs.raw.join('')).not.toContain(token);
+    } finally {
+      await gateway.stop(1_000);
+      await real.close();
+      await sandbox.close();
+    }
+  });
+});

@@ -1,0 +1,136 @@
+import { spawn } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
+import { describe, expect, it } from 'vitest';
+
+// `npm start` as a process: it comes up on the embedded sandbox with nothing configured, serves, writes only
+// JSON lines on stdout, and leaves cleanly on SIGTERM (exit 0) or at once on a second signal (exit 1).
+// PORT=0 and SANDBOX_PORT=0 keep parallel runs apart; the bound URL is read from the "gateway listening" line.
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+interface LogLine {
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+function runMain(env: Record<string, string> = {}) {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      LOG_LEVEL: 'info',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      // Unset (empty means unset): the embedded sandbox is what is under test.
+      REWARD_API_URL: '',
+      REWARD_API_TOKEN: '',
+      ...env,
+    },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  const waits: { test: (line: LogLine) => boolean; resolve: (line: LogLine) => void }[] = [];
+  const lines = () =>
+    stdout
+      .split('\n')
+      .filter(Boolean)
+      .map((l) => JSON.parse(l) as LogLine);
+  child.stdout.on('data', (d) => {
+    stdout += d;
+    for (const wait of [...waits]) {
+      const found = lines().find(wait.test);
+      if (found) {
+        waits.splice(waits.indexOf(wait), 1);
+        wait.resolve(found);
+      }
+    }
+  });
+  child.stderr.on('data', (d) => (stderr += d));
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+
+  return {
+    child,
+    exited,
+    lines,
+    stderr: () => stderr,
+    /** The first log line with this message, once written; fails if the process exits first. */
+    line(msg: string): Promise<LogLine> {
+      return new Promise((resolve, reject) => {
+        const found = stdout ? lines().find((l) => l.msg === msg) : undefined;
+        if (found) return resolve(found);
+        waits.push({ test: (l) => l.msg === msg, resolve });
+        void exited.then(() => reject(new Error(`exited before "${msg}": ${stdout}\n${stderr}`)));
+      });
+    },
+  };
+}
+
+async function gql(url: string, query: string) {
+  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ query }) });
+  return (await res.json()) as { data?: any; errors?: unknown[] };
+}
+
+describe.concurrent('npm start (src/main.ts)', () => {
+  it('serves on the embedded sandbox and exits 0 on SIGTERM with a clean log', async () => {
+    const run = runMain();
+    try {
+      const { url } = (await run.line('gateway listening')) as LogLine & { url: string };
+      expect(await gql(url, '{ viewer { username } funds { balances { currency } } }')).toMatchObject({
+        data: { viewer: { username: expect.any(String) }, funds: { balances: expect.any(Array) } },
+      });
+      expect(await (await fetch(`${url}/metrics`)).text()).toContain(
+        'reward_gateway_graphql_operations_total{operation_name="anonymous",operation_type="query",outcome="ok"} 1',
+      );
+
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      const lines = run.lines();
+      const story = [
+        'no REWARD_API_URL set: using the embedded sandbox',
+        'gateway listening',
+        'operation completed',
+        'shutting down: draining, then waiting for in-flight operations',
+        'stopped',
+      ];
+      expect(lines.map((l) => l.msg).filter((msg) => story.includes(msg))).toEqual(story);
+      expect(lines.find((l) => l.msg.startsWith('shutting down'))).toMatchObject({ signal: 'SIGTERM', deadlineMs: 10_000 });
+      expect(lines.at(-1)?.msg).toBe('stopped');
+      expect(lines.filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
+      // The newcomer's welcome is on stderr, and nothing else is.
+      expect(run.stderr()).toContain(`reward-gateway is listening on ${url}/graphql`);
+      expect(run.stderr()).not.toMatch(/error/i);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('exits at once with 1 on a second signal while an operation is still in flight', async () => {
+    const run = runMain();
+    try {
+      const { controlUrl } = (await run.line('no REWARD_API_URL set: using the embedded sandbox')) as LogLine & { controlUrl: string };
+      const { url } = (await run.line('gateway listening')) as LogLine & { url: string };
+      const control = (path: string, body?: unknown) =>
+        fetch(`${controlUrl}${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        }).then((r) => r.json() as Promise<any>);
+      await control('faults', { route: 'GET /funds', latency_ms: 30_000, rate: 1 });
+      const slow = gql(url, '{ funds { balances { currency } } }').catch((error: unknown) => error);
+      while (!(await control('stats')).requests['GET /funds']);
+
+      run.child.kill('SIGTERM');
+      await run.line('shutting down: draining, then waiting for in-flight operations');
+      run.child.kill('SIGINT');
+      expect(await run.exited).toBe(1);
+      expect(run.lines().at(-1)).toMatchObject({ level: 'warn', msg: 'second signal: exiting now without waiting for in-flight operations', signal: 'SIGINT' });
+      expect(await slow).toBeInstanceOf(Error);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+});

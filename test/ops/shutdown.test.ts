@@ -1,0 +1,139 @@
+import { connect } from 'node:net';
+import { afterEach, describe, expect, it, vi } from 'vitest';
+import WebSocket from 'ws';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// Gateway.stop with work under way: in-flight operations finish, new connections are refused, /ready says
+// 503 while draining, WebSockets close with 1001 (Going Away) and pollers stop. Time is never measured: slow
+// answers come from sandbox latency faults and every wait is on an event or on the sandbox's counters.
+
+let gw: TestGateway | null = null;
+let stopped = false;
+
+async function start(env: Record<string, string> = {}): Promise<TestGateway> {
+  gw = await startTestGateway({ env });
+  stopped = false;
+  return gw;
+}
+
+afterEach(async () => {
+  if (!gw) return;
+  // The harness's close() stops the gateway; once a test has done that, only the client and sandbox remain.
+  if (stopped) {
+    await gw.client.close();
+    await gw.sandbox.close();
+  } else {
+    await gw.close();
+  }
+  gw = null;
+});
+
+function stop(t: TestGateway, deadlineMs: number): Promise<void> {
+  stopped = true;
+  return t.gateway.stop(deadlineMs);
+}
+
+/** Resolves once the sandbox has received `count` requests on `route` (the operation is now in flight). */
+async function upstreamReached(t: TestGateway, route: string, count = 1): Promise<void> {
+  await vi.waitFor(async () => expect((await t.sandbox.control.stats()).requests[route]).toBe(count), { timeout: 5_000, interval: 5 });
+}
+
+/** Whether a new TCP connection to the gateway is accepted. */
+function accepts(url: string): Promise<boolean> {
+  const { hostname, port } = new URL(url);
+  return new Promise((resolve) => {
+    const socket = connect(Number(port), hostname);
+    socket.once('connect', () => {
+      socket.destroy();
+      resolve(true);
+    });
+    socket.once('error', () => resolve(false));
+  });
+}
+
+function slowQuery(t: TestGateway) {
+  return fetch(`${t.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    body: JSON.stringify({ query: 'query Slow { funds { balances { currency availableInCents } } }' }),
+  });
+}
+
+describe('graceful stop', () => {
+  it('lets an operation in flight finish with its data while refusing new connections', async () => {
+    const t = await start();
+    await t.sandbox.control.fault({ route: 'GET /funds', latency_ms: 1_000, rate: 1, count: 1 });
+    let answered = false;
+    const slow = slowQuery(t).then((res) => {
+      answered = true;
+      return res;
+    });
+    await upstreamReached(t, 'GET /funds');
+
+    const stopping = stop(t, 10_000);
+    expect(answered).toBe(false);
+    expect(await accepts(t.url)).toBe(false);
+
+    const res = await slow;
+    expect(res.status).toBe(200);
+    // The client is told not to reuse the connection, so the stop need not wait for a keep-alive timeout.
+    expect(res.headers.get('connection')).toBe('close');
+    const body = (await res.json()) as { data?: { funds: { balances: unknown[] } }; errors?: unknown };
+    expect(body.errors).toBeUndefined();
+    expect(body.data?.funds.balances.length).toBeGreaterThan(0);
+    await stopping;
+  });
+
+  it('cuts what is still running at the deadline', async () => {
+    const t = await start();
+    await t.sandbox.control.fault({ route: 'GET /funds', latency_ms: 10_000, rate: 1, count: 1 });
+    const slow = slowQuery(t);
+    await upstreamReached(t, 'GET /funds');
+    await stop(t, 50);
+    await expect(slow).rejects.toThrow();
+  });
+
+  it('answers /ready with 503 while draining, still serving, and closes each connection after its answer', async () => {
+    const t = await start({ READY_CACHE_MS: '0' });
+    expect((await fetch(`${t.url}/ready`)).status).toBe(200);
+    t.gateway.drain();
+
+    const ready = await fetch(`${t.url}/ready`);
+    expect(ready.status).toBe(503);
+    expect(await ready.json()).toEqual({ status: 'draining' });
+    expect(ready.headers.get('connection')).toBe('close');
+
+    const res = await fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ viewer { username } }' }),
+    });
+    expect(res.headers.get('connection')).toBe('close');
+    expect(((await res.json()) as { data: unknown }).data).toEqual({ viewer: { username: expect.any(String) } });
+    await stop(t, 1_000);
+  });
+
+  it('closes WebSockets with 1001 and stops the pollers of their subscriptions', async () => {
+    const t = await start({ POLL_INTERVAL_FLOOR_MS: '10', POLL_INTERVAL_MS: '50' });
+    const polled = new Promise<void>((resolve) => t.gateway.live.listen({ onPoll: () => resolve() }));
+    const socket = new WebSocket(`${t.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    const closed = new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
+    const acked = new Promise<void>((resolve) =>
+      socket.on('message', (data) => {
+        if (JSON.parse(String(data)).type === 'connection_ack') resolve();
+      }),
+    );
+    await new Promise((resolve) => socket.once('open', resolve));
+    socket.send(JSON.stringify({ type: 'connection_init' }));
+    await acked;
+    socket.send(
+      JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { fundsChanged { balances { currency } } }' } }),
+    );
+    await polled;
+    expect(t.gateway.live.stats()).toEqual({ pollers: 1, subscribers: 1 });
+
+    await stop(t, 1_000);
+    expect(await closed).toBe(1001);
+    expect(t.gateway.live.stats()).toEqual({ pollers: 0, subscribers: 0 });
+  });
+});

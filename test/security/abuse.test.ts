@@ -1,0 +1,57 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// Hostile or broken requests: each gets a clear 4xx or GraphQL error, no upstream call is made, and the
+// process keeps serving.
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ env: { MAX_DEPTH: '8', MAX_ALIASES: '5', MAX_TOKENS: '400', MAX_COST: '2000', MAX_BODY_BYTES: '4096' } });
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+async function post(body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) {
+  const res = await fetch(`${gw.url}/graphql`, { method: 'POST', headers, body });
+  return { status: res.status, text: await res.text() };
+}
+
+const deep = `{ campaign(ref: "x") { gifts { edges { node { campaign { gifts { edges { node { campaign { gifts { edges { node { uuid } } } } } } } } } } } } }`;
+
+describe('rejected before any upstream call', () => {
+  const cases: [string, () => Promise<{ status: number; text: string }>, RegExp][] = [
+    ['malformed JSON', () => post('{"query": "{ viewer { username } }"'), /json|parse/i],
+    ['a body that is not an object', () => post('[1, 2, 3]'), /./],
+    ['an unsupported content type', () => post('query=%7Bviewer%7D', { 'content-type': 'application/x-www-form-urlencoded' }), /./],
+    ['an oversized body', () => post(JSON.stringify({ query: `{ viewer { username } } #${'x'.repeat(5000)}` })), /too large|exceeds/i],
+    ['a batch (batching is off)', () => post(JSON.stringify([{ query: '{ viewer { username } }' }, { query: '{ regions { id } }' }])), /./],
+    ['a query too deep', () => post(JSON.stringify({ query: deep })), /depth/i],
+    ['an alias bomb', () => post(JSON.stringify({ query: `{ ${Array.from({ length: 10 }, (_, i) => `a${i}: regions { id }`).join(' ')} }` })), /alias/i],
+    ['a token bomb', () => post(JSON.stringify({ query: `{ regions { ${'id '.repeat(500)} } }` })), /token/i],
+    ['a cost bomb through variables', () => post(JSON.stringify({ query: 'query($n: Int) { gifts(first: $n) { edges { node { campaign { gifts(first: $n) { edges { node { uuid } } } } } } } }', variables: { n: 100 } })), /cost/i],
+    ['invalid variables', () => post(JSON.stringify({ query: 'query($ref: String!) { campaign(ref: $ref) { id } }', variables: { ref: 42 } })), /ref/],
+    ['an unknown operation name', () => post(JSON.stringify({ query: 'query A { regions { id } }', operationName: 'B' })), /operation/i],
+    ['an unknown field', () => post(JSON.stringify({ query: '{ nope }' })), /nope/],
+  ];
+
+  it.each(cases)('%s', async (_name, send, message) => {
+    await gw.upstreamDelta();
+    const res = await send();
+    // A clear refusal: an HTTP 4xx, or (for the parts of GraphQL that answer 200 to application/json
+    // clients) a response with errors and no data.
+    if (res.status === 200) {
+      const body = JSON.parse(res.text);
+      expect(body.errors?.length, res.text).toBeGreaterThan(0);
+      expect(body.data ?? null, res.text).toBeNull();
+    } else {
+      expect(res.status, res.text).toBeGreaterThanOrEqual(400);
+      expect(res.status, res.text).toBeLessThan(500);
+    }
+    expect(res.text).toMatch(message);
+    expect(await gw.upstreamDelta()).toEqual({});
+    const health = await fetch(`${gw.url}/health`);
+    expect(health.status).toBe(200);
+  });
+});

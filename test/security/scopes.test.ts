@@ -1,0 +1,91 @@
+import { getNamedType } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { schema } from '../../src/schema/index.js';
+import { uniqueId } from '../support/fixtures.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bearer, KEYS, KEYS_ENV } from './keys.js';
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ env: KEYS_ENV });
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+const CREATE = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename } }`;
+const createInput = () => ({
+  id: uniqueId('scoped'),
+  priceInCents: 1000,
+  reward: { brand: 'sbxcoffeeus' },
+  contacts: [{ email: 'someone@example.com' }],
+  subject: 's',
+  message: 'm',
+});
+const ADD_FUNDS = `mutation($input: AddFundsInput!) { addFunds(input: $input) { __typename } }`;
+const fundsInput = () => ({ id: uniqueId('fund'), currency: 'USD', amountInCents: 25_000 });
+
+describe('who may call at all', () => {
+  it.each([
+    ['no Authorization header', {}],
+    ['an unknown key', { authorization: 'Bearer not-a-configured-key-000000000' }],
+    ['a key without the Bearer prefix', { authorization: KEYS.reader.key }],
+  ])('%s is a 401 UNAUTHENTICATED and reaches nothing upstream', async (_name, headers) => {
+    await gw.upstreamDelta();
+    const res = await gw.gql('{ viewer { username } }', {}, headers);
+    expect(res.status).toBe(401);
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+});
+
+describe('what each key may do (FORBIDDEN on the field only)', () => {
+  it('rewards:read reads rewards but not funds, and cannot create', async () => {
+    const res = await gw.gql('{ regions { name } funds { balances { currency } } }', {}, bearer(KEYS.reader));
+    expect(res.body.data?.regions?.length).toBeGreaterThan(0);
+    expect(res.body.data?.funds).toBeNull();
+    expect(res.body.errors).toHaveLength(1);
+    expect(res.body.errors![0]).toMatchObject({ path: ['funds'], extensions: { code: 'FORBIDDEN' } });
+
+    await gw.upstreamDelta();
+    const create = await gw.gql(CREATE, { input: createInput() }, bearer(KEYS.reader));
+    expect(create.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await gw.upstreamDelta())['POST /campaign'] ?? 0).toBe(0);
+  });
+
+  it('rewards:write creates, but does not top up', async () => {
+    const create = await gw.gql(CREATE, { input: createInput() }, bearer(KEYS.writer));
+    expect(create.body.data?.createCampaign?.__typename).toBe('CreateCampaignPayload');
+    const add = await gw.gql(ADD_FUNDS, { input: fundsInput() }, bearer(KEYS.writer));
+    expect(add.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('a forbidden mutation with invalid input is still FORBIDDEN: authorization comes before validation', async () => {
+    const res = await gw.gql(CREATE, { input: { ...createInput(), priceInCents: -1 } }, bearer(KEYS.reader));
+    expect(res.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('funds:read reads funds only; funds:write tops up', async () => {
+    const read = await gw.gql('{ funds { balances { currency } } brands { totalCount } }', {}, bearer(KEYS.fundsReader));
+    expect(read.body.data?.funds?.balances.length).toBeGreaterThan(0);
+    expect(read.body.errors?.map((e) => [e.path?.[0], e.extensions?.code])).toEqual([['brands', 'FORBIDDEN']]);
+    const add = await gw.gql(ADD_FUNDS, { input: fundsInput() }, bearer(KEYS.treasurer));
+    expect(add.body.data?.addFunds?.__typename).toBe('AddFundsPayload');
+  });
+});
+
+describe('the schema', () => {
+  it('declares required scopes on every root field, so none is open by omission', () => {
+    const roots = [schema.getQueryType(), schema.getMutationType(), schema.getSubscriptionType()];
+    const open: string[] = [];
+    for (const root of roots) {
+      for (const field of Object.values(root?.getFields() ?? {})) {
+        const config = field.extensions as { pothosOptions?: { authScopes?: unknown } };
+        if (!config.pothosOptions?.authScopes) open.push(`${root!.name}.${field.name}`);
+      }
+    }
+    expect(open).toEqual([]);
+    expect(getNamedType(schema.getQueryType()!.getFields().node!.type).name).toBe('Node');
+  });
+});
