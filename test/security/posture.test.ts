@@ -1,0 +1,83 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+import { createSecurity } from '../../src/security/security.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bearer, KEYS, KEYS_ENV } from './keys.js';
+
+// How the gateway starts: refusals in production, and the open development mode that stays on loopback.
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('production start-up refusals', () => {
+  it('refuses to start without API keys or an upstream, and says why', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' });
+    expect(problems.join('\n')).toMatch(/GATEWAY_API_KEYS is required in production/);
+    expect(problems.join('\n')).toMatch(/REWARD_API_URL is required in production/);
+  });
+
+  it('refuses an upstream URL without a token', () => {
+    expect(problemsOf({ NODE_ENV: 'production', REWARD_API_URL: 'https://api.example.com/papi/v1', ...KEYS_ENV }).join('\n')).toMatch(
+      /REWARD_API_TOKEN is required/,
+    );
+  });
+
+  it('refuses malformed keys without echoing them', () => {
+    const problems = problemsOf({ GATEWAY_API_KEYS: JSON.stringify([{ name: 'x', key: 'short-secret', scopes: ['rewards:read'] }]) });
+    expect(problems.join('\n')).toMatch(/at least 24 characters/);
+    expect(problems.join('\n')).not.toContain('short-secret');
+    expect(problemsOf({ GATEWAY_API_KEYS: '{not json' }).join('\n')).toMatch(/GATEWAY_API_KEYS is not valid JSON/);
+    expect(problemsOf({ GATEWAY_API_KEYS: JSON.stringify([{ name: 'x', key: 'k'.repeat(30), scopes: ['admin'] }]) }).join('\n')).toMatch(/scopes/);
+  });
+
+  it('starts in production with keys, an upstream and its token', () => {
+    expect(problemsOf({ NODE_ENV: 'production', REWARD_API_URL: 'https://api.example.com/papi/v1', REWARD_API_TOKEN: 't', ...KEYS_ENV })).toEqual([]);
+  });
+});
+
+describe('development without keys', () => {
+  it('grants every scope, binds to loopback whatever HOST says, and warns loudly', () => {
+    const security = createSecurity(loadConfig({ HOST: '0.0.0.0' }));
+    expect(security.host).toBe('127.0.0.1');
+    expect(security.warnings.join(' ')).toMatch(/NO GATEWAY API KEYS/);
+    expect([...security.callerFor(null).scopes].sort()).toEqual(['funds:read', 'funds:write', 'rewards:read', 'rewards:write']);
+  });
+
+  it('with keys, HOST is honoured and no warning is given', () => {
+    const security = createSecurity(loadConfig({ HOST: '0.0.0.0', ...KEYS_ENV }));
+    expect(security.host).toBe('0.0.0.0');
+    expect(security.warnings).toEqual([]);
+  });
+});
+
+describe('introspection and suggestions in production', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    // Production mode needs an upstream: the test harness points the client at its sandbox itself.
+    gw = await startTestGateway({ env: { NODE_ENV: 'production', REWARD_API_URL: 'http://127.0.0.1:9/papi/v1', REWARD_API_TOKEN: 'unused', ...KEYS_ENV } });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('refuses introspection and does not suggest field names', async () => {
+    const intro = await gw.gql('{ __schema { types { name } } }', {}, bearer(KEYS.reader));
+    expect(intro.body.errors?.[0]?.message).toMatch(/introspection/i);
+    const typo = await gw.gql('{ regionz { id } }', {}, bearer(KEYS.reader));
+    expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
+    const ok = await gw.gql('{ regions { id } }', {}, bearer(KEYS.reader));
+    expect(ok.body.data.regions.length).toBeGreaterThan(0);
+  });
+
+  it('does not serve GraphiQL', async () => {
+    const res = await fetch(`${gw.url}/graphql`, { headers: { accept: 'text/html' } });
+    expect(await res.text()).not.toContain('reward-gateway');
+  });
+});

@@ -1,0 +1,44 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createRateLimiter } from '../../src/security/rate-limit.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bearer, KEYS, KEYS_ENV } from './keys.js';
+
+describe('token bucket', () => {
+  it('allows a burst, then refills at the rate, with a retry hint in between', () => {
+    let now = 0;
+    const limiter = createRateLimiter({ perSecond: 2, burst: 3 }, () => now);
+    expect([1, 2, 3].map(() => limiter.take('k').allowed)).toEqual([true, true, true]);
+    expect(limiter.take('k')).toEqual({ allowed: false, retryAfterSeconds: 1 });
+    now += 500; // one token back at 2/s
+    expect(limiter.take('k').allowed).toBe(true);
+    expect(limiter.take('k').allowed).toBe(false);
+    expect(limiter.take('other').allowed).toBe(true); // buckets are per key
+  });
+});
+
+describe('per-key rate limit over HTTP', () => {
+  let gw: TestGateway;
+  beforeAll(async () => {
+    // A refill so slow that the bucket does not refill during the test.
+    gw = await startTestGateway({ env: { ...KEYS_ENV, RATE_LIMIT_BURST: '3', RATE_LIMIT_PER_SECOND: '0.01' } });
+  });
+  afterAll(async () => {
+    await gw?.close();
+  });
+
+  it('answers 429 RATE_LIMITED with Retry-After once a key spends its burst; other keys are unaffected', async () => {
+    for (let i = 0; i < 3; i++) expect((await gw.gql('{ regions { id } }', {}, bearer(KEYS.reader))).status).toBe(200);
+    await gw.upstreamDelta();
+    const res = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', ...bearer(KEYS.reader) },
+      body: JSON.stringify({ query: '{ regions { id } }' }),
+    });
+    expect(res.status).toBe(429);
+    expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
+    const body = await res.json();
+    expect(body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+    expect(await gw.upstreamDelta()).toEqual({});
+    expect((await gw.gql('{ regions { id } }', {}, bearer(KEYS.writer))).status).toBe(200);
+  });
+});

@@ -1,0 +1,59 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
+import { parse } from 'graphql';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// Trusted-documents mode: only the operations in the codegen manifest run, by hash.
+
+const manifestPath = fileURLToPath(new URL('../../operations/__generated__/persisted-documents.json', import.meta.url));
+const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, string>;
+const idOf = (name: string) => Object.entries(manifest).find(([, doc]) => doc.includes(`query ${name}`))![0];
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ env: { TRUSTED_DOCUMENTS: manifestPath } });
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+async function send(body: unknown) {
+  const res = await fetch(`${gw.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('trusted documents', () => {
+  it('the manifest holds every operation in operations/, keyed by its sha256', async () => {
+    const { createHash } = await import('node:crypto');
+    const names = Object.values(manifest).map((doc) => (parse(doc).definitions[0] as { name?: { value: string } }).name?.value);
+    expect(names.sort()).toEqual(['BrandPicker', 'CampaignDashboard', 'FundsWidget']);
+    for (const [id, doc] of Object.entries(manifest)) {
+      expect(id).toBe(`sha256:${createHash('sha256').update(doc).digest('hex')}`);
+    }
+  });
+
+  it('runs a listed operation by documentId, with or without the sha256: prefix', async () => {
+    const id = idOf('FundsWidget');
+    for (const documentId of [id, id.replace('sha256:', '')]) {
+      const res = await send({ documentId });
+      expect(res.status).toBe(200);
+      expect(res.body.data.funds.balances.length).toBeGreaterThan(0);
+    }
+  });
+
+  it('accepts the Apollo persistedQuery extension too', async () => {
+    const res = await send({ extensions: { persistedQuery: { version: 1, sha256Hash: idOf('BrandPicker').replace('sha256:', '') } }, variables: { first: 2 } });
+    expect(res.body.data.brands.edges).toHaveLength(2);
+  });
+
+  it('refuses arbitrary queries and unknown ids, without calling the upstream', async () => {
+    await gw.upstreamDelta();
+    const arbitrary = await send({ query: '{ funds { balances { currency } } }' });
+    expect(arbitrary.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_ONLY');
+    const unknown = await send({ documentId: `sha256:${'0'.repeat(64)}` });
+    expect(unknown.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+});
