@@ -29,14 +29,17 @@ function collector() {
 }
 
 const API_KEY = `gwk_live_${randomBytes(12).toString('hex')}`;
+const WRONG_KEY = `gwk_live_${randomBytes(12).toString('hex')}`;
+const KEYS = JSON.stringify([{ name: 'ops-test', key: API_KEY, scopes: ['rewards:read', 'funds:read'] }]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
 describe('log redaction', () => {
   it('never writes the upstream token or a client key, through auth failures, 5xx, resets and 429s', async () => {
     const wrongToken = `wrong-${randomBytes(16).toString('hex')}`;
     const logs = collector();
-    const wrong = await startTestGateway({ token: wrongToken, env: { LOG_LEVEL: 'trace' }, logTo: logs.logTo });
-    const right = await startTestGateway({ env: { LOG_LEVEL: 'trace', UPSTREAM_RETRY_ATTEMPTS: '2' }, logTo: logs.logTo });
+    const env = { LOG_LEVEL: 'trace', GATEWAY_API_KEYS: KEYS };
+    const wrong = await startTestGateway({ token: wrongToken, env, logTo: logs.logTo });
+    const right = await startTestGateway({ env: { ...env, UPSTREAM_RETRY_ATTEMPTS: '2' }, logTo: logs.logTo });
     const asClient = { authorization: `Bearer ${API_KEY}`, 'x-api-key': API_KEY };
     try {
       const denied = await wrong.gql('{ viewer { username } }', {}, asClient);
@@ -48,12 +51,15 @@ describe('log redaction', () => {
       const failed = await right.gql('{ viewer { username } funds { balances { currency } } regions { id } }', {}, asClient);
       expect(failed.body.errors?.map((e) => e.extensions?.code).sort()).toEqual(['RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE']);
 
+      const unknownKey = await right.gql('{ viewer { username } }', {}, { authorization: `Bearer ${WRONG_KEY}` });
+      expect(unknownKey.status).toBe(401);
+
       const output = logs.raw.join('');
       // The failures were logged in detail (so there was something to leak) ...
       expect(logs.lines().filter((l) => l.msg === 'upstream attempt failed').length).toBeGreaterThanOrEqual(7);
       expect(logs.lines().filter((l) => l.msg === 'operation completed')).toHaveLength(2);
       // ... and none of the secrets made it out.
-      for (const secret of [wrongToken, wrong.sandbox.sandbox.token, right.sandbox.sandbox.token, API_KEY]) {
+      for (const secret of [wrongToken, wrong.sandbox.sandbox.token, right.sandbox.sandbox.token, API_KEY, WRONG_KEY]) {
         expect(output).not.toContain(secret);
       }
       // Expected failures are not errors of the gateway.
