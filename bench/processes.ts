@@ -1,0 +1,212 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdirSync, readFileSync } from 'node:fs';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import WebSocket from 'ws';
+
+// The two processes under test, each started the way an operator would: the sandbox through its own entry
+// (`npm run sandbox`), the gateway through `src/main.ts` pointed at it. Both run TypeScript through tsx's
+// loader inside one node process (`node --import tsx`), so the pid we hold is the process we measure.
+
+export const ROOT = fileURLToPath(new URL('..', import.meta.url));
+
+export interface Child {
+  pid: number;
+  /** stdout and stderr lines, for the log file and the error count. */
+  lines: string[];
+  stop(): Promise<void>;
+}
+
+function launch(entry: string, env: Record<string, string>, nodeArgs: string[] = []): { child: ChildProcess; lines: string[]; waitFor(pattern: RegExp, what: string): Promise<RegExpMatchArray> } {
+  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+    cwd: ROOT,
+    // Only what node and tsx need from our environment: nothing of the caller's gateway or upstream settings.
+    env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; resolve(match: RegExpMatchArray): void }[] = [];
+  const onData = (chunk: Buffer) => {
+    for (const line of chunk.toString('utf8').split('\n')) {
+      if (!line.trim()) continue;
+      lines.push(line);
+      for (const waiter of [...waiters]) {
+        const match = line.match(waiter.pattern);
+        if (match) {
+          waiters.splice(waiters.indexOf(waiter), 1);
+          waiter.resolve(match);
+        }
+      }
+    }
+  };
+  child.stdout!.on('data', onData);
+  child.stderr!.on('data', onData);
+  const waitFor = (pattern: RegExp, what: string) =>
+    new Promise<RegExpMatchArray>((resolve, reject) => {
+      const timer = setTimeout(() => reject(new Error(`${entry}: no ${what} within 30 s\n${lines.join('\n')}`)), 30_000);
+      child.once('exit', (code) => reject(new Error(`${entry} exited (${code}) before ${what}\n${lines.join('\n')}`)));
+      waiters.push({ pattern, resolve: (m) => (clearTimeout(timer), resolve(m)) });
+    });
+  return { child, lines, waitFor };
+}
+
+/** SIGTERM (both entries shut down gracefully, which also writes a --cpu-prof profile), SIGKILL after 15 s. */
+function stopper(child: ChildProcess): () => Promise<void> {
+  return () =>
+    new Promise((resolve) => {
+      if (child.exitCode !== null || child.signalCode !== null) return resolve();
+      const kill = setTimeout(() => child.kill('SIGKILL'), 15_000);
+      child.once('exit', () => (clearTimeout(kill), resolve()));
+      child.kill('SIGTERM');
+    });
+}
+
+export interface SandboxProcess extends Child {
+  origin: string;
+  baseUrl: string;
+  token: string;
+}
+
+export async function startSandboxProcess(options: { latencyMs: number; token: string; balanceCents: number }): Promise<SandboxProcess> {
+  const { child, lines, waitFor } = launch('src/sandbox/main.ts', {
+    SANDBOX_PORT: '0',
+    SANDBOX_HOST: '127.0.0.1',
+    SANDBOX_TOKEN: options.token,
+    SANDBOX_LATENCY_MS: String(options.latencyMs),
+    SANDBOX_BALANCE_CENTS: String(options.balanceCents),
+  });
+  const [, baseUrl] = await waitFor(/base URL:\s+(\S+)/, 'base URL');
+  return { pid: child.pid!, lines, origin: new URL(baseUrl!).origin, baseUrl: baseUrl!, token: options.token, stop: stopper(child) };
+}
+
+async function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface GatewayProcess extends Child {
+  url: string;
+  /** The environment it was started with (for the report). */
+  env: Record<string, string>;
+  /** The gateway's inspector (loopback, ephemeral port), for GCs and ad-hoc heap profiling. */
+  inspectorUrl: string;
+  /** Forces a full garbage collection through the inspector, so heap figures are live objects, not garbage. */
+  gc(): Promise<void>;
+  /** Resident set, used heap and CPU seconds from its /metrics (RSS falls back to /proc). */
+  memory(): Promise<{ rssBytes: number; heapUsedBytes: number | null }>;
+  metrics(): Promise<string>;
+}
+
+export async function startGatewayProcess(options: {
+  upstream: SandboxProcess;
+  pollIntervalMs: number;
+  cpuProfDir: string | null;
+}): Promise<GatewayProcess> {
+  const port = await freePort();
+  const env = {
+    NODE_ENV: 'development',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    REWARD_API_URL: options.upstream.baseUrl,
+    REWARD_API_TOKEN: options.upstream.token,
+    // The load generator is one caller; the per-key limiter is not what we measure.
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    POLL_INTERVAL_MS: String(options.pollIntervalMs),
+    POLL_INTERVAL_FLOOR_MS: String(Math.min(options.pollIntervalMs, 1_000)),
+    LOG_LEVEL: 'warn',
+    GRAPHIQL: 'false',
+  };
+  // The inspector listens on an ephemeral loopback port only so the bench can ask for a GC before reading heap.
+  const nodeArgs = ['--inspect=127.0.0.1:0'];
+  if (options.cpuProfDir) {
+    mkdirSync(options.cpuProfDir, { recursive: true });
+    nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`);
+  }
+  const { child, lines, waitFor } = launch('src/main.ts', env, nodeArgs);
+  const [, inspectorUrl] = await waitFor(/Debugger listening on (ws:\/\/\S+)/, 'inspector URL');
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilHealthy(url, child);
+
+  const metrics = async () => (await fetch(`${url}/metrics`)).text();
+  return {
+    pid: child.pid!,
+    lines,
+    url,
+    env,
+    stop: stopper(child),
+    inspectorUrl: inspectorUrl!,
+    metrics,
+    gc: () => collectGarbage(inspectorUrl!),
+    async memory() {
+      const text = await metrics();
+      const rss = metricValue(text, 'process_resident_memory_bytes') ?? rssFromProc(child.pid!);
+      return { rssBytes: rss, heapUsedBytes: metricValue(text, 'nodejs_heap_size_used_bytes') };
+    },
+  };
+}
+
+async function waitUntilHealthy(url: string, child: ChildProcess): Promise<void> {
+  const deadline = Date.now() + 30_000;
+  while (Date.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
+    try {
+      if ((await fetch(`${url}/health`)).ok) return;
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 100));
+  }
+  throw new Error('gateway not healthy within 30 s');
+}
+
+function collectGarbage(inspectorUrl: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const socket = new WebSocket(inspectorUrl);
+    const timer = setTimeout(() => (socket.terminate(), reject(new Error('inspector GC timed out'))), 10_000);
+    socket.once('open', () => socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' })));
+    socket.on('message', (data) => {
+      if ((JSON.parse(data.toString()) as { id?: number }).id !== 1) return;
+      clearTimeout(timer);
+      socket.close();
+      resolve();
+    });
+    socket.once('error', (error) => (clearTimeout(timer), reject(error)));
+  });
+}
+
+/** One sample of a Prometheus text exposition: `name` alone, or `name{labels}` exactly as exposed. */
+export function metricValue(text: string, series: string): number | null {
+  for (const line of text.split('\n')) {
+    if (line.startsWith(series + ' ')) return Number(line.slice(series.length + 1).split(' ')[0]);
+  }
+  return null;
+}
+
+/** The sum of every series of a metric (all label sets). */
+export function metricSum(text: string, name: string): number {
+  let sum = 0;
+  for (const line of text.split('\n')) {
+    if (line.startsWith(name + ' ') || line.startsWith(name + '{')) sum += Number(line.slice(line.lastIndexOf(' ') + 1));
+  }
+  return sum;
+}
+
+function rssFromProc(pid: number): number {
+  const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1];
+  return Number(kb ?? 0) * 1024;
+}
+
+/** User + system CPU seconds a process has used so far, from /proc (Linux clock ticks of 10 ms). */
+export function cpuSeconds(pid: number): number {
+  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+  // Fields after the command name (which may contain spaces) start at the state, field 3; utime is 14, stime 15.
+  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+  return (Number(fields[11]) + Number(fields[12])) / 100;
+}

@@ -1,0 +1,70 @@
+import { randomBytes } from 'node:crypto';
+import { writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { sandboxClient } from './clients.js';
+import type { BenchContext } from './context.js';
+import { ROOT, startGatewayProcess, startSandboxProcess, type GatewayProcess, type SandboxProcess } from './processes.js';
+import { checksOf, renderTable, writeResults, type BenchResults } from './report.js';
+import { create } from './scenarios/create.js';
+import { fanOut } from './scenarios/fan-out.js';
+import { nestedRead } from './scenarios/nested-read.js';
+import { overhead } from './scenarios/overhead.js';
+import { soak } from './scenarios/soak.js';
+import { describeMachine, loadSettings } from './settings.js';
+
+// `npm run bench`: the sandbox and the gateway in their own processes, the five scenarios in turn, then
+// bench/results/latest.json, bench/RESULTS.md and the table on stdout. Exits 1 when a check fails.
+
+const BENCH_DIR = join(ROOT, 'bench');
+/** Far above the longest run; only a hung process would reach it. */
+const WATCHDOG_MS = 10 * 60_000;
+/** Enough for every create of a run, in cents; stays a 32-bit GraphQL Int. */
+const BALANCE_CENTS = 2_000_000_000;
+
+const settings = loadSettings();
+const machine = describeMachine();
+const began = performance.now();
+const log = (message: string) => process.stderr.write(`[bench ${((performance.now() - began) / 1000).toFixed(0).padStart(3)} s] ${message}\n`);
+
+let sandbox: SandboxProcess | null = null;
+let gateway: GatewayProcess | null = null;
+const watchdog = setTimeout(() => {
+  log('watchdog: the run took over 10 minutes, stopping');
+  void Promise.all([gateway?.stop(), sandbox?.stop()]).finally(() => process.exit(2));
+}, WATCHDOG_MS);
+
+try {
+  log(`${machine.cpus} CPUs, Node ${machine.node}; upstream latency ${settings.BENCH_LATENCY_MS} ms`);
+  sandbox = await startSandboxProcess({ latencyMs: settings.BENCH_LATENCY_MS, token: `bench-${randomBytes(12).toString('hex')}`, balanceCents: BALANCE_CENTS });
+  gateway = await startGatewayProcess({
+    upstream: sandbox,
+    pollIntervalMs: settings.BENCH_POLL_INTERVAL_MS,
+    cpuProfDir: settings.BENCH_CPU_PROF ? join(BENCH_DIR, 'results', 'profiles') : null,
+  });
+  const ctx: BenchContext = { settings, sandbox, upstream: sandboxClient(sandbox), gateway, log };
+
+  const measured = {
+    machine,
+    settings,
+    // The sandbox token is random per run, but a token has no place in a record.
+    gatewayEnv: Object.fromEntries(Object.entries(gateway.env).filter(([name]) => name !== 'REWARD_API_TOKEN')),
+    overhead: await overhead(ctx),
+    nestedRead: await nestedRead(ctx),
+    create: await create(ctx),
+    fanOut: await fanOut(ctx),
+    soak: await soak(ctx),
+  };
+  const results: BenchResults = { ...measured, totalSeconds: Math.round((performance.now() - began) / 1000), checks: checksOf(measured) };
+  writeResults(BENCH_DIR, results);
+  process.stdout.write(`\n${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`);
+  log('wrote bench/results/latest.json and bench/RESULTS.md');
+  process.exitCode = results.checks.every((c) => c.ok) ? 0 : 1;
+} catch (error) {
+  log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
+  process.exitCode = 1;
+} finally {
+  await gateway?.stop();
+  await sandbox?.stop();
+  if (gateway) writeFileSync(join(BENCH_DIR, 'results', 'gateway.log'), gateway.lines.join('\n') + '\n');
+  clearTimeout(watchdog);
+}

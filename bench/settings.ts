@@ -1,0 +1,63 @@
+import { availableParallelism, cpus } from 'node:os';
+import { z } from 'zod';
+
+// Every knob of `npm run bench`, from the environment, with the defaults that fit a 2-core machine in
+// under five minutes. A typo stops the run with a message rather than measuring the wrong thing.
+
+const int = (min: number) => z.coerce.number().int().min(min);
+
+const envSchema = z.object({
+  /** Fixed delay the sandbox adds before every reward-API answer: the stand-in for the real upstream. */
+  BENCH_LATENCY_MS: int(0).default(20),
+  /** Concurrent connections of the overhead and nested-read load. */
+  BENCH_CONNECTIONS: int(1).default(10),
+  /** Seconds of each measured overhead phase (after a 2 s warm-up). */
+  BENCH_DURATION_S: int(1).default(10),
+  /** Nested reads sent at concurrency 1 (latency) and at BENCH_CONNECTIONS (throughput). */
+  BENCH_NESTED_SERIAL: int(1).default(100),
+  BENCH_NESTED_CONCURRENT: int(1).default(500),
+  /** Creates and their steady rate per second. */
+  BENCH_CREATES: int(1).default(300),
+  BENCH_CREATE_RATE: int(1).default(20),
+  /** Subscription fan-out: subscribers, orders they spread over, poll interval. */
+  BENCH_SUBSCRIBERS: int(1).default(2_000),
+  /** Subscriptions sharing one WebSocket (graphql-ws multiplexes); 1 = one socket per subscriber. */
+  BENCH_SUBSCRIBERS_PER_SOCKET: int(1).default(1),
+  BENCH_ORDERS: int(1).default(20),
+  BENCH_POLL_INTERVAL_MS: int(10).default(500),
+  /** Poll intervals each fan-out cost window lasts. */
+  BENCH_INTERVALS: int(2).default(20),
+  /** Soak duration, seconds, and its overall HTTP rate (subscriptions come on top). */
+  BENCH_SOAK_S: int(5).default(60),
+  BENCH_SOAK_RATE: int(1).default(30),
+  /** 1: run the gateway with --cpu-prof; profiles land in bench/results/profiles/ (not committed). */
+  BENCH_CPU_PROF: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+});
+
+export type Settings = z.infer<typeof envSchema>;
+
+export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
+  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('BENCH_') && v !== '')));
+  if (!parsed.success) {
+    throw new Error(`bench: invalid settings\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
+  }
+  return parsed.data;
+}
+
+export interface Machine {
+  cpus: number;
+  cpuModel: string;
+  node: string;
+  platform: string;
+  date: string;
+}
+
+export function describeMachine(): Machine {
+  return {
+    cpus: availableParallelism(),
+    cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
+    node: process.version,
+    platform: `${process.platform} ${process.arch}`,
+    date: new Date().toISOString(),
+  };
+}
