@@ -3,14 +3,15 @@
 // java.time and Temporal's "compatible" disambiguation):
 //   - fall back (01:00–01:59 happens twice): the EARLIER instant, i.e. the first pass, still on daylight time;
 //   - spring forward (02:00–02:59 never happens): shifted forward by the gap, 02:30 → 03:30 PDT.
-// date-fns-tz's fromZonedTime gets the gap wrong (it moves 02:30 back to 01:30 PST), so the offsets are picked
-// here from getTimezoneOffset and each candidate is checked by formatting it back.
+// date-fns-tz's fromZonedTime gets the gap wrong (it moves 02:30 back to 01:30 PST), so the offsets in force a
+// day before and after are tried here, and each candidate is kept only if that offset is in force at it.
 
-import { formatInTimeZone, getTimezoneOffset } from 'date-fns-tz';
+import { formatInTimeZone } from 'date-fns-tz';
 
 const PACIFIC = 'America/Los_Angeles';
 const WIRE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
 const DAY_MS = 86_400_000;
+const HOUR_MS = 3_600_000;
 
 const WALL = /^(\d{4})-(\d{2})-(\d{2})[ T](\d{2}):(\d{2}):(\d{2})$/;
 const WITH_ZONE = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?\d{2})$/;
@@ -33,15 +34,31 @@ export function parsePacific(text: string): Date | null {
   const check = new Date(wallAsUtc);
   if (check.getUTCMonth() !== mo - 1 || check.getUTCDate() !== d || h > 23 || mi > 59 || se > 59) return null;
 
-  const wall = `${m[1]}-${m[2]}-${m[3]} ${m[4]}:${m[5]}:${m[6]}`;
-  const before = getTimezoneOffset(PACIFIC, new Date(wallAsUtc - DAY_MS));
-  const after = getTimezoneOffset(PACIFIC, new Date(wallAsUtc + DAY_MS));
-  const candidates = [wallAsUtc - before, wallAsUtc - after]
-    .filter((t) => formatInTimeZone(new Date(t), PACIFIC, WIRE_FORMAT) === wall)
-    .sort((a, b) => a - b);
+  const before = pacificOffset(wallAsUtc - DAY_MS);
+  const after = pacificOffset(wallAsUtc + DAY_MS);
+  // A candidate is right when the offset in force at it is the one it was computed with (it formats back to
+  // the same wall time).
+  const candidates = [wallAsUtc - before, wallAsUtc - after].filter((t) => pacificOffset(t) === wallAsUtc - t).sort((a, b) => a - b);
   // Both valid: the fall-back overlap, take the earlier. None valid: the spring-forward gap, read the wall time
   // with the offset in force before the change, which lands the same distance past the change.
   return new Date(candidates[0] ?? wallAsUtc - before);
+}
+
+/**
+ * Pacific's offset from UTC at an instant, in ms (-8 h in winter). The zone changes offset only at the start
+ * of a UTC hour (02:00 local is 10:00 or 09:00 UTC), so one Intl formatting per UTC hour is exact: parsing a
+ * date-time used to format four times, the gateway's largest CPU cost when reading rewards.
+ */
+const offsetByHour = new Map<number, number>();
+function pacificOffset(instant: number): number {
+  const start = Math.floor(instant / HOUR_MS) * HOUR_MS;
+  let offset = offsetByHour.get(start);
+  if (offset === undefined) {
+    offset = Date.parse(formatInTimeZone(new Date(start), PACIFIC, "yyyy-MM-dd'T'HH:mm:ss'Z'")) - start;
+    if (offsetByHour.size >= 10_000) offsetByHour.clear();
+    offsetByHour.set(start, offset);
+  }
+  return offset;
 }
 
 /** Instant → Pacific wall time for query parameters. In the fall-back hour two instants give the same text. */

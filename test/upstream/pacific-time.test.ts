@@ -41,3 +41,19 @@ describe('Pacific wall time ↔ instant', () => {
     }
   });
 });
+
+describe('parsePacific across whole DST-change days (the per-hour offset cache)', () => {
+  const pad = (n: number) => String(n).padStart(2, '0');
+  it.each(['2026-03-08', '2026-11-01', '2027-03-14', '2027-11-07'])('every minute of %s round-trips, or moves forward by the gap', (day) => {
+    for (let minute = 0; minute < 24 * 60; minute++) {
+      const wall = `${day} ${pad(Math.floor(minute / 60))}:${pad(minute % 60)}:00`;
+      const instant = parsePacific(wall)!;
+      const back = formatPacific(instant);
+      if (back !== wall) {
+        // Only the spring-forward gap (02:00–02:59, which never happens) may read differently: one hour later.
+        expect(wall.slice(11, 13), wall).toBe('02');
+        expect(back, wall).toBe(`${day} 03:${wall.slice(14)}`);
+      }
+    }
+  });
+});
