@@ -28,7 +28,10 @@ function welcome(url: string, sandbox: RunningSandbox): void {
 async function main(): Promise<void> {
   const config = loadConfig();
   // The embedded sandbox's token joins this set once the sandbox exists.
-  const secrets = new Set(config.REWARD_API_TOKEN ? [config.REWARD_API_TOKEN] : []);
+  const secrets = new Set([
+    ...(config.REWARD_API_TOKEN ? [config.REWARD_API_TOKEN] : []),
+    ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key),
+  ]);
   const logger = createLogger({ level: logLevel(config), secrets });
 
   let sandbox: RunningSandbox | null = null;

@@ -132,7 +132,7 @@ export function createGateway({
     }
     return yoga(req, res);
   });
-  const websocket = attachWebSocket(server, yoga, security.door);
+  const websocket = attachWebSocket(server, yoga, security.websocket);
 
   return {
     yoga,

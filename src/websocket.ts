@@ -4,11 +4,50 @@
 
 import type { IncomingMessage, Server } from 'node:http';
 import type { ExecutionArgs } from 'graphql';
-import { GraphQLError } from 'graphql';
+import { GraphQLError, NoSchemaIntrospectionCustomRule, validate as validateWith } from 'graphql';
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { TrustedDocuments } from './security/trusted-documents.js';
 import type { Door } from './security/use-api-keys.js';
+
+/**
+ * What HTTP enforces in yoga plugins that never see a WebSocket message (they hook the HTTP request), applied
+ * here by hand so both transports obey the same rules.
+ */
+export interface WebSocketPolicy {
+  door: Door;
+  /** Trusted-documents mode: only these operations run, by id. */
+  trusted: TrustedDocuments | null;
+  introspection: boolean;
+  /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
+  allowedOrigins: readonly string[];
+  maxPayloadBytes: number;
+}
+
+/** Non-browser clients send no Origin; a browser's must be the gateway's own or an allowed one. */
+function originAllowed(request: IncomingMessage, allowed: readonly string[]): boolean {
+  const origin = request.headers.origin;
+  if (!origin) return true;
+  if (allowed.includes(origin)) return true;
+  try {
+    return new URL(origin).host === request.headers.host;
+  } catch {
+    return false;
+  }
+}
+
+/** The document a subscribe message asks for, or the refusal, under trusted-documents mode. */
+function trustedQuery(payload: { query?: string; extensions?: Record<string, unknown> | null }, trusted: TrustedDocuments): string | GraphQLError {
+  const persisted = (payload.extensions?.persistedQuery ?? {}) as { sha256Hash?: unknown };
+  const id = (payload as { documentId?: unknown }).documentId ?? persisted.sha256Hash;
+  if (typeof id !== 'string') {
+    return new GraphQLError('This gateway runs trusted documents only: send a documentId from the published manifest.', {
+      extensions: { code: 'PERSISTED_QUERY_ONLY' },
+    });
+  }
+  return trusted.get(id) ?? new GraphQLError('Unknown trusted document id.', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
+}
 
 /** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */
 export interface WebSocketInitialContext {
@@ -42,8 +81,14 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, 
 }
 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>, door: Door): WebSocketEndpoint {
-  const wss = new WebSocketServer({ server, path: yoga.graphqlEndpoint });
+export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>, policy: WebSocketPolicy): WebSocketEndpoint {
+  const { door } = policy;
+  const wss = new WebSocketServer({
+    server,
+    path: yoga.graphqlEndpoint,
+    maxPayload: policy.maxPayloadBytes,
+    verifyClient: ({ req }: { req: IncomingMessage }) => originAllowed(req, policy.allowedOrigins),
+  });
   const endpoint = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; socket: WebSocket }>(
     {
       // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
@@ -66,13 +111,22 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
           params: payload,
         };
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
+        let query = payload.query;
+        if (policy.trusted) {
+          const found = trustedQuery(payload, policy.trusted);
+          if (found instanceof GraphQLError) return [found];
+          query = found;
+        }
         let document;
         try {
-          document = parse(payload.query);
+          document = parse(query);
         } catch (error) {
           return [error instanceof GraphQLError ? error : new GraphQLError('The query could not be parsed.')];
         }
-        const errors = validate(schema, document);
+        const errors = [
+          ...validate(schema, document),
+          ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule])),
+        ];
         if (errors.length > 0) return errors;
         const args: EnvelopedArgs = {
           schema,

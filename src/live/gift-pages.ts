@@ -13,7 +13,7 @@ const LOOKUP_CONCURRENCY = 4;
  * filter, a new one arrives): a shift duplicates or skips an entry, so callers dedupe by uuid and look up
  * any watched reward that did not show.
  */
-export async function listAllGifts(client: UpstreamClient, query: GiftQuery, signal: AbortSignal): Promise<Gift[]> {
+export async function listAllGifts(client: UpstreamClient, query: GiftQuery, signal?: AbortSignal): Promise<Gift[]> {
   const gifts: Gift[] = [];
   let offset = 0;
   for (;;) {

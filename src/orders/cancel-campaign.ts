@@ -1,3 +1,4 @@
+import { listAllGifts } from '../live/gift-pages.js';
 import type { Gift, UpstreamClient } from '../upstream/types.js';
 
 // Cancelling a whole order: the upstream has no such endpoint (upstream-facts), so the gateway cancels each
@@ -5,7 +6,6 @@ import type { Gift, UpstreamClient } from '../upstream/types.js';
 // shift under it), then cancels with bounded concurrency. Calling it again is safe: cancelled rewards count
 // as already final and are not touched.
 
-const PAGE = 100;
 const CONCURRENCY = 4;
 
 export interface CancelOutcome {
@@ -15,21 +15,13 @@ export interface CancelOutcome {
   failed: string[];
 }
 
-async function allGifts(client: UpstreamClient, campaignUuid: string): Promise<Gift[]> {
-  const gifts: Gift[] = [];
-  for (let offset = 0; ; offset += PAGE) {
-    const page = await client.listGifts({ campaignUuid, limit: PAGE, offset, sort: 'status', order: 'asc' });
-    gifts.push(...page.items);
-    if (page.items.length < PAGE || gifts.length >= page.totalCount) return gifts;
-  }
-}
-
 export async function cancelUnredeemed(
   client: UpstreamClient,
   campaignUuid: string,
   isOpen: (gift: Gift) => boolean,
 ): Promise<CancelOutcome> {
-  const gifts = await allGifts(client, campaignUuid);
+  // Sorted so paging is stable while nothing changes; pages advance by what arrived, whatever the upstream's cap.
+  const gifts = await listAllGifts(client, { campaignUuid, sort: 'status', order: 'asc' });
   const open = gifts.filter(isOpen);
   const outcome: CancelOutcome = { cancelled: 0, alreadyFinal: gifts.length - open.length, failed: [] };
   const queue = [...open];

@@ -1,7 +1,7 @@
 import { cancelUnredeemed, type CancelOutcome } from '../orders/cancel-campaign.js';
 import type { Campaign } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { DeliveryType, GiftStatus } from './enums.js';
+import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
 import { NotCancellable, NotFound } from './errors.js';
 import { CampaignRef } from './refs.js';
 
@@ -35,6 +35,14 @@ builder.mutationField('cancelCampaign', (t) =>
       if (!campaign) throw new NotFound(ref, 'order');
       if (DeliveryType.read(campaign.deliveryType) === 'EMBEDDED') {
         throw new NotCancellable('Embedded rewards are claimed at once and cannot be cancelled.');
+      }
+      // An order still waiting for funds (or being created) has no rewards yet: cancelling "all of them"
+      // would report success and the order would still go out once funded.
+      if (CampaignStatus.read(campaign.status) !== 'CREATED') {
+        throw new NotCancellable(
+          `The order is ${campaign.status}: its rewards do not exist yet, so none can be cancelled. ` +
+            'It will be sent once funded; cancel it after that.',
+        );
       }
       const outcome = await cancelUnredeemed(
         ctx.client,

@@ -29,7 +29,15 @@ const FundingState = builder.enumType('FundingState', {
 
 const CreateCampaignPayload = builder.objectRef<CreateCampaignPayloadShape>('CreateCampaignPayload').implement({
   fields: (t) => ({
-    campaign: t.field({ type: CampaignRef, resolve: (p) => p.campaign }),
+    orderId: t.string({ description: 'The caller id of the accepted order (always present, even if `campaign` fails).', resolve: (p) => p.campaign.id }),
+    orderUuid: t.string({ description: 'The uuid of the accepted order.', resolve: (p) => p.campaign.uuid }),
+    campaign: t.field({
+      type: CampaignRef,
+      // Nullable on purpose: the order exists once we answer; if a relation below it (gifts, brands, links)
+      // fails upstream, only `campaign` is lost, not the news that the order was accepted.
+      nullable: true,
+      resolve: (p) => p.campaign,
+    }),
     funding: t.field({ type: FundingState, resolve: (p) => p.funding }),
     links: t.stringList({
       nullable: true,

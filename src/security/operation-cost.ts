@@ -48,8 +48,11 @@ function multiplier(field: FieldNode, type: GraphQLOutputType, variables: Variab
     if (arg.name.value === 'first' && typeof value === 'number') factor = Math.max(factor, value);
     if (Array.isArray(value)) factor = Math.max(factor, value.length);
   }
-  if (factor === 1 && isConnection(type) && !field.arguments?.some((a) => a.name.value === 'first')) {
-    factor = DEFAULT_PAGE_SIZE;
+  // A connection without a usable `first` (absent, null, or an omitted variable) gets the default page size,
+  // exactly as the resolvers do.
+  const first = field.arguments?.find((a) => a.name.value === 'first');
+  if (isConnection(type) && typeof (first && argumentValue(first.value, variables)) !== 'number') {
+    factor = Math.max(factor, DEFAULT_PAGE_SIZE);
   }
   const unwrapped = isNonNullType(type) ? type.ofType : type;
   return factor === 1 && isListType(unwrapped) ? 1 : factor;

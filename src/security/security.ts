@@ -2,13 +2,14 @@ import type { IncomingMessage } from 'node:http';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { Plugin } from 'graphql-yoga';
-import { introspectionEnabled, type Config } from '../config.js';
+import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
 import { createRateLimiter } from './rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
 import { operationLimitPlugins } from './use-operation-limits.js';
+import type { WebSocketPolicy } from '../websocket.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config.
 
@@ -23,6 +24,8 @@ export interface Security {
   host: string;
   /** Loud start-up warnings for the operator. */
   warnings: string[];
+  /** The same rules for graphql-ws, whose messages yoga's HTTP plugins never see. */
+  websocket: WebSocketPolicy;
   /** A refusal for request bodies the gateway will not read, or null. */
   checkBody(req: IncomingMessage): { status: 411 | 413; message: string } | null;
 }
@@ -51,7 +54,7 @@ export function createSecurity(config: Config): Security {
 
   const introspection = introspectionEnabled(config);
   const plugins: Plugin[] = [
-    useApiKeys(door),
+    useApiKeys(door, { graphiql: graphiqlEnabled(config) }),
     // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
     // CSRF header does.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
@@ -64,7 +67,8 @@ export function createSecurity(config: Config): Security {
     }),
   ];
   if (!introspection) plugins.push(useDisableIntrospection());
-  if (config.TRUSTED_DOCUMENTS) plugins.push(useTrustedDocuments(loadTrustedDocuments(config.TRUSTED_DOCUMENTS)));
+  const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
+  if (trusted) plugins.push(useTrustedDocuments(trusted));
 
   return {
     door,
@@ -73,6 +77,7 @@ export function createSecurity(config: Config): Security {
     cors: config.CORS_ORIGINS?.length ? { origin: config.CORS_ORIGINS, methods: ['GET', 'POST'], credentials: false } : false,
     host,
     warnings,
+    websocket: { door, trusted, introspection, allowedOrigins: config.CORS_ORIGINS ?? [], maxPayloadBytes: config.MAX_BODY_BYTES },
     checkBody(req) {
       if (req.method !== 'POST') return null;
       const length = req.headers['content-length'];

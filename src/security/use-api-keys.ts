@@ -60,11 +60,19 @@ export function refusalResponse(refusal: Refusal, ResponseCtor: typeof Response)
   });
 }
 
-export function useApiKeys(door: Door): Plugin {
+/** Whether a request asks only for the GraphiQL page: a browser GET with no operation in it. */
+function isGraphiqlPage(request: Request): boolean {
+  if (request.method !== 'GET' || !request.headers.get('accept')?.includes('text/html')) return false;
+  const params = new URL(request.url).searchParams;
+  return !params.has('query') && !params.has('documentId') && !params.has('extensions');
+}
+
+export function useApiKeys(door: Door, options: { graphiql: boolean }): Plugin {
   return {
     onRequest({ request, fetchAPI, endResponse }) {
-      // The GraphiQL page itself carries no data; the queries it sends need a key like any other.
-      if (request.method === 'GET' && request.headers.get('accept')?.includes('text/html')) return;
+      // The GraphiQL page itself carries no data; the queries it sends need a key like any other. Without
+      // GraphiQL there is no page, so nothing passes unauthenticated.
+      if (options.graphiql && isGraphiqlPage(request)) return;
       const outcome = door.admit(request.headers.get('authorization'));
       if ('refusal' in outcome) endResponse(refusalResponse(outcome.refusal, fetchAPI.Response));
     },

@@ -92,6 +92,22 @@ describe('createCampaign', () => {
   });
 });
 
+describe('an accepted order is never hidden by a failing read below it', () => {
+  it('keeps orderId and funding when the campaign\'s gifts cannot be read', async () => {
+    const input = emailInput();
+    await gw.sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
+    try {
+      const { body } = await gw.gql(`mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
+        __typename ... on CreateCampaignPayload { orderId funding campaign { gifts { totalCount } } } } }`, { input });
+      expect(body.data.createCampaign).toEqual({ __typename: 'CreateCampaignPayload', orderId: input.id, funding: 'FUNDED', campaign: null });
+      expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+      expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
+    } finally {
+      await gw.sandbox.control.clearFaults();
+    }
+  });
+});
+
 describe('createDirectLinks and createEmbeddedReward', () => {
   it('returns one link per reward, the same ones the campaign lists', async () => {
     const id = uniqueId('direct');

@@ -191,6 +191,10 @@ describe('an unfunded order waits, then goes out after a top-up', () => {
       });
       expect(created.body.data.createCampaign).toEqual({ __typename: 'CreateCampaignPayload', funding: 'AWAITING_FUNDS', campaign: { status: 'AWAITING_FUNDS' } });
 
+      // Its rewards do not exist yet: cancelling the order must say so, not report zero cancels as success.
+      const cancel = await poor.gql(`mutation($id: String!) { cancelCampaign(ref: $id) { __typename ... on NotCancellable { message } } }`, { id });
+      expect(cancel.body.data.cancelCampaign).toEqual({ __typename: 'NotCancellable', message: expect.stringMatching(/AWAITING_FUNDS.*once funded/) });
+
       const topUp = await poor.gql(`mutation($input: AddFundsInput!) { addFunds(input: $input) { __typename } }`, {
         input: { id: uniqueId('fund'), currency: 'USD', amountInCents: 25_000 },
       });

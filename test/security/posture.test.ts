@@ -76,8 +76,34 @@ describe('introspection and suggestions in production', () => {
     expect(ok.body.data.regions.length).toBeGreaterThan(0);
   });
 
+  it('refuses introspection over WebSocket too', async () => {
+    const { subscribeWs, wsClient } = await import('../support/live.js');
+    const client = wsClient(gw.url, { connectionParams: bearer(KEYS.reader) });
+    try {
+      const stream = subscribeWs(client, '{ __schema { queryType { name } } }');
+      await stream.ended;
+      expect(JSON.stringify([stream.received, stream.error])).toMatch(/introspection/i);
+    } finally {
+      await client.dispose();
+    }
+  });
+
   it('does not serve GraphiQL', async () => {
     const res = await fetch(`${gw.url}/graphql`, { headers: { accept: 'text/html' } });
     expect(await res.text()).not.toContain('reward-gateway');
+  });
+});
+
+describe('the GraphiQL page is the only unauthenticated GET', () => {
+  it('answers 401 to a GET that carries an operation, whatever it accepts', async () => {
+    const gw = await startTestGateway({ env: { ...KEYS_ENV, GRAPHIQL: 'false' } });
+    try {
+      const res = await fetch(`${gw.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+        headers: { accept: 'text/html', 'x-graphql-yoga-csrf': '1' },
+      });
+      expect(res.status).toBe(401);
+    } finally {
+      await gw.close();
+    }
   });
 });

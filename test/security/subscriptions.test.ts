@@ -64,3 +64,24 @@ describe('SSE', () => {
     expect(String(refused.error)).toMatch(/401/);
   });
 });
+
+describe('WebSocket hygiene', () => {
+  async function openWith(headers: Record<string, string>): Promise<number | 'open'> {
+    const { WebSocket } = await import('ws');
+    return new Promise((resolve) => {
+      const socket = new WebSocket(`${gw.url.replace('http', 'ws')}/graphql`, 'graphql-transport-ws', { headers });
+      socket.on('open', () => {
+        socket.close();
+        resolve('open');
+      });
+      socket.on('unexpected-response', (_req, res) => resolve(res.statusCode ?? 0));
+      socket.on('error', () => undefined);
+    });
+  }
+
+  it('refuses a browser page from another origin (cross-site WebSocket hijacking) and accepts its own origin', async () => {
+    expect(await openWith({ origin: 'https://evil.example.net' })).toBe(401);
+    expect(await openWith({ origin: gw.url })).toBe('open');
+    expect(await openWith({})).toBe('open');
+  });
+});

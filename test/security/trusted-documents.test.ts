@@ -57,3 +57,26 @@ describe('trusted documents', () => {
     expect(await gw.upstreamDelta()).toEqual({});
   });
 });
+
+describe('trusted documents over WebSocket', () => {
+  it('applies the same allow-list to graphql-ws subscribe messages', async () => {
+    const { subscribeWs, wsClient } = await import('../support/live.js');
+    const client = wsClient(gw.url);
+    try {
+      const arbitrary = subscribeWs(client, '{ viewer { username } }');
+      await arbitrary.ended;
+      expect(JSON.stringify([arbitrary.received, arbitrary.error])).toContain('PERSISTED_QUERY_ONLY');
+
+      const stream = subscribeWsWithDocumentId(client, idOf('FundsWidget'));
+      const first = await stream.next();
+      expect(first.data.funds.balances.length).toBeGreaterThan(0);
+    } finally {
+      await client.dispose();
+    }
+
+    function subscribeWsWithDocumentId(c: ReturnType<typeof wsClient>, documentId: string) {
+      // graphql-ws sends the payload as given: a documentId instead of the query text.
+      return subscribeWs(c, '', undefined, { documentId });
+    }
+  });
+});

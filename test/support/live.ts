@@ -248,10 +248,16 @@ export function wsClient(url: string, options: Partial<ClientOptions> = {}): Cli
   });
 }
 
-export function subscribeWs<T = any>(client: Client, query: string, variables?: Record<string, unknown>): ResultStream<T> {
+export function subscribeWs<T = any>(
+  client: Client,
+  query: string,
+  variables?: Record<string, unknown>,
+  /** More payload fields, e.g. a trusted-documents `documentId`. */
+  extra: Record<string, unknown> = {},
+): ResultStream<T> {
   const stream = new ResultStream<T>();
   stream.onClose = client.subscribe<T>(
-    { query, variables },
+    { query, variables, ...extra },
     {
       next: (result) => stream.push(result as T),
       error: (error) => stream.end('error', error),
