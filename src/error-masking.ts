@@ -5,7 +5,14 @@ import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
 // that failed (siblings keep their data); anything unexpected is masked to a generic message so no stack,
 // upstream URL or token can leak.
 
+/** A failure after which repeating is not safe: the call (a resend) may have taken effect upstream. */
+const OUTCOME_UNKNOWN =
+  'The reward API did not confirm the outcome: the operation may have taken effect. Check (e.g. redeliveryCount) before retrying.';
+
 function describe(error: UpstreamError): { message: string; extensions: Record<string, unknown> } {
+  if ((error.kind === 'timeout' || error.kind === 'network' || (error.kind === 'http' && error.status >= 500)) && !error.retryable) {
+    return { message: OUTCOME_UNKNOWN, extensions: { code: error.kind === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', retryable: false } };
+  }
   if (error.kind === 'timeout') {
     return { message: 'The reward API did not answer in time.', extensions: { code: 'UPSTREAM_TIMEOUT' } };
   }

@@ -13,6 +13,7 @@ import { createCaller, type FailureFacts } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';
 import { amend } from './failures.js';
+import { isSameOrder } from './order-match.js';
 import {
   toAccount,
   toBrand,
@@ -113,6 +114,15 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   }
 
   /** The rescue of a create POST: only an unknown outcome is worth a lookup; `find` returns null if absent. */
+  /** The id names an earlier, different order: the same answer a healthy upstream gives (IdempotencyConflict). */
+  function idReusedFor(error: UpstreamError): UpstreamError {
+    return amend(
+      error,
+      { kind: 'http', status: 422, code: 'ERROR_ID_CONFLICT', retryable: false },
+      'the id was already used for a different order (found while recovering a lost answer)',
+    );
+  }
+
   function recoverBy<T>(route: string, find: (signal: AbortSignal | undefined, error: UpstreamError) => Promise<T | null>) {
     return async (error: UpstreamError, facts: FailureFacts) => {
       if (!facts.ambiguous) return null;
@@ -150,9 +160,10 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
               recovered: false,
             }),
           ),
-          rescue: recoverBy('POST /campaign', async (signal) => {
+          rescue: recoverBy('POST /campaign', async (signal, error) => {
             const found = await findCampaign(req.id, signal);
             if (!found) return null;
+            if (!isSameOrder(found.campaign, req)) throw idReusedFor(error);
             return {
               info: found.info,
               funding: toFunding(null, found.campaign.status),
@@ -205,9 +216,10 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
           ),
           // The order alone is worth reporting: if its links cannot be read yet, directLinks stays null and
           // getLinks(id) fetches them later.
-          rescue: recoverBy('POST /direct_links', async (signal) => {
+          rescue: recoverBy('POST /direct_links', async (signal, error) => {
             const found = await findCampaign(req.id, signal);
             if (!found) return null;
+            if (!isSameOrder(found.campaign, req)) throw idReusedFor(error);
             return {
               info: found.info,
               funding: toFunding(null, found.campaign.status),

@@ -85,6 +85,20 @@ describe('createCampaign', () => {
     expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
   });
 
+  it('a reused id is an IdempotencyConflict even when the answer is lost and the order is recovered by lookup', async () => {
+    const input = emailInput();
+    await gw.gql(CREATE, { input });
+    await gw.sandbox.control.fault({ route: 'POST /campaign', status: 503, rate: 1 });
+    try {
+      // Every POST fails, so the gateway looks the id up and finds the earlier, different order.
+      const { body } = await gw.gql(CREATE, { input: { ...input, priceInCents: 2500 } });
+      expect(body.data.createCampaign).toMatchObject({ __typename: 'IdempotencyConflict', id: input.id });
+    } finally {
+      await gw.sandbox.control.clearFaults();
+    }
+    expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
+  });
+
   it('an upstream 4xx the gateway cannot foresee is UpstreamRejected with its code', async () => {
     // A full-catalog order at a price no brand of the region offers: only the upstream knows the region's catalog.
     const { body } = await gw.gql(CREATE, { input: emailInput({ reward: { region: 'USA' }, priceInCents: 100 }) });

@@ -53,7 +53,8 @@ describe('resendGift', () => {
     await gw.sandbox.control.fault({ route: 'PUT /gifts/:uuid', status: 503, rate: 1 });
     await gw.upstreamDelta();
     const { body } = await gw.gql(`mutation($uuid: ID!) { resendGift(uuid: $uuid) { ${RESEND_RESULT} } }`, { uuid });
-    expect(body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAVAILABLE');
+    expect(body.errors?.[0]?.extensions).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryable: false });
+    expect(body.errors?.[0]?.message).toMatch(/may have taken effect/);
     expect((await gw.upstreamDelta())['PUT /gifts/:uuid']).toBe(1);
   });
 
