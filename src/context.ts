@@ -12,7 +12,6 @@ import type { UpstreamClient } from './upstream/types.js';
 export interface GatewayContext {
   loaders: Loaders;
   client: UpstreamClient;
-  catalog: CatalogCache;
   /** The gateway's one live hub: subscriptions watch the upstream through it, never per request. */
   live: Live;
   /** Who is calling (the name of their API key, never the key) and what they may do; scope-auth reads it. */
@@ -49,7 +48,6 @@ export function createContext(deps: ContextDeps, request: RequestInfo = {}): Gat
   const requestId = request.requestId ?? randomUUID();
   return {
     client: deps.client,
-    catalog: deps.catalog,
     live: deps.live,
     caller: deps.callerFor(request.authorization),
     requestId,

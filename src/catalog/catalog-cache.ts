@@ -8,8 +8,6 @@ import type { Brand, Region, UpstreamClient } from '../upstream/types.js';
 export interface CatalogCache {
   brand(code: string): Promise<Brand | null>;
   regions(): Promise<Region[]>;
-  /** Forget everything, e.g. after an upstream rejected a price the cache said was allowed. */
-  clear(): void;
 }
 
 // Shared fetches deliberately ignore any one request's abort signal: another request may be waiting on the
@@ -27,7 +25,6 @@ export function createCatalogCache(client: UpstreamClient, ttlMs: number): Catal
     return {
       brand: (code) => client.getBrand(code),
       regions: () => client.listRegions(),
-      clear: () => {},
     };
   }
   const brands = new LRUCache<string, Entry<Brand | null>>({
@@ -48,10 +45,6 @@ export function createCatalogCache(client: UpstreamClient, ttlMs: number): Catal
     async regions() {
       const entry = await regions.fetch('all');
       return entry?.value ?? [];
-    },
-    clear() {
-      brands.clear();
-      regions.clear();
     },
   };
 }
