@@ -99,20 +99,14 @@ function checkExpiry(state: SandboxState, expiry: string | null | undefined): { 
   return { expiry, expiresAt: endOfPacificDay(expiry) };
 }
 
-interface OrderSpec {
-  id: string;
-  deliveryType: DeliveryType;
-  priceInCents: number;
+/** What a create request decides about an order; the rest (uuid, status, fees…) newOrder works out. */
+type OrderSpec = Pick<
+  Order,
+  'id' | 'deliveryType' | 'priceInCents' | 'message' | 'subject' | 'giftTemplate' | 'contacts' | 'recipients' | 'giftCount' | 'linkCount'
+> & {
   brands: BrandResolution;
-  message: string;
-  subject: string | null;
-  giftTemplate: string | null;
-  contacts: ContactResult[] | null;
-  recipients: Recipient[] | null;
-  giftCount: number;
-  linkCount: number | null;
   expiry: { expiry: string; expiresAt: Date } | null;
-}
+};
 
 function newOrder(state: SandboxState, spec: OrderSpec): Order {
   return {
