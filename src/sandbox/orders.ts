@@ -13,7 +13,7 @@ import { admit, fundImmediately, type Admission } from './funds.js';
 import { replayOrConflict, remember } from './idempotency.js';
 import { info, type Info } from './info.js';
 import { endOfPacificDay, formatPacific, isCalendarDate, pacificDate, shiftDate } from './pacific.js';
-import { nextSeq, type ContactResult, type DeliveryType, type Order, type Recipient, type SandboxState } from './state.js';
+import { nextSeq, type ContactResult, type Order, type Recipient, type SandboxState } from './state.js';
 import { callerIdSchema, parseBody, priceSchema } from './validate.js';
 
 /** Bounds the specification leaves open ("not shown"); see docs/upstream-contract.md. */
