@@ -5,12 +5,12 @@ import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
 // that failed (siblings keep their data); anything unexpected is masked to a generic message so no stack,
 // upstream URL or token can leak.
 
-/** A failure after which repeating is not safe: the call (a resend) may have taken effect upstream. */
+/** A write that may have taken effect where no result union could say so (mutations return OutcomeUnknown). */
 const OUTCOME_UNKNOWN =
-  'The reward API did not confirm the outcome: the operation may have taken effect. Check (e.g. redeliveryCount) before retrying.';
+  'The reward API did not confirm the outcome: the operation may have taken effect. Check before retrying.';
 
 function describe(error: UpstreamError): { message: string; extensions: Record<string, unknown> } {
-  if ((error.kind === 'timeout' || error.kind === 'network' || (error.kind === 'http' && error.status >= 500)) && !error.retryable) {
+  if (error.outcomeUnknown) {
     return { message: OUTCOME_UNKNOWN, extensions: { code: error.kind === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', retryable: false } };
   }
   if (error.kind === 'timeout') {

@@ -4,7 +4,8 @@ import type { Gift, UpstreamClient } from '../upstream/types.js';
 // Cancelling a whole order: the upstream has no such endpoint (upstream-facts), so the gateway cancels each
 // unredeemed reward. It first pages through every reward (collecting before cancelling, so offsets do not
 // shift under it), then cancels with bounded concurrency. Calling it again is safe: cancelled rewards count
-// as already final and are not touched.
+// as already final and are not touched. A cancel whose answer was lost may still have happened, so before any
+// reward is reported `failed` the rewards are read again: one that now stands cancelled was cancelled.
 
 const CONCURRENCY = 4;
 
@@ -15,14 +16,19 @@ export interface CancelOutcome {
   failed: string[];
 }
 
-export async function cancelUnredeemed(
-  client: UpstreamClient,
-  campaignUuid: string,
-  isOpen: (gift: Gift) => boolean,
-): Promise<CancelOutcome> {
-  // Sorted so paging is stable while nothing changes; pages advance by what arrived, whatever the upstream's cap.
-  const gifts = await listAllGifts(client, { campaignUuid, sort: 'status', order: 'asc' });
-  const open = gifts.filter(isOpen);
+export interface GiftStates {
+  /** Still cancellable: the ones this call cancels. */
+  isOpen: (gift: Gift) => boolean;
+  isCancelled: (gift: Gift) => boolean;
+}
+
+// Sorted so paging is stable while nothing changes; pages advance by what arrived, whatever the upstream's cap.
+const readAll = (client: UpstreamClient, campaignUuid: string) =>
+  listAllGifts(client, { campaignUuid, sort: 'status', order: 'asc' });
+
+export async function cancelUnredeemed(client: UpstreamClient, campaignUuid: string, states: GiftStates): Promise<CancelOutcome> {
+  const gifts = await readAll(client, campaignUuid);
+  const open = gifts.filter(states.isOpen);
   const outcome: CancelOutcome = { cancelled: 0, alreadyFinal: gifts.length - open.length, failed: [] };
   const queue = [...open];
   const worker = async () => {
@@ -36,5 +42,19 @@ export async function cancelUnredeemed(
     }
   };
   await Promise.all(Array.from({ length: Math.min(CONCURRENCY, open.length) }, worker));
-  return outcome;
+  return outcome.failed.length === 0 ? outcome : confirmFailures(client, campaignUuid, outcome, states);
+}
+
+/** Moves every "failed" reward that the upstream now shows cancelled to `cancelled`. */
+async function confirmFailures(client: UpstreamClient, campaignUuid: string, outcome: CancelOutcome, states: GiftStates): Promise<CancelOutcome> {
+  let now: Gift[];
+  try {
+    now = await readAll(client, campaignUuid);
+  } catch {
+    // Unconfirmed stays `failed`: calling again is safe and skips whatever did get cancelled.
+    return outcome;
+  }
+  const cancelled = new Set(now.filter(states.isCancelled).map((g) => g.uuid));
+  const failed = outcome.failed.filter((uuid) => !cancelled.has(uuid));
+  return { ...outcome, cancelled: outcome.cancelled + outcome.failed.length - failed.length, failed };
 }

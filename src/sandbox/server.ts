@@ -113,7 +113,28 @@ function asSandboxError(err: unknown): SandboxError {
   return new SandboxError(500, 'ERROR_INTERNAL', 'Internal error', 'The sandbox failed to handle this request.');
 }
 
-function sendFault(req: http.IncomingMessage, res: http.ServerResponse, failure: NonNullable<FaultOutcome['failure']>): void {
+/**
+ * A 200 whose body stops halfway: the answer of a processed request (`after`), or of one never processed (an
+ * answer a proxy mangled). Either way the client cannot tell from it whether anything happened.
+ */
+function sendGarbled(res: http.ServerResponse, answer: Answer | null): void {
+  if (res.destroyed || res.writableEnded) return;
+  const whole = answer ? (answer.raw ?? JSON.stringify(answer.body ?? {})) : '{"info":{"code":"INFO_OK"},"status":200}';
+  const text = whole.slice(0, Math.max(1, Math.floor(whole.length / 2)));
+  res.writeHead(200, { 'content-type': 'application/json; charset=utf-8', 'content-length': Buffer.byteLength(text) });
+  res.end(text);
+}
+
+function sendFault(
+  req: http.IncomingMessage,
+  res: http.ServerResponse,
+  failure: NonNullable<FaultOutcome['failure']>,
+  answer: Answer | null,
+): void {
+  if ('garble' in failure) {
+    sendGarbled(res, answer);
+    return;
+  }
   if ('reset' in failure) {
     req.socket.destroy();
     return;
@@ -162,7 +183,7 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
     if (key) ctx.stats.countRequest(key);
     const before = key ? ctx.faults.decide(key, 'before') : null;
     await pause(ctx.settings.latencyMs + (before?.latencyMs ?? 0));
-    if (before?.failure) return sendFault(req, res, before.failure);
+    if (before?.failure) return sendFault(req, res, before.failure, null);
     if (String(req.headers['simulate-ratelimit']).toLowerCase() === 'true') return sendError(res, tooManyRequests());
     if (!tokenMatches(req.headers.authorization, ctx.settings.token)) return sendError(res, unauthorized());
     if (!matched || !key) return sendError(res, unmatched(api, method, path));
@@ -172,7 +193,7 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
     // `after` faults strike once the handler has done its work: the order exists, the client sees a failure.
     const after = ctx.faults.decide(key, 'after');
     await pause(after.latencyMs);
-    if (after.failure) return sendFault(req, res, after.failure);
+    if (after.failure) return sendFault(req, res, after.failure, answer);
     send(res, answer);
   }
 

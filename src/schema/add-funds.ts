@@ -2,7 +2,7 @@ import { addFundsInput } from '../orders/order-rules.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { IdempotencyConflict, UpstreamRejected } from './errors.js';
+import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { FundsRef } from './funds.js';
 import { InputValidationError } from './validation-error.js';
 
@@ -26,7 +26,7 @@ builder.mutationField('addFunds', (t) =>
       'Tops up the balance by card. Orders waiting for funds are released automatically, oldest first. ' +
       'A declined card is UpstreamRejected with code ERROR_FUNDS_CARD_ERROR.',
     errors: {
-      types: [InputValidationError, UpstreamRejected, IdempotencyConflict],
+      types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown],
       directResult: true,
       union: { name: 'AddFundsResult' },
     },
@@ -34,7 +34,7 @@ builder.mutationField('addFunds', (t) =>
     resolve: async (_root, { input }, ctx) => {
       const funds = await rejectionsAsData(
         () => ctx.client.addFunds({ id: input.id, currency: input.currency.toUpperCase(), amountInCents: input.amountInCents }),
-        { id: input.id },
+        { id: input.id, unknown: { what: 'the top-up may or may not have been made', retrySameIdIsSafe: true } },
       );
       ctx.loaders.forgetAll();
       return { funds };

@@ -44,11 +44,10 @@ builder.mutationField('cancelCampaign', (t) =>
             'It will be sent once funded; cancel it after that.',
         );
       }
-      const outcome = await cancelUnredeemed(
-        ctx.client,
-        campaign.uuid,
-        (gift) => GiftStatus.read(gift.status) === 'SENT_AND_REDEEMABLE',
-      );
+      const outcome = await cancelUnredeemed(ctx.client, campaign.uuid, {
+        isOpen: (gift) => GiftStatus.read(gift.status) === 'SENT_AND_REDEEMABLE',
+        isCancelled: (gift) => GiftStatus.read(gift.status) === 'CANCELLED',
+      });
       ctx.loaders.forgetAll();
       return { ...outcome, campaignUuid: campaign.uuid };
     },

@@ -2,10 +2,10 @@ import type { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import { createCampaignInput, createDirectLinksInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
-import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import { rejectionsAsData, unknownCreate } from '../orders/upstream-rejections.js';
 import type { Campaign, CreatedCampaign, Funding } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { IdempotencyConflict, UpstreamRejected } from './errors.js';
+import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
 import { InputValidationError } from './validation-error.js';
 
@@ -107,7 +107,7 @@ function oneOfReward<I>(schema: z.ZodType): z.ZodType<I> {
   return schema as z.ZodType<I>;
 }
 
-const createErrors = [InputValidationError, UpstreamRejected, IdempotencyConflict];
+const createErrors = [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown];
 
 builder.mutationFields((t) => ({
   createCampaign: t.field({
@@ -137,7 +137,7 @@ builder.mutationFields((t) => ({
             linkCount: input.linkCount ?? undefined,
             expiry: input.expiry ?? undefined,
           }),
-        { id: input.id },
+        { id: input.id, unknown: unknownCreate },
       );
       return payloadOf(created, ctx);
     },
@@ -159,7 +159,7 @@ builder.mutationFields((t) => ({
             linkCount: input.linkCount,
             expiry: input.expiry ?? undefined,
           }),
-        { id: input.id },
+        { id: input.id, unknown: unknownCreate },
       );
       return payloadOf(created, ctx);
     },

@@ -1,8 +1,8 @@
 import { createEmbeddedRewardInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
-import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import { rejectionsAsData, unknownCreate } from '../orders/upstream-rejections.js';
 import { builder } from './builder.js';
-import { IdempotencyConflict, UpstreamRejected } from './errors.js';
+import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
 import { InputValidationError } from './validation-error.js';
 
@@ -38,7 +38,7 @@ builder.mutationField('createEmbeddedReward', (t) =>
     type: CreateEmbeddedRewardPayload,
     authScopes: { 'rewards:write': true },
     errors: {
-      types: [InputValidationError, UpstreamRejected, IdempotencyConflict],
+      types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown],
       directResult: true,
       union: { name: 'CreateEmbeddedRewardResult' },
     },
@@ -52,7 +52,7 @@ builder.mutationField('createEmbeddedReward', (t) =>
       });
       const created = await rejectionsAsData(
         () => ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
-        { id: input.id },
+        { id: input.id, unknown: unknownCreate },
       );
       ctx.loaders.forgetAll();
       return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink };

@@ -32,9 +32,28 @@ export class NotCancellable extends Error {
 
 /** The caller's id was already used for a different order. */
 export class IdempotencyConflict extends Error {
-  constructor(readonly id: string) {
-    super(`The id "${id}" was already used for a different request; use a new id for a new order.`);
+  constructor(
+    readonly id: string,
+    readonly conflictingFields: readonly string[],
+  ) {
+    const which = conflictingFields.length > 0 ? ` (it differs in ${conflictingFields.join(', ')})` : '';
+    super(`The id "${id}" was already used for a different request${which}; use a new id for a new order.`);
     this.name = 'IdempotencyConflict';
+  }
+}
+
+/**
+ * A write that may or may not have taken effect upstream, and the gateway could not find out which. Never a
+ * "retry shortly": the fields say whether repeating is safe and what to look at first.
+ */
+export class OutcomeUnknown extends Error {
+  constructor(
+    message: string,
+    readonly retrySameIdIsSafe: boolean,
+    readonly checkBefore: string | null,
+  ) {
+    super(message);
+    this.name = 'OutcomeUnknown';
   }
 }
 
@@ -77,5 +96,33 @@ builder.objectType(NotCancellable, { name: 'NotCancellable', interfaces: [ErrorI
 builder.objectType(IdempotencyConflict, {
   name: 'IdempotencyConflict',
   interfaces: [ErrorInterface],
-  fields: (t) => ({ id: t.exposeString('id') }),
+  fields: (t) => ({
+    id: t.exposeString('id'),
+    conflictingFields: t.stringList({
+      description:
+        'Input fields in which the earlier order under this id differs from this request (deliveryType also ' +
+        'when the id names an order of another kind). Empty when the difference lies in something the reward ' +
+        'API does not echo (recipient names, a top-up under the same id).',
+      resolve: (error) => [...error.conflictingFields],
+    }),
+  }),
+});
+
+builder.objectType(OutcomeUnknown, {
+  name: 'OutcomeUnknown',
+  description:
+    'The reward API may or may not have carried the operation out (its answer was lost, failed or unreadable) ' +
+    'and the gateway could not find out which. Do not report success or failure to your user yet.',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({
+    retrySameIdIsSafe: t.exposeBoolean('retrySameIdIsSafe', {
+      description:
+        'True: send the very same request again (same id) until it answers; it cannot act twice. Never retry ' +
+        'with a new id. False: a repeat may act twice; look at checkBefore first.',
+    }),
+    checkBefore: t.exposeString('checkBefore', {
+      nullable: true,
+      description: 'What to read before repeating the operation, when repeating is not safe.',
+    }),
+  }),
 });

@@ -2,7 +2,7 @@ import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Gift } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { GiftStatus } from './enums.js';
-import { NotCancellable, NotFound, UpstreamRejected } from './errors.js';
+import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { GiftRef } from './refs.js';
 
 // Resend and cancel one reward.
@@ -18,10 +18,18 @@ builder.mutationFields((t) => ({
     description:
       'Sends the reward email again (clears an undeliverable state). Not idempotent: every call sends an email, ' +
       'so the gateway never retries it on its own.',
-    errors: { types: [NotFound, UpstreamRejected], directResult: true, union: { name: 'ResendGiftResult' } },
+    errors: { types: [NotFound, UpstreamRejected, OutcomeUnknown], directResult: true, union: { name: 'ResendGiftResult' } },
     args: { uuid: t.arg.id({ required: true }) },
     resolve: async (_root, { uuid }, ctx) => {
-      const gift = await rejectionsAsData(() => ctx.client.resendGift(uuid), { notFound: { ref: uuid, what: 'reward' } });
+      const gift = await rejectionsAsData(() => ctx.client.resendGift(uuid), {
+        notFound: { ref: uuid, what: 'reward' },
+        // Every resend is another email: whether this one went out shows in the count, not in a repeat.
+        unknown: {
+          what: 'the email may or may not have been sent again',
+          retrySameIdIsSafe: false,
+          checkBefore: `gift(uuid: ${JSON.stringify(uuid)}) { redeliveryCount }`,
+        },
+      });
       ctx.loaders.forgetAll();
       return { gift };
     },
@@ -31,7 +39,7 @@ builder.mutationFields((t) => ({
     authScopes: { 'rewards:write': true },
     description: 'Cancels an unredeemed reward and returns its funds. Cancelling a cancelled reward returns it unchanged.',
     errors: {
-      types: [NotFound, NotCancellable, UpstreamRejected],
+      types: [NotFound, NotCancellable, UpstreamRejected, OutcomeUnknown],
       directResult: true,
       union: { name: 'CancelGiftResult' },
     },
@@ -47,6 +55,8 @@ builder.mutationFields((t) => ({
       const gift = await rejectionsAsData(() => ctx.client.cancelGift(uuid), {
         notFound: { ref: uuid, what: 'reward' },
         cancelling: true,
+        // Cancelling a cancelled reward answers it unchanged, so the repeat is harmless.
+        unknown: { what: 'the reward may or may not have been cancelled', retrySameIdIsSafe: true },
       });
       ctx.loaders.forgetAll();
       return { gift };

@@ -1,6 +1,8 @@
 // The life of one client method call: attempts through the bulkhead and the transport, retries within the
 // policy and the call's time budget, reading a 200 body, an optional rescue of the final failure (a lookup
 // returning null on 404, or a POST recovered by looking the order up), and exactly one CallEvent at the end.
+// A write whose final failure leaves its effect open is marked `outcomeUnknown` here, the one place that
+// knows every attempt it made.
 
 import type { ClientConfig } from './config.js';
 import { Bulkhead } from './bulkhead.js';
@@ -24,7 +26,7 @@ export interface RequestSpec<T> {
 }
 
 export interface FailureFacts {
-  /** Some attempt may have been processed upstream (reset, timeout or 5xx): the outcome is unknown. */
+  /** Some attempt may have been processed upstream (reset, timeout, 5xx, unreadable 200): the outcome is unknown. */
   ambiguous: boolean;
   signal: AbortSignal | undefined;
 }
@@ -143,7 +145,9 @@ export function createCaller(config: ClientConfig): Caller {
       emit({ ...base, durationMs: elapsed(started), outcome: 'ok' });
       return result.value;
     }
-    let error = result.error;
+    // A write that may have happened says so on its error, whatever the rescue then does with it: a rescue
+    // that finds nothing lets it stand, and the client is told the outcome is unknown rather than "retry".
+    let error = spec.method !== 'GET' && result.ambiguous ? amend(result.error, { outcomeUnknown: true }) : result.error;
     if (spec.rescue && error.kind !== 'aborted') {
       try {
         const rescued = await spec.rescue(error, { ambiguous: result.ambiguous, signal });

@@ -2,18 +2,12 @@
 // how a request travels (bulkhead, timeouts, retries, error mapping, the one CallEvent) lives in call.ts; this
 // file says per endpoint which route, which body, how to read the answer, and how to rescue a failure.
 //
-// Recovery after a lost answer: a create POST whose retries end in an unclear failure (reset, timeout, 5xx)
-// may still have created the order, so the client looks it up by the caller id before reporting failure.
-// The lookups are GETs with the usual retries and a time budget of their own, starting when the write's
-// retries have ended (so a call can take up to about two budgets). Any failure of a lookup leaves the original
-// error standing: "not found" and "could not look" both mean the caller should retry with the same id, which
-// is safe. The found order is trusted to be this request's: the id is the idempotency key.
+// Recovery after a lost answer (and naming the fields of an id conflict) is recovery.ts's.
 
-import { createCaller, type FailureFacts } from './call.js';
+import { createCaller } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';
-import { amend } from './failures.js';
-import { isSameOrder } from './order-match.js';
+import { createRecovery } from './recovery.js';
 import {
   toAccount,
   toBrand,
@@ -75,65 +69,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   const { logger } = config;
 
   const { call } = caller;
-
-  /** GET /campaign/{id} for recovery: the campaign and the info of that read, or null for any failure. */
-  async function findCampaign(id: string, signal?: AbortSignal): Promise<{ info: Info; campaign: Campaign } | null> {
-    const result = await caller.request(
-      {
-        method: 'GET',
-        route: 'GET /campaign/:id',
-        path: `/campaign/${seg(id)}`,
-        idempotent: true,
-        parse: reader(wire.campaignRead, (w) => ({ info: toInfo(w.info), campaign: toCampaign(w.campaign) })),
-      },
-      signal,
-    );
-    return result.ok ? result.value : null;
-  }
-
-  /** Every URL of a link order, paging through GET /links/{id}; null while generating or on any failure. */
-  async function findAllLinks(id: string, signal?: AbortSignal): Promise<string[] | null> {
-    const urls: string[] = [];
-    for (let offset = 0; ; ) {
-      const result = await caller.request(
-        {
-          method: 'GET',
-          route: 'GET /links/:id',
-          path: `/links/${seg(id)}${queryString({ limit: LINKS_PAGE, offset })}`,
-          idempotent: true,
-          parse: reader(wire.links, (w) => toLinkPage(w, { limit: LINKS_PAGE, offset })),
-        },
-        signal,
-      );
-      if (!result.ok || !result.value.ready) return null;
-      const { links, totalCount } = result.value;
-      urls.push(...links.map((l) => l.url));
-      offset += links.length;
-      if (links.length === 0 || offset >= totalCount) return urls;
-    }
-  }
-
-  /** The rescue of a create POST: only an unknown outcome is worth a lookup; `find` returns null if absent. */
-  /** The id names an earlier, different order: the same answer a healthy upstream gives (IdempotencyConflict). */
-  function idReusedFor(error: UpstreamError): UpstreamError {
-    return amend(
-      error,
-      { kind: 'http', status: 422, code: 'ERROR_ID_CONFLICT', retryable: false },
-      'the id was already used for a different order (found while recovering a lost answer)',
-    );
-  }
-
-  function recoverBy<T>(route: string, find: (signal: AbortSignal | undefined, error: UpstreamError) => Promise<T | null>) {
-    return async (error: UpstreamError, facts: FailureFacts) => {
-      if (!facts.ambiguous) return null;
-      const value = await find(facts.signal, error);
-      logger?.warn(
-        { route, errorKind: error.kind, status: error.status, attempts: error.attempts, found: value !== null },
-        value === null ? 'upstream create outcome unknown; the order was not found by its id (or the lookup failed)' : 'upstream create recovered by looking the order up',
-      );
-      return value === null ? null : { value, recovered: true };
-    };
-  }
+  const recovery = createRecovery(caller, logger);
 
   return {
     ping: (opts) =>
@@ -160,18 +96,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
               recovered: false,
             }),
           ),
-          rescue: recoverBy('POST /campaign', async (signal, error) => {
-            const found = await findCampaign(req.id, signal);
-            if (!found) return null;
-            if (!isSameOrder(found.campaign, req)) throw idReusedFor(error);
-            return {
-              info: found.info,
-              funding: toFunding(null, found.campaign.status),
-              campaign: found.campaign,
-              directLinks: null,
-              recovered: true,
-            };
-          }),
+          rescue: recovery.campaign(req),
         },
         opts?.signal,
       ),
@@ -214,20 +139,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
               recovered: false,
             }),
           ),
-          // The order alone is worth reporting: if its links cannot be read yet, directLinks stays null and
-          // getLinks(id) fetches them later.
-          rescue: recoverBy('POST /direct_links', async (signal, error) => {
-            const found = await findCampaign(req.id, signal);
-            if (!found) return null;
-            if (!isSameOrder(found.campaign, req)) throw idReusedFor(error);
-            return {
-              info: found.info,
-              funding: toFunding(null, found.campaign.status),
-              campaign: found.campaign,
-              directLinks: await findAllLinks(req.id, signal),
-              recovered: true,
-            };
-          }),
+          rescue: recovery.directLinks(req),
         },
         opts?.signal,
       ),
@@ -267,44 +179,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
               recovered: false,
             }),
           ),
-          // An embedded order holds exactly one reward; its claim URL is that gift's link (`shortlink`), found
-          // through GET /gifts?campaign_id=. Without the link there is nothing useful to return: the call
-          // fails, saying the order exists and that a retry with the same id (which answers the original
-          // response, link included) is safe.
-          rescue: recoverBy('POST /embedded', async (signal, error) => {
-            const found = await findCampaign(req.id, signal);
-            if (!found) return null;
-            const gifts = await caller.request(
-              {
-                method: 'GET',
-                route: 'GET /gifts',
-                path: `/gifts${giftQuery({ campaignId: req.id, limit: 1 })}`,
-                idempotent: true,
-                parse: reader(wire.giftList, (w) => w.gifts.map(toGift)),
-              },
-              signal,
-            );
-            const link = gifts.ok ? gifts.value[0]?.shortlink : null;
-            if (!link) {
-              throw amend(
-                error,
-                { retryable: true },
-                `${error.message}; the order exists but its gift link could not be read, and retrying with the same id returns it`,
-              );
-            }
-            const { campaign } = found;
-            return {
-              campaign: {
-                id: campaign.id,
-                uuid: campaign.uuid,
-                brandCode: campaign.brandCodes[0] ?? req.brandCode,
-                priceInCents: campaign.priceInCents,
-                fees: campaign.fees,
-              },
-              giftLink: link,
-              recovered: true,
-            };
-          }),
+          rescue: recovery.embedded(req),
         },
         opts?.signal,
       ),
@@ -425,15 +300,8 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
           body: { id: req.id, currencyisocode: req.currency, fund_amount_in_cents: req.amountInCents },
           idempotent: true,
           parse: reader(wire.funds, (w) => toFunds(w.fundsbycurrency)),
-          // No endpoint reads a top-up by its id, so an unclear failure cannot be resolved here; say so.
-          rescue: async (error: UpstreamError, facts: FailureFacts) => {
-            if (!facts.ambiguous) return null;
-            throw amend(
-              error,
-              { retryable: true },
-              `${error.message}; the top-up may or may not have been made, and retrying with the same id is safe`,
-            );
-          },
+          // No endpoint reads a top-up by its id, so an unclear failure stays an unknown outcome (call.ts marks
+          // it); a retry with the same id is safe and never tops up twice.
         },
         opts?.signal,
       ),

@@ -35,6 +35,11 @@ export interface UpstreamErrorDetails {
   retryAfterSeconds?: number | null;
   /** The upstream's own error text (`error.message`), token redacted, for errors shown as UpstreamRejected. */
   upstreamMessage?: string | null;
+  /**
+   * A write (non-GET) that may have taken effect although no readable success came back: reset or timeout
+   * after sending, 5xx, or a 200 that could not be read. Clients must be told so, never "retry shortly".
+   */
+  outcomeUnknown?: boolean;
 }
 
 export class UpstreamError extends Error {
@@ -46,6 +51,7 @@ export class UpstreamError extends Error {
   readonly attempts: number;
   readonly retryAfterSeconds: number | null;
   readonly upstreamMessage: string | null;
+  readonly outcomeUnknown: boolean;
 
   constructor(message: string, details: UpstreamErrorDetails) {
     super(message);
@@ -58,6 +64,7 @@ export class UpstreamError extends Error {
     this.attempts = details.attempts ?? 1;
     this.retryAfterSeconds = details.retryAfterSeconds ?? null;
     this.upstreamMessage = details.upstreamMessage ?? null;
+    this.outcomeUnknown = details.outcomeUnknown ?? false;
   }
 }
 

@@ -23,6 +23,7 @@ export function amend(error: UpstreamError, patch: Partial<UpstreamErrorDetails>
     attempts: error.attempts,
     retryAfterSeconds: error.retryAfterSeconds,
     upstreamMessage: error.upstreamMessage,
+    outcomeUnknown: error.outcomeUnknown,
     ...patch,
   });
 }

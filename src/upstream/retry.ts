@@ -12,9 +12,12 @@ export function isTransient(error: UpstreamError): boolean {
   return error.kind === 'http' && (error.status === 429 || error.status >= 500);
 }
 
-/** The request may have been processed even though no success came back. A 429 is a clear "not processed". */
+/**
+ * The request may have been processed even though no success came back. A 429 is a clear "not processed"; a
+ * 200 whose body could not be read is the opposite, a success we cannot see.
+ */
 export function isAmbiguous(error: UpstreamError): boolean {
-  if (error.kind === 'network' || error.kind === 'timeout') return true;
+  if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'invalid_response') return true;
   return error.kind === 'http' && error.status >= 500;
 }
 

@@ -133,6 +133,27 @@ describe('faults', () => {
     expect((await t.control.stats()).creates).toEqual({ 'bad-gateway': 1 });
   });
 
+  it('with garble: true, answers 200 with a body cut short, after processing when after: true', async () => {
+    await t.control.fault({ route: 'POST /direct_links', garble: true, after: true, rate: 1, count: 1 });
+    const body = { id: 'garbled', price_in_cents: 1000, brand_codes: ['sbxcoffeeus'], link_count: 1 };
+    const res = await t.api('POST', '/direct_links', body);
+    expect(res.status).toBe(200);
+    expect(typeof res.body).toBe('string');
+    expect(() => JSON.parse(res.body)).toThrow();
+    expect((await t.control.stats()).creates).toEqual({ garbled: 1 });
+    // The cut answer is the start of the real one: the replay shows it whole.
+    const replay = await t.api('POST', '/direct_links', body);
+    expect(JSON.stringify(replay.body).startsWith(res.body)).toBe(true);
+  });
+
+  it('with garble: true before processing, answers 200 with a body cut short and changes nothing', async () => {
+    await t.control.fault({ route: 'POST /campaign', garble: true, rate: 1, count: 1 });
+    const res = await t.api('POST', '/campaign', emailOrder({ id: 'garbled-before' }));
+    expect(res.status).toBe(200);
+    expect(() => JSON.parse(res.body)).toThrow();
+    expect((await t.control.stats()).creates).toEqual({});
+  });
+
   it('delays answers with latency_ms alone, without failing', async () => {
     await t.control.fault({ route: 'GET /ping', latency_ms: 60, rate: 1 });
     const started = Date.now();
@@ -179,6 +200,8 @@ describe('faults', () => {
       { status: 500 },
       { status: 500, rate: 2 },
       { status: 500, reset: true, rate: 1 },
+      { status: 500, garble: true, rate: 1 },
+      { reset: true, garble: true, rate: 1 },
       { rate: 1 },
       { route: 'GET /no-such-route', status: 500, rate: 1 },
       { route: 'GET /gifts/{uuid}', status: 500, rate: 1 },

@@ -3,7 +3,7 @@
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
 
 export interface SandboxStats { requests: Record<string, number>; creates: Record<string, number>; inFlightMax: number }
-export interface FaultRule { route?: string; status?: 429 | 500 | 502 | 503; reset?: boolean; latency_ms?: number; rate: number; count?: number; after?: boolean }
+export interface FaultRule { route?: string; status?: 429 | 500 | 502 | 503; reset?: boolean; garble?: boolean; latency_ms?: number; rate: number; count?: number; after?: boolean }
 export interface TestSandbox {
   sandbox: RunningSandbox;
   /** GET/POST to /papi/v1 with the bearer token; returns status and parsed JSON (or text when not JSON). */
