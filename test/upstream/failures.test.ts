@@ -3,6 +3,7 @@
 // is nowhere in what any of it produced.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { UpstreamError } from '../../src/upstream/errors.js';
+import { IdConflictError } from '../../src/upstream/recovery.js';
 import { captureClient, expectTokenAbsent, failure, TOKEN, type Captured } from './helpers.js';
 import { hang, HTML_503, json, raw, reset, startQuirksServer, type QuirksServer } from './quirks-server.js';
 
@@ -89,12 +90,22 @@ describe('HTTP errors', () => {
     expect(err).toMatchObject({ status: 402, code: 'ERROR_FUNDS_CARD_ERROR', retryable: false, attempts: 1 });
   });
 
-  it('ERROR_ID_CONFLICT is passed on as such, with no retry and no lookup', async () => {
+  it('ERROR_ID_CONFLICT is not retried; the order under the id is read to name the fields that differ', async () => {
     const { client: api } = client();
     server.on('POST /direct_links', json(422, { error: { code: 'ERROR_ID_CONFLICT', message: 'Id already used' }, status: 422 }));
+    server.on('GET /campaign/dup', json(200, { campaign: { ...wireCampaign, id: 'dup', delivery_type: 'DIRECT_LINK', link_count: 3 } }));
     const err = await upstreamFailure(api.createDirectLinks({ id: 'dup', priceInCents: 1000, brandCodes: ['B'], linkCount: 1 }));
-    expect(err).toMatchObject({ status: 422, code: 'ERROR_ID_CONFLICT', attempts: 1 });
-    expect(server.requests).toHaveLength(1);
+    expect(err).toBeInstanceOf(IdConflictError);
+    expect(err).toMatchObject({ status: 422, code: 'ERROR_ID_CONFLICT', attempts: 1, conflictingFields: ['linkCount'], outcomeUnknown: false });
+    expect(server.requests.filter((r) => r.method === 'POST')).toHaveLength(1);
+  });
+
+  it('ERROR_ID_CONFLICT on an id nothing can be read for (a top-up, say) names no fields', async () => {
+    const { client: api } = client();
+    server.on('POST /campaign', json(422, { error: { code: 'ERROR_ID_CONFLICT', message: 'Id already used' }, status: 422 }));
+    server.on('GET /campaign/topup-1', json(404, { error: { code: 'ERROR_CAMPAIGN_NOT_FOUND' }, status: 404 }));
+    const err = await upstreamFailure(api.createCampaign({ id: 'topup-1', priceInCents: 1000, brandCodes: ['B'] }));
+    expect(err).toMatchObject({ code: 'ERROR_ID_CONFLICT', conflictingFields: [] });
   });
 
   it('lookups answer null on 404, and getBrand also on 422 ERROR_BRANDS_NO_SUCH_BRAND', async () => {
@@ -308,7 +319,7 @@ describe('writes', () => {
   it('a create retried with the very same body finds its order after the answers were lost', async () => {
     const { client: api, events, logs } = client();
     server.on('POST /campaign', reset, raw(503, 'text/html', HTML_503), reset, raw(502, 'text/html', '<h1>Bad gateway</h1>'));
-    server.on('GET /campaign/order-9', json(200, { campaign: wireCampaign, info: { code: 'INFO_CAMPAIGN_RETRIEVED' } }));
+    server.on('GET /campaign/order-9', json(200, { campaign: { ...wireCampaign, link_count: 1 }, info: { code: 'INFO_CAMPAIGN_RETRIEVED' } }));
     const created = await api.createCampaign({ id: 'order-9', priceInCents: 1000, brandCodes: ['B'], deliveryType: 'SHORTLINK', linkCount: 1 });
     expect(created).toMatchObject({ recovered: true, funding: 'FUNDED', directLinks: null, info: { code: 'INFO_CAMPAIGN_RETRIEVED' } });
     expect(created.campaign.uuid).toBe('c-9');
@@ -323,7 +334,7 @@ describe('writes', () => {
     const { client: api } = client();
     server.on('POST /campaign', reset);
     const err = await upstreamFailure(api.createCampaign({ id: 'order-10', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }));
-    expect(err).toMatchObject({ kind: 'network', attempts: 4, retryable: true, route: 'POST /campaign' });
+    expect(err).toMatchObject({ kind: 'network', attempts: 4, retryable: true, route: 'POST /campaign', outcomeUnknown: true });
     expect(count('GET /campaign/order-10')).toBe(1);
   });
 
@@ -331,8 +342,24 @@ describe('writes', () => {
     const { client: api } = client({ retry: { maxAttempts: 2, baseDelayMs: 1 } });
     server.on('POST /campaign', json(429, { error: { code: 'ERROR_TOO_MANY_REQUESTS' }, status: 429 }));
     const err = await upstreamFailure(api.createCampaign({ id: 'order-11', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }));
-    expect(err).toMatchObject({ status: 429, code: 'ERROR_TOO_MANY_REQUESTS', attempts: 2 });
+    expect(err).toMatchObject({ status: 429, code: 'ERROR_TOO_MANY_REQUESTS', attempts: 2, outcomeUnknown: false });
     expect(count('GET /campaign/order-11')).toBe(0);
+  });
+
+  it('an unreadable 200 on a create is an unknown outcome: not retried, the order is looked up', async () => {
+    const { client: api } = client();
+    server.on('POST /campaign', raw(200, 'application/json', '{"info":{"code":"INFO_CAMP'));
+    server.on('GET /campaign/order-9', json(200, { campaign: { ...wireCampaign, link_count: 1 }, info: { code: 'INFO_CAMPAIGN_RETRIEVED' } }));
+    const created = await api.createCampaign({ id: 'order-9', priceInCents: 1000, brandCodes: ['B'], deliveryType: 'SHORTLINK', linkCount: 1 });
+    expect(created).toMatchObject({ recovered: true, campaign: { uuid: 'c-9' } });
+    expect(count('POST /campaign')).toBe(1);
+  });
+
+  it('an unreadable 200 on a read is not an unknown outcome: reads change nothing', async () => {
+    const { client: api } = client();
+    server.on('GET /funds', raw(200, 'application/json', '{"fundsbycurr'));
+    const err = await upstreamFailure(api.getFunds());
+    expect(err).toMatchObject({ kind: 'invalid_response', outcomeUnknown: false });
   });
 
   it('direct links are recovered with every link, paging through GET /links/{id}', async () => {
@@ -375,12 +402,11 @@ describe('writes', () => {
     expect(err.message).toContain('the order exists');
   });
 
-  it('a top-up with an unknown outcome says so, and that retrying with the same id is safe', async () => {
+  it('a top-up with an unknown outcome is marked so, and retrying with the same id is safe', async () => {
     const { client: api } = client();
     server.on('POST /funds', raw(503, 'text/html', HTML_503));
     const err = await upstreamFailure(api.addFunds({ id: 'f-2', currency: 'USD', amountInCents: 30_000 }));
-    expect(err).toMatchObject({ status: 503, attempts: 4, retryable: true });
-    expect(err.message).toContain('retrying with the same id is safe');
+    expect(err).toMatchObject({ status: 503, attempts: 4, retryable: true, outcomeUnknown: true });
     expect(server.requests.every((r) => r.method === 'POST')).toBe(true);
   });
 });
