@@ -104,8 +104,9 @@ export function createCaller(config: ClientConfig): Caller {
         error = err;
       }
       ambiguous ||= isAmbiguous(error);
-      // A later clear rejection (say 422) settles what an earlier unclear failure left open.
-      const unknown = ambiguous && (error.kind !== 'http' || isTransient(error));
+      // A later clear rejection of the same body (say 422) settles what an earlier unclear failure left open;
+      // a refusal of the credentials says nothing about the earlier attempt.
+      const unknown = ambiguous && (error.kind !== 'http' || isTransient(error) || error.status === 401 || error.status === 403);
       const retryInMs =
         spec.idempotent && isTransient(error) && !signal?.aborted
           ? retryDelayMs(policy, attempt, error.retryAfterSeconds, deadline - Date.now() - minAttemptMs)
