@@ -244,6 +244,14 @@ describe('a truly lost answer (after: true) is still recovered as success, exact
     expect(await creates(input.id)).toBe(1);
   });
 
+  it('createCampaign of a region\'s full catalog', async () => {
+    const input = emailInput({ reward: { region: 'usa' }, priceInCents: 2500 });
+    await gw.sandbox.control.fault({ route: 'POST /campaign', reset: true, rate: 1, after: true });
+    const { body } = await gw.gql(CREATE, { input });
+    expect(body.data.createCampaign, JSON.stringify(body)).toMatchObject({ __typename: 'CreateCampaignPayload', orderId: input.id });
+    expect(await creates(input.id)).toBe(1);
+  });
+
   it('createDirectLinks, with its links', async () => {
     const input = { id: uniqueId('lost-links'), priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, linkCount: 3, expiry: addDays(pacificToday(), 20) };
     await gw.sandbox.control.fault({ route: 'POST /direct_links', reset: true, rate: 1, after: true });
