@@ -29,15 +29,11 @@ import type {
   CreatedCampaign,
   EmbeddedReward,
   Gift,
-  Info,
   UpstreamClient,
 } from './types.js';
 import { reader, wire } from './wire.js';
 
 export type { UpstreamClientOptions } from './config.js';
-
-/** The upstream's own page size limit for links. */
-const LINKS_PAGE = 50;
 
 const seg = encodeURIComponent;
 

@@ -14,6 +14,7 @@
 // is safe.
 
 import type { Caller, FailureFacts } from './call.js';
+import type { UpstreamLogger } from './config.js';
 import { UpstreamError } from './errors.js';
 import { amend } from './failures.js';
 import { toCampaign, toFunding, toGift, toInfo, toLinkPage } from './normalise.js';
@@ -28,7 +29,6 @@ import type {
   Info,
 } from './types.js';
 import { reader, wire } from './wire.js';
-import type { UpstreamLogger } from './config.js';
 
 /** The upstream's own page size limit for links. */
 const LINKS_PAGE = 50;
