@@ -103,7 +103,7 @@ export function createCaller(config: ClientConfig): Caller {
         if (!(err instanceof UpstreamError)) throw err;
         error = err;
       }
-      ambiguous ||= isAmbiguous(error);
+      ambiguous ||= isAmbiguous(error) || error.outcomeUnknown;
       // A later clear rejection of the same body (say 422) settles what an earlier unclear failure left open;
       // a refusal of the credentials says nothing about the earlier attempt.
       const unknown = ambiguous && (error.kind !== 'http' || isTransient(error) || error.status === 401 || error.status === 403);

@@ -4,7 +4,7 @@
 
 import { Pool } from 'undici';
 import type { ClientConfig } from './config.js';
-import { abortedFailure, networkFailure, timeoutFailure } from './failures.js';
+import { abortedFailure, amend, networkFailure, timeoutFailure } from './failures.js';
 import { parseRetryAfter } from './retry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
@@ -87,7 +87,8 @@ export function createTransport(config: ClientConfig): Transport {
         };
       } catch (err) {
         if (stop === 'timeout') throw timeoutFailure(req.route, timeoutMs);
-        if (stop === 'aborted') throw abortedFailure(req.route);
+        // A write cut off mid-exchange may already have reached the upstream: its outcome is unknown.
+        if (stop === 'aborted') throw amend(abortedFailure(req.route), { outcomeUnknown: req.method !== 'GET' });
         throw networkFailure(req.route, err);
       } finally {
         clearTimeout(timer);

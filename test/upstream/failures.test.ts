@@ -239,6 +239,17 @@ describe('abort and bulkhead', () => {
     expect(server.requests).toHaveLength(1);
   });
 
+  it('an abort while a write is under way leaves its outcome unknown; before sending, it does not', async () => {
+    const { client: api } = client();
+    server.on('PUT /gifts/g-1', hang);
+    const controller = new AbortController();
+    const pending = api.resendGift('g-1', { signal: controller.signal });
+    await server.arrived(1);
+    controller.abort();
+    expect(await upstreamFailure(pending)).toMatchObject({ kind: 'aborted', outcomeUnknown: true });
+    expect(await upstreamFailure(api.resendGift('g-1', { signal: AbortSignal.abort() }))).toMatchObject({ kind: 'aborted', outcomeUnknown: false });
+  });
+
   it('an abort during the backoff wait ends the call at once', async () => {
     const controller = new AbortController();
     const c = client({
