@@ -119,8 +119,13 @@ export function conflictingFields(found: Campaign, asked: AskedOrder): OrderFiel
   if (found.priceInCents !== asked.priceInCents) differs.push('priceInCents');
   if (asked.reward && !sameReward(found, asked.reward)) differs.push('reward');
   if (asked.brand !== undefined && !sameSet(found.brandCodes, [asked.brand])) differs.push('brand');
-  if (asked.contacts && !sameSet((found.contacts ?? []).map((c) => c.email), asked.contacts)) differs.push('contacts');
-  if (asked.linkCount !== undefined && (found.linkCount ?? null) !== asked.linkCount) differs.push('linkCount');
+  // Recipients and link count are compared when echoed: a record without them cannot speak for them, and
+  // the delivery type already tells an email order from a link order.
+  if (asked.contacts && found.contacts !== null && !sameSet(found.contacts.map((c) => c.email), asked.contacts)) {
+    differs.push('contacts');
+  }
+  if (asked.linkCount !== undefined && found.linkCount !== null && found.linkCount !== asked.linkCount) differs.push('linkCount');
+  // An absent expiry means "never expires", so it is compared either way.
   if (asked.expiry !== undefined && (found.expiry ?? null) !== asked.expiry) differs.push('expiry');
   // Only where both sides have one: a template fills subject and message in, link orders echo a fixed text.
   if (asked.subject !== undefined && found.subject !== null && found.subject !== asked.subject) differs.push('subject');

@@ -50,6 +50,13 @@ describe('conflictingFields', () => {
     expect(conflictingFields(found, askedCampaign({ ...email, message: 'Other' }))).toEqual(['priceInCents', 'contacts', 'expiry', 'message']);
   });
 
+  it('recipients and link count are compared only when the record echoes them; expiry always', () => {
+    expect(conflictingFields(order({ contacts: null }), askedCampaign(email))).toEqual([]);
+    const shortlinks = order({ deliveryType: 'SHORTLINK', contacts: null, linkCount: null });
+    expect(conflictingFields(shortlinks, askedCampaign({ ...email, contacts: undefined, deliveryType: 'SHORTLINK', linkCount: 2 }))).toEqual([]);
+    expect(conflictingFields(order(), askedCampaign({ ...email, expiry: '2027-01-01' }))).toEqual(['expiry']);
+  });
+
   it('a subject or message the request left to a template is not compared', () => {
     expect(conflictingFields(order({ subject: 'From the template' }), askedCampaign({ ...email, subject: undefined, giftTemplate: 't-1' }))).toEqual([]);
   });
