@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import type { Brand, Campaign, ContactResult, CostEntry, Fees, Link } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
 import { GiftConnection } from './gift.js';
 import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConnection } from './paging.js';
@@ -14,22 +15,22 @@ const CostEntryRef = builder.objectRef<CostEntry>('CostEntry').implement({
   fields: (t) => ({
     feeType: t.exposeString('feeType', { description: 'e.g. PREFUND_GIFT_COST, BREAKAGE_PERCENTAGE, UPFRONT_PER_GIFT_FEE' }),
     percentage: t.exposeFloat('percentage', { nullable: true }),
-    amountInCents: t.exposeInt('amountInCents'),
+    amountInCents: t.expose('amountInCents', { type: MONEY }),
     currency: t.exposeString('currency', { nullable: true }),
     taxType: t.exposeString('taxType', { nullable: true }),
-    taxInCents: t.exposeInt('taxInCents'),
+    taxInCents: t.expose('taxInCents', { type: MONEY }),
     numberOfGifts: t.exposeInt('numberOfGifts', { nullable: true }),
-    feePerGiftInCents: t.exposeInt('feePerGiftInCents', { nullable: true }),
+    feePerGiftInCents: t.expose('feePerGiftInCents', { type: MONEY, nullable: true }),
   }),
 });
 
 export const FeesRef = builder.objectRef<Fees>('Fees').implement({
   fields: (t) => ({
     costEntries: t.field({ type: [CostEntryRef], resolve: (fees) => fees.costEntries }),
-    subtotalInCents: t.exposeInt('subtotalInCents'),
-    taxInCents: t.exposeInt('taxInCents'),
+    subtotalInCents: t.expose('subtotalInCents', { type: MONEY }),
+    taxInCents: t.expose('taxInCents', { type: MONEY }),
     taxType: t.exposeString('taxType', { nullable: true }),
-    totalInCents: t.exposeInt('totalInCents'),
+    totalInCents: t.expose('totalInCents', { type: MONEY }),
   }),
 });
 
@@ -82,7 +83,7 @@ builder.node(CampaignRef, {
     contacts: t.field({ type: [ContactRef], nullable: true, resolve: (c) => c.contacts }),
     contactsSuccessCount: t.exposeInt('contactsSuccessCount', { nullable: true }),
     contactsFailureCount: t.exposeInt('contactsFailureCount', { nullable: true }),
-    priceInCents: t.exposeInt('priceInCents', { description: 'Face value of each reward.' }),
+    priceInCents: t.expose('priceInCents', { type: MONEY, description: 'Face value of each reward.' }),
     currency: t.string({
       nullable: true,
       description: 'Currency of the order, from its fees.',

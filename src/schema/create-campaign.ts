@@ -5,6 +5,7 @@ import { resolveRewardChoice } from '../orders/reward-choice.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Campaign, CreatedCampaign, Funding } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { IdempotencyConflict, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
 import { InputValidationError } from './validation-error.js';
@@ -71,7 +72,7 @@ const CreateCampaignInput = builder.inputType('CreateCampaignInput', {
   fields: (t) => ({
     id: t.string({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
     deliveryType: t.field({ type: CampaignDelivery, defaultValue: 'EMAIL' }),
-    priceInCents: t.int({ required: true, description: 'Face value of each reward.' }),
+    priceInCents: t.field({ type: MONEY, required: true, description: 'Face value of each reward.' }),
     reward: t.field({ type: RewardChoice, required: true }),
     contacts: t.field({ type: [ContactInput], description: 'Recipients (email delivery only).' }),
     giftTemplate: t.string({ description: 'Template id; supplies subject and message when they are omitted.' }),
@@ -85,7 +86,7 @@ const CreateCampaignInput = builder.inputType('CreateCampaignInput', {
 const CreateDirectLinksInput = builder.inputType('CreateDirectLinksInput', {
   fields: (t) => ({
     id: t.string({ required: true }),
-    priceInCents: t.int({ required: true }),
+    priceInCents: t.field({ type: MONEY, required: true }),
     reward: t.field({ type: RewardChoice, required: true }),
     linkCount: t.int({ required: true }),
     expiry: t.field({ type: 'Date' }),

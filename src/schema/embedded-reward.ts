@@ -2,6 +2,7 @@ import { createEmbeddedRewardInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { IdempotencyConflict, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
 import { InputValidationError } from './validation-error.js';
@@ -29,7 +30,7 @@ const CreateEmbeddedRewardInput = builder.inputType('CreateEmbeddedRewardInput',
   fields: (t) => ({
     id: t.string({ required: true }),
     brand: t.string({ required: true, description: 'An embeddable brand code.' }),
-    priceInCents: t.int({ required: true }),
+    priceInCents: t.field({ type: MONEY, required: true }),
   }),
 });
 

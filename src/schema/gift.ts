@@ -1,5 +1,6 @@
 import type { GiftQuery } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
 import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
 import { BrandRef, CampaignRef, GiftRef } from './refs.js';
@@ -24,7 +25,7 @@ builder.node(GiftRef, {
     rawDeliveryStatus: t.exposeString('deliveryStatus', {
       description: 'The delivery status exactly as the upstream sent it.',
     }),
-    priceInCents: t.exposeInt('priceInCents'),
+    priceInCents: t.expose('priceInCents', { type: MONEY }),
     brandCode: t.exposeString('brandCode', {
       nullable: true,
       description: 'Null until the recipient picks a brand from a multi-brand order.',
@@ -81,8 +82,8 @@ const GiftFilter = builder.inputType('GiftFilter', {
     deliveryStatus: t.field({ type: DeliveryStatus.ref }),
     recipientEmail: t.string({ validate: substring }),
     recipientName: t.string({ validate: substring }),
-    priceInCentsGreaterThan: t.int(),
-    priceInCentsLessThan: t.int(),
+    priceInCentsGreaterThan: t.field({ type: MONEY }),
+    priceInCentsLessThan: t.field({ type: MONEY }),
     createdDateGreaterThan: t.field({ type: 'DateTime' }),
     createdDateLessThan: t.field({ type: 'DateTime' }),
     deliveryDateGreaterThan: t.field({ type: 'DateTime' }),
