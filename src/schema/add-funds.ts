@@ -13,7 +13,7 @@ const AddFundsPayload = builder.objectRef<{ funds: Funds }>('AddFundsPayload').i
 
 const AddFundsInput = builder.inputType('AddFundsInput', {
   fields: (t) => ({
-    id: t.string({ required: true, description: 'Idempotency key of this top-up.' }),
+    id: t.id({ required: true, description: 'Idempotency key of this top-up.' }),
     currency: t.string({ required: true, description: 'USD, CAD or AUD.' }),
     amountInCents: t.field({ type: MONEY, required: true, description: 'Between 25,000 and 1,000,000 cents.' }),
   }),

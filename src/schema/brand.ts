@@ -73,7 +73,10 @@ builder.node(BrandRef, {
       description: 'Currency the brand is funded in (USD, CAD, AUD).',
       resolve: async (brand, _args, ctx) => (await details(brand, ctx)).currency,
     }),
+    // Detail fields need the brand's own upstream read (a list gives only the summary): each is nullable so a
+    // failing read nulls the field, not the brand or the list it is in.
     embeddable: t.boolean({
+      nullable: true,
       description: 'Whether the brand can be sent as an embedded reward.',
       resolve: async (brand, _args, ctx) => (await details(brand, ctx)).embeddable,
     }),
@@ -85,6 +88,7 @@ builder.node(BrandRef, {
     }),
     regions: t.field({
       type: [RegionRef],
+      nullable: true,
       resolve: async (brand, _args, ctx) => {
         const [full, regions] = await Promise.all([details(brand, ctx), ctx.loaders.regions()]);
         return regions.filter((region) => full.regionIds.includes(region.id));

@@ -5,6 +5,7 @@ import { resolveRewardChoice } from '../orders/reward-choice.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Campaign, CreatedCampaign, Funding } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { DeliveryType } from './enums.js';
 import { MONEY } from './money.js';
 import { IdempotencyConflict, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
@@ -30,8 +31,8 @@ const FundingState = builder.enumType('FundingState', {
 
 const CreateCampaignPayload = builder.objectRef<CreateCampaignPayloadShape>('CreateCampaignPayload').implement({
   fields: (t) => ({
-    orderId: t.string({ description: 'The caller id of the accepted order (always present, even if `campaign` fails).', resolve: (p) => p.campaign.id }),
-    orderUuid: t.string({ description: 'The uuid of the accepted order.', resolve: (p) => p.campaign.uuid }),
+    orderId: t.id({ description: 'The caller id of the accepted order (always present, even if `campaign` fails).', resolve: (p) => p.campaign.id }),
+    orderUuid: t.id({ description: 'The uuid of the accepted order.', resolve: (p) => p.campaign.uuid }),
     campaign: t.field({
       type: CampaignRef,
       // Nullable on purpose: the order exists once we answer; if a relation below it (gifts, brands, links)
@@ -66,12 +67,15 @@ export const RewardChoice = builder.inputType('RewardChoice', {
   }),
 });
 
-const CampaignDelivery = builder.enumType('CampaignDelivery', { values: ['EMAIL', 'SHORTLINK'] as const });
-
 const CreateCampaignInput = builder.inputType('CreateCampaignInput', {
   fields: (t) => ({
-    id: t.string({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
-    deliveryType: t.field({ type: CampaignDelivery, defaultValue: 'EMAIL' }),
+    id: t.id({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
+    deliveryType: t.field({
+      // The one delivery enum of the API (also Campaign.deliveryType); this mutation sends EMAIL or SHORTLINK.
+      type: DeliveryType.ref,
+      defaultValue: 'EMAIL',
+      description: 'EMAIL or SHORTLINK. Direct links: createDirectLinks; embedded: createEmbeddedReward.',
+    }),
     priceInCents: t.field({ type: MONEY, required: true, description: 'Face value of each reward.' }),
     reward: t.field({ type: RewardChoice, required: true }),
     contacts: t.field({ type: [ContactInput], description: 'Recipients (email delivery only).' }),
@@ -85,7 +89,7 @@ const CreateCampaignInput = builder.inputType('CreateCampaignInput', {
 
 const CreateDirectLinksInput = builder.inputType('CreateDirectLinksInput', {
   fields: (t) => ({
-    id: t.string({ required: true }),
+    id: t.id({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
     priceInCents: t.field({ type: MONEY, required: true }),
     reward: t.field({ type: RewardChoice, required: true }),
     linkCount: t.int({ required: true }),

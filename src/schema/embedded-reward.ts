@@ -28,7 +28,7 @@ const CreateEmbeddedRewardPayload = builder.objectRef<EmbeddedRewardPayloadShape
 
 const CreateEmbeddedRewardInput = builder.inputType('CreateEmbeddedRewardInput', {
   fields: (t) => ({
-    id: t.string({ required: true }),
+    id: t.id({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
     brand: t.string({ required: true, description: 'An embeddable brand code.' }),
     priceInCents: t.field({ type: MONEY, required: true }),
   }),

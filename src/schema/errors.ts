@@ -69,7 +69,7 @@ builder.objectType(UpstreamRejected, {
 builder.objectType(NotFound, {
   name: 'NotFound',
   interfaces: [ErrorInterface],
-  fields: (t) => ({ ref: t.exposeString('ref') }),
+  fields: (t) => ({ ref: t.exposeID('ref') }),
 });
 
 builder.objectType(NotCancellable, { name: 'NotCancellable', interfaces: [ErrorInterface] });
@@ -77,5 +77,5 @@ builder.objectType(NotCancellable, { name: 'NotCancellable', interfaces: [ErrorI
 builder.objectType(IdempotencyConflict, {
   name: 'IdempotencyConflict',
   interfaces: [ErrorInterface],
-  fields: (t) => ({ id: t.exposeString('id') }),
+  fields: (t) => ({ id: t.exposeID('id') }),
 });

@@ -11,8 +11,8 @@ builder.node(GiftRef, {
   loadOne: (uuid, ctx) => ctx.loaders.gift.load(uuid),
   fields: (t) => ({
     uuid: t.exposeID('uuid'),
-    campaignUuid: t.exposeString('campaignUuid'),
-    campaignId: t.exposeString('campaignId', { nullable: true }),
+    campaignUuid: t.exposeID('campaignUuid'),
+    campaignId: t.exposeID('campaignId', { nullable: true }),
     campaign: t.field({
       type: CampaignRef,
       nullable: true,
@@ -76,8 +76,8 @@ const substring = { minLength: [3, { message: 'must be at least 3 characters (up
 const GiftFilter = builder.inputType('GiftFilter', {
   description: 'Every filter of the upstream gifts list; ranges are exclusive (greater than / less than).',
   fields: (t) => ({
-    campaignUuid: t.string(),
-    campaignId: t.string(),
+    campaignUuid: t.id(),
+    campaignId: t.id(),
     status: t.field({ type: GiftStatus.ref }),
     deliveryStatus: t.field({ type: DeliveryStatus.ref }),
     recipientEmail: t.string({ validate: substring }),
