@@ -4,6 +4,7 @@ import { builder } from './builder.js';
 import { MONEY } from './money.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
 import { GiftConnection } from './gift.js';
+import { expiresAt } from '../orders/expiry.js';
 import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConnection } from './paging.js';
 import { BrandRef, CampaignRef } from './refs.js';
 
@@ -106,7 +107,13 @@ builder.node(CampaignRef, {
     }),
     region: t.exposeString('region', { nullable: true, description: 'Region of a full-catalog order.' }),
     fees: t.field({ type: FeesRef, nullable: true, resolve: (c) => c.fees }),
-    expiry: t.expose('expiry', { type: 'Date', nullable: true }),
+    expiry: t.expose('expiry', { type: 'Date', nullable: true, description: 'Last claimable day (Pacific); null: never expires.' }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the rewards stop being claimable: the end of `expiry`, Pacific time. Null: never.',
+      resolve: (c) => expiresAt(c.expiry),
+    }),
     linkCount: t.exposeInt('linkCount', { nullable: true }),
     gifts: t.field({
       type: GiftConnection,

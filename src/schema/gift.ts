@@ -1,9 +1,20 @@
-import type { GiftQuery } from '../upstream/types.js';
+import type { GatewayContext } from '../context.js';
+import { expiresAt } from '../orders/expiry.js';
+import type { Gift, GiftQuery } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
 import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
 import { BrandRef, CampaignRef, GiftRef } from './refs.js';
+
+/**
+ * Production gift records carry no expiry of their own: the order's applies (one campaign GET per order, shared
+ * through the request's loader with gift.campaign and anything else reading that order).
+ */
+async function giftExpiry(gift: Gift, _args: object, ctx: GatewayContext): Promise<string | null> {
+  if (gift.expiry) return gift.expiry;
+  return (await ctx.loaders.campaign.load(gift.campaignUuid))?.expiry ?? null;
+}
 
 builder.node(GiftRef, {
   description: 'One reward: a gift card or prepaid card delivered to one recipient or link.',
@@ -41,7 +52,18 @@ builder.node(GiftRef, {
     createdDate: t.expose('createdDate', { type: 'DateTime', nullable: true }),
     deliveryDate: t.expose('deliveryDate', { type: 'DateTime', nullable: true }),
     redeemedDate: t.expose('redeemedDate', { type: 'DateTime', nullable: true }),
-    expiry: t.expose('expiry', { type: 'Date', nullable: true }),
+    expiry: t.field({
+      type: 'Date',
+      nullable: true,
+      description: "Last claimable day (Pacific): the reward's own, else its order's. Null: never expires.",
+      resolve: giftExpiry,
+    }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the reward stops being claimable: the end of `expiry`, Pacific time. Null: never.',
+      resolve: async (gift, _args, ctx) => expiresAt(await giftExpiry(gift, _args, ctx)),
+    }),
     managementDashboardLink: t.exposeString('managementDashboardLink', { nullable: true }),
     shortlink: t.exposeString('shortlink', { nullable: true }),
   }),
