@@ -35,7 +35,7 @@ export const FeesRef = builder.objectRef<Fees>('Fees').implement({
   }),
 });
 
-const ContactRef = builder.objectRef<ContactResult>('Contact').implement({
+export const ContactRef = builder.objectRef<ContactResult>('Contact').implement({
   description: 'What the upstream did with one recipient of an email order.',
   fields: (t) => ({
     email: t.exposeString('email'),

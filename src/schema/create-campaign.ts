@@ -2,6 +2,7 @@ import type { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import { createCampaignInput, createDirectLinksInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
+import { fundingNow, orderBefore, wasReplayed, type OrderBefore } from '../orders/replays.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Campaign, CreatedCampaign, Funding } from '../upstream/types.js';
 import { builder } from './builder.js';
@@ -9,6 +10,7 @@ import { DeliveryType } from './enums.js';
 import { MONEY } from './money.js';
 import { IdempotencyConflict, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
+import { REPLAYED } from './replayed.js';
 import { InputValidationError } from './validation-error.js';
 
 // Creating orders. The caller's `id` is passed through unchanged as the upstream idempotency key, so a
@@ -18,6 +20,7 @@ interface CreateCampaignPayloadShape {
   campaign: Campaign;
   funding: Funding;
   links: string[] | null;
+  replayed: boolean | null;
 }
 
 const FundingState = builder.enumType('FundingState', {
@@ -46,6 +49,7 @@ const CreateCampaignPayload = builder.objectRef<CreateCampaignPayloadShape>('Cre
       description: 'Direct-link orders: one claimable URL per link. Short links: see campaign.links.',
       resolve: (p) => p.links,
     }),
+    replayed: t.boolean({ nullable: true, description: REPLAYED, resolve: (p) => p.replayed }),
   }),
 });
 
@@ -97,11 +101,18 @@ const CreateDirectLinksInput = builder.inputType('CreateDirectLinksInput', {
   }),
 });
 
-/** After a write the request's cached reads are stale; the payload must show what the upstream now holds. */
-function payloadOf(created: CreatedCampaign, ctx: GatewayContext): CreateCampaignPayloadShape {
+/**
+ * After a write the request's cached reads are stale; the payload must show what the upstream now holds. For a
+ * replay that is the read made just before the create (a replay changes nothing), not the earlier answer the
+ * upstream repeats; for a new order it is the create's own answer. Either primes the request's loader.
+ */
+function payloadOf(created: CreatedCampaign, before: OrderBefore, ctx: GatewayContext): CreateCampaignPayloadShape {
   ctx.loaders.forgetAll();
-  ctx.loaders.campaign.prime(created.campaign.id, created.campaign).prime(created.campaign.uuid, created.campaign);
-  return { campaign: created.campaign, funding: created.funding, links: created.directLinks };
+  const earlier = before.known ? before.campaign : null;
+  const now = earlier ?? created.campaign;
+  ctx.loaders.campaign.prime(now.id, now).prime(now.uuid, now);
+  const funding = earlier ? fundingNow(created.funding, earlier) : created.funding;
+  return { campaign: now, funding, links: created.directLinks, replayed: wasReplayed(before) };
 }
 
 /**
@@ -123,6 +134,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateCampaignInput, required: true, validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) } }) },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
+      const before = await orderBefore(input.id, ctx.loaders);
       const shortlinks = input.deliveryType === 'SHORTLINK';
       const created = await rejectionsAsData(
         () =>
@@ -144,7 +156,7 @@ builder.mutationFields((t) => ({
           }),
         { id: input.id },
       );
-      return payloadOf(created, ctx);
+      return payloadOf(created, before, ctx);
     },
   }),
   createDirectLinks: t.field({
@@ -155,6 +167,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateDirectLinksInput, required: true, validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) } }) },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
+      const before = await orderBefore(input.id, ctx.loaders);
       const created = await rejectionsAsData(
         () =>
           ctx.client.createDirectLinks({
@@ -166,7 +179,7 @@ builder.mutationFields((t) => ({
           }),
         { id: input.id },
       );
-      return payloadOf(created, ctx);
+      return payloadOf(created, before, ctx);
     },
   }),
 }));

@@ -2,6 +2,8 @@
 // the status) to stable GraphQL error codes; nothing in here ever holds the token, a header or a URL with
 // credentials.
 
+import type { ContactResult } from './types.js';
+
 export type UpstreamErrorKind =
   /** The upstream answered with a non-200 status. */
   | 'http'
@@ -35,6 +37,8 @@ export interface UpstreamErrorDetails {
   retryAfterSeconds?: number | null;
   /** The upstream's own error text (`error.message`), token redacted, for errors shown as UpstreamRejected. */
   upstreamMessage?: string | null;
+  /** A refused create's per-contact results (a 422 with a partial campaign), when the body had them. */
+  contacts?: ContactResult[] | null;
 }
 
 export class UpstreamError extends Error {
@@ -46,6 +50,7 @@ export class UpstreamError extends Error {
   readonly attempts: number;
   readonly retryAfterSeconds: number | null;
   readonly upstreamMessage: string | null;
+  readonly contacts: ContactResult[] | null;
 
   constructor(message: string, details: UpstreamErrorDetails) {
     super(message);
@@ -58,6 +63,7 @@ export class UpstreamError extends Error {
     this.attempts = details.attempts ?? 1;
     this.retryAfterSeconds = details.retryAfterSeconds ?? null;
     this.upstreamMessage = details.upstreamMessage ?? null;
+    this.contacts = details.contacts ?? null;
   }
 }
 

@@ -4,6 +4,7 @@
 // UpstreamError cannot reach socket or request internals.
 
 import { UpstreamError, type UpstreamErrorDetails } from './errors.js';
+import { rejectedContacts } from './rejected-contacts.js';
 
 export type Redact = (text: string) => string;
 
@@ -23,6 +24,7 @@ export function amend(error: UpstreamError, patch: Partial<UpstreamErrorDetails>
     attempts: error.attempts,
     retryAfterSeconds: error.retryAfterSeconds,
     upstreamMessage: error.upstreamMessage,
+    contacts: error.contacts,
     ...patch,
   });
 }
@@ -77,6 +79,7 @@ export function httpFailure(
     status,
     code,
     upstreamMessage,
+    contacts: status === 422 ? rejectedContacts(json, redact) : null,
     retryable: status === 429 || status >= 500,
     retryAfterSeconds,
   });
