@@ -19,7 +19,7 @@ const config: CodegenConfig = {
         persistedDocuments: { hashAlgorithm: 'sha256' },
       },
       config: {
-        scalars: { DateTime: 'string', Date: 'string' },
+        scalars: { DateTime: 'string', Date: 'string', SafeInt: 'number' },
         enumsAsTypes: true,
         useTypeImports: true,
       },

@@ -6,7 +6,7 @@ import { metricSum, metricValue, type GatewayProcess } from './processes.js';
 // WebSocket subscribers for the fan-out and soak scenarios: one graphql-ws client (one socket) per
 // subscriber, each recording when its events arrive, and waits on the gateway's own gauges.
 
-export const GIFT_CHANGES = `subscription Changes($campaign: String) {
+export const GIFT_CHANGES = `subscription Changes($campaign: ID) {
   giftStatusChanged(campaign: $campaign) { gift { uuid status } previousStatus changedAt }
 }`;
 

@@ -12,7 +12,7 @@ const ORDERS = 10;
 const REWARDS = 20;
 const BRANDS = ['sbxcoffeeus', 'sbxbooksus', 'sbxgroceryus'];
 
-export const NESTED = `query Nested($refs: [String!]!) {
+export const NESTED = `query Nested($refs: [ID!]!) {
   campaigns(refs: $refs) {
     uuid status
     gifts(first: 20) { edges { node { uuid status deliveryStatus priceInCents recipientEmail brand { name } } } }

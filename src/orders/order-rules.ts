@@ -81,7 +81,9 @@ const linkCount = z
 export const createCampaignInput = z
   .object({
     id: callerId,
-    deliveryType: z.enum(['EMAIL', 'SHORTLINK']).nullish(),
+    deliveryType: z
+      .enum(['EMAIL', 'SHORTLINK'], { error: 'must be EMAIL or SHORTLINK: use createDirectLinks or createEmbeddedReward for the others' })
+      .nullish(),
     priceInCents,
     reward: rewardChoice,
     contacts: contacts.nullish(),

@@ -67,6 +67,6 @@ export async function rejectionsAsData<T>(call: () => Promise<T>, context: Rejec
     }
     if (status === 404 && context.notFound) throw new NotFound(context.notFound.ref, context.notFound.what);
     if (code === 'ERROR_CAMPAIGN_INVALID_STATE' && context.cancelling) throw new NotCancellable(error.message);
-    throw new UpstreamRejected(error.message, code, status);
+    throw new UpstreamRejected(error.message, code, status, error.contacts);
   }
 }

@@ -29,7 +29,7 @@ export function giftView(gift: Gift): Record<string, unknown> {
     created_date: formatPacific(gift.createdAt),
     delivery_date: pacificOrNull(gift.deliveredAt),
     redeemed_date: pacificOrNull(gift.redeemedAt),
-    expiry: gift.order.expiry,
+    // No gift-level expiry: production gift records carry none (the order's `expiry` applies).
     management_dashboard_link: `${REWARD_URL}/dashboard/gifts/${gift.uuid}`,
     // The claim URL of every link-based reward (short link, direct link, embedded gift link); null for email.
     shortlink: gift.link,

@@ -22,6 +22,7 @@ const MAX_LINK_COUNT = 10_000;
 const LINK_MESSAGE = 'Here is your reward. Choose how you would like to receive it.';
 const EMBEDDED_MESSAGE = 'Embedded reward.';
 const EMAIL_ADDRESS = /^[^\s@]+@[^\s@]+\.[^\s@]+$/;
+const UNDELIVERABLE_DOMAIN = /\.invalid$/i;
 
 const optionalText = (max: number) => z.string().max(max).nullish();
 const brandChoice = {
@@ -190,13 +191,17 @@ function contactResults(state: SandboxState, contacts: { email: string; firstnam
   const recipients: Recipient[] = [];
   for (const c of contacts) {
     const email = c.email.trim();
-    const valid = EMAIL_ADDRESS.test(email);
+    const wellFormed = EMAIL_ADDRESS.test(email);
+    // The reserved .invalid domain (RFC 2606) can never receive mail: the sandbox refuses it the way the
+    // service refuses an address it cannot deliver to, so a well-formed address can be refused in tests.
+    const deliverable = !UNDELIVERABLE_DOMAIN.test(email);
+    const valid = wellFormed && deliverable;
     const known = seen.has(email.toLowerCase());
     results.push({
       email,
       firstname: c.firstname ?? null,
       lastname: c.lastname ?? null,
-      message: valid ? (known ? 'Existing contact' : 'New contact') : 'Invalid email address',
+      message: valid ? (known ? 'Existing contact' : 'New contact') : wellFormed ? 'Email address cannot receive mail' : 'Invalid email address',
       added_succesfully: valid,
     });
     if (valid) {

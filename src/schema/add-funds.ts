@@ -2,6 +2,7 @@ import { addFundsInput } from '../orders/order-rules.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { FundsRef } from './funds.js';
 import { InputValidationError } from './validation-error.js';
@@ -12,9 +13,9 @@ const AddFundsPayload = builder.objectRef<{ funds: Funds }>('AddFundsPayload').i
 
 const AddFundsInput = builder.inputType('AddFundsInput', {
   fields: (t) => ({
-    id: t.string({ required: true, description: 'Idempotency key of this top-up.' }),
+    id: t.id({ required: true, description: 'Idempotency key of this top-up.' }),
     currency: t.string({ required: true, description: 'USD, CAD or AUD.' }),
-    amountInCents: t.int({ required: true, description: 'Between 25,000 and 1,000,000 cents.' }),
+    amountInCents: t.field({ type: MONEY, required: true, description: 'Between 25,000 and 1,000,000 cents.' }),
   }),
 });
 

@@ -2,6 +2,7 @@ import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
 import type { Brand, BrandQuery, BrandSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
 import { BrandRef, RegionRef } from './refs.js';
 
@@ -17,12 +18,15 @@ interface PriceRange {
 
 const FixedPricesRef = builder.objectRef<FixedPrices>('FixedPrices').implement({
   description: 'The brand sells these face values only.',
-  fields: (t) => ({ valuesInCents: t.exposeIntList('valuesInCents') }),
+  fields: (t) => ({ valuesInCents: t.expose('valuesInCents', { type: [MONEY] }) }),
 });
 
 const PriceRangeRef = builder.objectRef<PriceRange>('PriceRange').implement({
   description: 'The brand sells any face value in this range (inclusive).',
-  fields: (t) => ({ minInCents: t.exposeInt('minInCents'), maxInCents: t.exposeInt('maxInCents') }),
+  fields: (t) => ({
+    minInCents: t.expose('minInCents', { type: MONEY }),
+    maxInCents: t.expose('maxInCents', { type: MONEY }),
+  }),
 });
 
 const PriceOptionsRef = builder.unionType('PriceOptions', {
@@ -69,7 +73,10 @@ builder.node(BrandRef, {
       description: 'Currency the brand is funded in (USD, CAD, AUD).',
       resolve: async (brand, _args, ctx) => (await details(brand, ctx)).currency,
     }),
+    // Detail fields need the brand's own upstream read (a list gives only the summary): each is nullable so a
+    // failing read nulls the field, not the brand or the list it is in.
     embeddable: t.boolean({
+      nullable: true,
       description: 'Whether the brand can be sent as an embedded reward.',
       resolve: async (brand, _args, ctx) => (await details(brand, ctx)).embeddable,
     }),
@@ -81,6 +88,7 @@ builder.node(BrandRef, {
     }),
     regions: t.field({
       type: [RegionRef],
+      nullable: true,
       resolve: async (brand, _args, ctx) => {
         const [full, regions] = await Promise.all([details(brand, ctx), ctx.loaders.regions()]);
         return regions.filter((region) => full.regionIds.includes(region.id));
@@ -99,8 +107,8 @@ const BrandFilter = builder.inputType('BrandFilter', {
   fields: (t) => ({
     region: t.string({ description: 'Region name (e.g. "USA", case-insensitive) or numeric id.' }),
     currency: t.string({ validate: { regex: [/^[A-Za-z]{3}$/, { message: 'must be a 3-letter currency code' }] } }),
-    minPriceInCents: t.int({ validate: { min: 0, int: true } }),
-    maxPriceInCents: t.int({ validate: { min: 0, int: true } }),
+    minPriceInCents: t.field({ type: MONEY, validate: { min: 0 } }),
+    maxPriceInCents: t.field({ type: MONEY, validate: { min: 0 } }),
     search: t.string({ validate: { maxLength: 200 } }),
     embeddable: t.boolean(),
   }),

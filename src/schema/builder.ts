@@ -22,6 +22,8 @@ export const builder = new SchemaBuilder<{
   Scalars: {
     DateTime: { Input: Date; Output: Date };
     Date: { Input: string; Output: string };
+    /** Money: whole cents, safe up to 2^53 − 1 (src/schema/money.ts). */
+    SafeInt: { Input: number; Output: number };
     ID: { Input: string; Output: string };
   };
 }>({

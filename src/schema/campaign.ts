@@ -1,8 +1,10 @@
 import { GraphQLError } from 'graphql';
 import type { Brand, Campaign, ContactResult, CostEntry, Fees, Link } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
 import { GiftConnection } from './gift.js';
+import { expiresAt } from '../orders/expiry.js';
 import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConnection } from './paging.js';
 import { BrandRef, CampaignRef } from './refs.js';
 
@@ -14,26 +16,26 @@ const CostEntryRef = builder.objectRef<CostEntry>('CostEntry').implement({
   fields: (t) => ({
     feeType: t.exposeString('feeType', { description: 'e.g. PREFUND_GIFT_COST, BREAKAGE_PERCENTAGE, UPFRONT_PER_GIFT_FEE' }),
     percentage: t.exposeFloat('percentage', { nullable: true }),
-    amountInCents: t.exposeInt('amountInCents'),
+    amountInCents: t.expose('amountInCents', { type: MONEY }),
     currency: t.exposeString('currency', { nullable: true }),
     taxType: t.exposeString('taxType', { nullable: true }),
-    taxInCents: t.exposeInt('taxInCents'),
+    taxInCents: t.expose('taxInCents', { type: MONEY }),
     numberOfGifts: t.exposeInt('numberOfGifts', { nullable: true }),
-    feePerGiftInCents: t.exposeInt('feePerGiftInCents', { nullable: true }),
+    feePerGiftInCents: t.expose('feePerGiftInCents', { type: MONEY, nullable: true }),
   }),
 });
 
 export const FeesRef = builder.objectRef<Fees>('Fees').implement({
   fields: (t) => ({
     costEntries: t.field({ type: [CostEntryRef], resolve: (fees) => fees.costEntries }),
-    subtotalInCents: t.exposeInt('subtotalInCents'),
-    taxInCents: t.exposeInt('taxInCents'),
+    subtotalInCents: t.expose('subtotalInCents', { type: MONEY }),
+    taxInCents: t.expose('taxInCents', { type: MONEY }),
     taxType: t.exposeString('taxType', { nullable: true }),
-    totalInCents: t.exposeInt('totalInCents'),
+    totalInCents: t.expose('totalInCents', { type: MONEY }),
   }),
 });
 
-const ContactRef = builder.objectRef<ContactResult>('Contact').implement({
+export const ContactRef = builder.objectRef<ContactResult>('Contact').implement({
   description: 'What the upstream did with one recipient of an email order.',
   fields: (t) => ({
     email: t.exposeString('email'),
@@ -68,8 +70,8 @@ builder.node(CampaignRef, {
   id: { resolve: (campaign) => campaign.uuid },
   loadOne: (uuid, ctx) => ctx.loaders.campaign.load(uuid),
   fields: (t) => ({
-    id: t.exposeString('id', { description: "The caller's id (idempotency key) given when the order was created." }),
-    uuid: t.exposeString('uuid'),
+    id: t.exposeID('id', { description: "The caller's id (idempotency key) given when the order was created." }),
+    uuid: t.exposeID('uuid'),
     status: t.field({ type: CampaignStatus.ref, resolve: (c) => CampaignStatus.read(c.status) }),
     rawStatus: t.exposeString('status', { description: 'The status exactly as the upstream sent it.' }),
     deliveryType: t.field({ type: DeliveryType.ref, resolve: (c) => DeliveryType.read(c.deliveryType) }),
@@ -82,7 +84,7 @@ builder.node(CampaignRef, {
     contacts: t.field({ type: [ContactRef], nullable: true, resolve: (c) => c.contacts }),
     contactsSuccessCount: t.exposeInt('contactsSuccessCount', { nullable: true }),
     contactsFailureCount: t.exposeInt('contactsFailureCount', { nullable: true }),
-    priceInCents: t.exposeInt('priceInCents', { description: 'Face value of each reward.' }),
+    priceInCents: t.expose('priceInCents', { type: MONEY, description: 'Face value of each reward.' }),
     currency: t.string({
       nullable: true,
       description: 'Currency of the order, from its fees.',
@@ -91,21 +93,32 @@ builder.node(CampaignRef, {
     brandCodes: t.exposeStringList('brandCodes'),
     brands: t.field({
       type: [BrandRef],
-      description: 'The brands offered. Empty for a full-catalog order: see `region`.',
+      // Each brand is its own upstream read: a failing one is a null entry with its error, the rest stay.
+      nullable: { list: true, items: true },
+      description:
+        'The brands offered. Empty for a full-catalog order: see `region`. A brand whose details could not be ' +
+        'read is null, with the error on its path.',
       resolve: async (c, _args, ctx) => {
         const brands = await ctx.loaders.brand.loadMany(c.brandCodes);
-        return brands.filter((b): b is Brand => {
-          if (b instanceof Error) throw b;
-          return b !== null;
-        });
+        // Unknown codes are left out. An Error stays in the list: graphql-js reports it on that entry alone
+        // (the declared item type cannot say so, hence the cast).
+        return brands.filter((b) => b !== null) as Brand[];
       },
     }),
     region: t.exposeString('region', { nullable: true, description: 'Region of a full-catalog order.' }),
     fees: t.field({ type: FeesRef, nullable: true, resolve: (c) => c.fees }),
-    expiry: t.expose('expiry', { type: 'Date', nullable: true }),
+    expiry: t.expose('expiry', { type: 'Date', nullable: true, description: 'Last claimable day (Pacific); null: never expires.' }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the rewards stop being claimable: the end of `expiry`, Pacific time. Null: never.',
+      resolve: (c) => expiresAt(c.expiry),
+    }),
     linkCount: t.exposeInt('linkCount', { nullable: true }),
     gifts: t.field({
       type: GiftConnection,
+      // Its own upstream call: a failure nulls this field alone, not the order above it.
+      nullable: true,
       args: {
         first: t.arg.int(),
         after: t.arg.string(),
@@ -123,6 +136,7 @@ builder.node(CampaignRef, {
     }),
     links: t.field({
       type: LinkConnection,
+      nullable: true,
       description: 'Claimable links of a direct-link or short-link order; empty for other orders.',
       args: { first: t.arg.int(), after: t.arg.string() },
       resolve: async (c, { first, after }, ctx) => {
@@ -142,7 +156,7 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: { 'rewards:read': true },
     description: 'An order by caller id or uuid; null when the upstream does not know it.',
-    args: { ref: t.arg.string({ required: true }) },
+    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }) },
     resolve: (_root, { ref }, ctx) => ctx.loaders.campaign.load(ref),
   }),
   campaigns: t.field({
@@ -150,7 +164,7 @@ builder.queryFields((t) => ({
     nullable: { list: false, items: true },
     authScopes: { 'rewards:read': true },
     description: `Several orders at once, fetched concurrently; null entries for unknown refs. At most ${MAX_REFS}.`,
-    args: { refs: t.arg.stringList({ required: true }) },
+    args: { refs: t.arg.idList({ required: true, description: 'Caller ids or uuids.' }) },
     resolve: async (_root, { refs }, ctx) => {
       if (refs.length > MAX_REFS) {
         throw new GraphQLError(`"refs" takes at most ${MAX_REFS} entries, got ${refs.length}.`, {
@@ -171,7 +185,7 @@ builder.subscriptionField('campaignStatusChanged', (t) =>
     description:
       'The order (caller id or uuid) each time its status changes, e.g. AWAITING_FUNDS → CREATED. Completes ' +
       'once the order is created: no status follows that one.',
-    args: { ref: t.arg.string({ required: true }) },
+    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }) },
     subscribe: async (_root, { ref }, ctx) => {
       const changes = await ctx.live.campaignStatus(ref, (r) => ctx.loaders.campaign.load(r));
       if (!changes) throw new GraphQLError(`No campaign is known by "${ref}".`, { extensions: { code: 'NOT_FOUND' } });

@@ -19,7 +19,7 @@ const CancelCampaignPayload = builder.objectRef<CancelCampaignPayloadShape>('Can
     }),
     cancelled: t.exposeInt('cancelled', { description: 'Rewards this call cancelled.' }),
     alreadyFinal: t.exposeInt('alreadyFinal', { description: 'Rewards already redeemed, expired or cancelled.' }),
-    failed: t.exposeStringList('failed', { description: 'Uuids of rewards whose cancel failed; call again to retry them.' }),
+    failed: t.exposeIDList('failed', { description: 'Uuids of rewards whose cancel failed; call again to retry them.' }),
   }),
 });
 
@@ -29,7 +29,7 @@ builder.mutationField('cancelCampaign', (t) =>
     authScopes: { 'rewards:write': true },
     description: 'Cancels every unredeemed reward of an order and returns their funds. Safe to call again.',
     errors: { types: [NotFound, NotCancellable], directResult: true, union: { name: 'CancelCampaignResult' } },
-    args: { ref: t.arg.string({ required: true, description: 'Caller id or uuid of the order.' }) },
+    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }) },
     resolve: async (_root, { ref }, ctx) => {
       const campaign: Campaign | null = await ctx.loaders.campaign.load(ref);
       if (!campaign) throw new NotFound(ref, 'order');

@@ -2,11 +2,15 @@ import type { z } from 'zod';
 import type { GatewayContext } from '../context.js';
 import { createCampaignInput, createDirectLinksInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
+import { fundingNow, orderBefore, wasReplayed, type OrderBefore } from '../orders/replays.js';
 import { rejectionsAsData, unknownCreate } from '../orders/upstream-rejections.js';
 import type { Campaign, CreatedCampaign, Funding } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { DeliveryType } from './enums.js';
+import { MONEY } from './money.js';
 import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
+import { REPLAYED } from './replayed.js';
 import { InputValidationError } from './validation-error.js';
 
 // Creating orders. The caller's `id` is passed through unchanged as the upstream idempotency key, so a
@@ -16,6 +20,7 @@ interface CreateCampaignPayloadShape {
   campaign: Campaign;
   funding: Funding;
   links: string[] | null;
+  replayed: boolean | null;
 }
 
 const FundingState = builder.enumType('FundingState', {
@@ -29,8 +34,8 @@ const FundingState = builder.enumType('FundingState', {
 
 const CreateCampaignPayload = builder.objectRef<CreateCampaignPayloadShape>('CreateCampaignPayload').implement({
   fields: (t) => ({
-    orderId: t.string({ description: 'The caller id of the accepted order (always present, even if `campaign` fails).', resolve: (p) => p.campaign.id }),
-    orderUuid: t.string({ description: 'The uuid of the accepted order.', resolve: (p) => p.campaign.uuid }),
+    orderId: t.id({ description: 'The caller id of the accepted order (always present, even if `campaign` fails).', resolve: (p) => p.campaign.id }),
+    orderUuid: t.id({ description: 'The uuid of the accepted order.', resolve: (p) => p.campaign.uuid }),
     campaign: t.field({
       type: CampaignRef,
       // Nullable on purpose: the order exists once we answer; if a relation below it (gifts, brands, links)
@@ -44,6 +49,7 @@ const CreateCampaignPayload = builder.objectRef<CreateCampaignPayloadShape>('Cre
       description: 'Direct-link orders: one claimable URL per link. Short links: see campaign.links.',
       resolve: (p) => p.links,
     }),
+    replayed: t.boolean({ nullable: true, description: REPLAYED, resolve: (p) => p.replayed }),
   }),
 });
 
@@ -65,13 +71,16 @@ export const RewardChoice = builder.inputType('RewardChoice', {
   }),
 });
 
-const CampaignDelivery = builder.enumType('CampaignDelivery', { values: ['EMAIL', 'SHORTLINK'] as const });
-
 const CreateCampaignInput = builder.inputType('CreateCampaignInput', {
   fields: (t) => ({
-    id: t.string({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
-    deliveryType: t.field({ type: CampaignDelivery, defaultValue: 'EMAIL' }),
-    priceInCents: t.int({ required: true, description: 'Face value of each reward.' }),
+    id: t.id({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
+    deliveryType: t.field({
+      // The one delivery enum of the API (also Campaign.deliveryType); this mutation sends EMAIL or SHORTLINK.
+      type: DeliveryType.ref,
+      defaultValue: 'EMAIL',
+      description: 'EMAIL or SHORTLINK. Direct links: createDirectLinks; embedded: createEmbeddedReward.',
+    }),
+    priceInCents: t.field({ type: MONEY, required: true, description: 'Face value of each reward.' }),
     reward: t.field({ type: RewardChoice, required: true }),
     contacts: t.field({ type: [ContactInput], description: 'Recipients (email delivery only).' }),
     giftTemplate: t.string({ description: 'Template id; supplies subject and message when they are omitted.' }),
@@ -84,19 +93,26 @@ const CreateCampaignInput = builder.inputType('CreateCampaignInput', {
 
 const CreateDirectLinksInput = builder.inputType('CreateDirectLinksInput', {
   fields: (t) => ({
-    id: t.string({ required: true }),
-    priceInCents: t.int({ required: true }),
+    id: t.id({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
+    priceInCents: t.field({ type: MONEY, required: true }),
     reward: t.field({ type: RewardChoice, required: true }),
     linkCount: t.int({ required: true }),
     expiry: t.field({ type: 'Date' }),
   }),
 });
 
-/** After a write the request's cached reads are stale; the payload must show what the upstream now holds. */
-function payloadOf(created: CreatedCampaign, ctx: GatewayContext): CreateCampaignPayloadShape {
+/**
+ * After a write the request's cached reads are stale; the payload must show what the upstream now holds. For a
+ * replay that is the read made just before the create (a replay changes nothing), not the earlier answer the
+ * upstream repeats; for a new order it is the create's own answer. Either primes the request's loader.
+ */
+function payloadOf(created: CreatedCampaign, before: OrderBefore, ctx: GatewayContext): CreateCampaignPayloadShape {
   ctx.loaders.forgetAll();
-  ctx.loaders.campaign.prime(created.campaign.id, created.campaign).prime(created.campaign.uuid, created.campaign);
-  return { campaign: created.campaign, funding: created.funding, links: created.directLinks };
+  const earlier = before.known ? before.campaign : null;
+  const now = earlier ?? created.campaign;
+  ctx.loaders.campaign.prime(now.id, now).prime(now.uuid, now);
+  const funding = earlier ? fundingNow(created.funding, earlier) : created.funding;
+  return { campaign: now, funding, links: created.directLinks, replayed: wasReplayed(before) };
 }
 
 /**
@@ -118,6 +134,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateCampaignInput, required: true, validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) } }) },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
+      const before = await orderBefore(input.id, ctx.loaders);
       const shortlinks = input.deliveryType === 'SHORTLINK';
       const created = await rejectionsAsData(
         () =>
@@ -139,7 +156,7 @@ builder.mutationFields((t) => ({
           }),
         { id: input.id, unknown: unknownCreate },
       );
-      return payloadOf(created, ctx);
+      return payloadOf(created, before, ctx);
     },
   }),
   createDirectLinks: t.field({
@@ -150,6 +167,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateDirectLinksInput, required: true, validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) } }) },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
+      const before = await orderBefore(input.id, ctx.loaders);
       const created = await rejectionsAsData(
         () =>
           ctx.client.createDirectLinks({
@@ -161,7 +179,7 @@ builder.mutationFields((t) => ({
           }),
         { id: input.id, unknown: unknownCreate },
       );
-      return payloadOf(created, ctx);
+      return payloadOf(created, before, ctx);
     },
   }),
 }));

@@ -1,9 +1,12 @@
 import { createEmbeddedRewardInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
+import { orderBefore, wasReplayed } from '../orders/replays.js';
 import { rejectionsAsData, unknownCreate } from '../orders/upstream-rejections.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
+import { REPLAYED } from './replayed.js';
 import { InputValidationError } from './validation-error.js';
 
 // One brand, one reward, claimed automatically: the caller embeds the returned link in its own page.
@@ -11,6 +14,7 @@ import { InputValidationError } from './validation-error.js';
 interface EmbeddedRewardPayloadShape {
   campaignUuid: string;
   rewardLink: string;
+  replayed: boolean | null;
 }
 
 const CreateEmbeddedRewardPayload = builder.objectRef<EmbeddedRewardPayloadShape>('CreateEmbeddedRewardPayload').implement({
@@ -20,16 +24,18 @@ const CreateEmbeddedRewardPayload = builder.objectRef<EmbeddedRewardPayloadShape
       type: CampaignRef,
       // Nullable on purpose: if reading the order back fails, the caller must still get its reward link.
       nullable: true,
+      // Read through the loader: primed for a replay, else one GET shared with the rest of the operation.
       resolve: (p, _args, ctx) => ctx.loaders.campaign.load(p.campaignUuid),
     }),
+    replayed: t.boolean({ nullable: true, description: REPLAYED, resolve: (p) => p.replayed }),
   }),
 });
 
 const CreateEmbeddedRewardInput = builder.inputType('CreateEmbeddedRewardInput', {
   fields: (t) => ({
-    id: t.string({ required: true }),
+    id: t.id({ required: true, description: 'Your idempotency key: unique per order, up to 4,096 characters.' }),
     brand: t.string({ required: true, description: 'An embeddable brand code.' }),
-    priceInCents: t.int({ required: true }),
+    priceInCents: t.field({ type: MONEY, required: true }),
   }),
 });
 
@@ -50,12 +56,15 @@ builder.mutationField('createEmbeddedReward', (t) =>
         path: ['input'],
         embeddable: true,
       });
+      const before = await orderBefore(input.id, ctx.loaders);
       const created = await rejectionsAsData(
         () => ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
         { id: input.id, unknown: unknownCreate },
       );
       ctx.loaders.forgetAll();
-      return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink };
+      // A replay changed nothing: the read made just before the create is the order as it stands.
+      if (before.known && before.campaign) ctx.loaders.campaign.prime(before.campaign.uuid, before.campaign);
+      return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink, replayed: wasReplayed(before) };
     },
   }),
 );

@@ -1,4 +1,6 @@
+import type { ContactResult } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { ContactRef } from './campaign.js';
 import { InputValidationError, type ValidationIssueShape } from './validation-error.js';
 
 // Expected failures of mutations, returned as data in each mutation's result union. Every one implements
@@ -10,6 +12,8 @@ export class UpstreamRejected extends Error {
     message: string,
     readonly code: string | null,
     readonly status: number,
+    /** Per-recipient results, when the upstream refused an email order for its recipients. */
+    readonly contacts: ContactResult[] | null = null,
   ) {
     super(message);
     this.name = 'UpstreamRejected';
@@ -82,13 +86,21 @@ builder.objectType(UpstreamRejected, {
   fields: (t) => ({
     code: t.exposeString('code', { nullable: true, description: 'Upstream error code, e.g. ERROR_CAMPAIGN_INVALID_BRAND.' }),
     status: t.exposeInt('status', { description: 'Upstream HTTP status.' }),
+    contacts: t.field({
+      type: [ContactRef],
+      nullable: true,
+      description:
+        'What the upstream did with each recipient of a refused email order (e.g. ERROR_CAMPAIGN_NO_CONTACTS): ' +
+        'which addresses were refused and why. Null when the upstream sent no per-recipient results.',
+      resolve: (error) => error.contacts,
+    }),
   }),
 });
 
 builder.objectType(NotFound, {
   name: 'NotFound',
   interfaces: [ErrorInterface],
-  fields: (t) => ({ ref: t.exposeString('ref') }),
+  fields: (t) => ({ ref: t.exposeID('ref') }),
 });
 
 builder.objectType(NotCancellable, { name: 'NotCancellable', interfaces: [ErrorInterface] });
@@ -97,7 +109,7 @@ builder.objectType(IdempotencyConflict, {
   name: 'IdempotencyConflict',
   interfaces: [ErrorInterface],
   fields: (t) => ({
-    id: t.exposeString('id'),
+    id: t.exposeID('id'),
     conflictingFields: t.stringList({
       description:
         'Input fields in which the earlier order under this id differs from this request (deliveryType also ' +

@@ -1,13 +1,17 @@
 import type { CurrencyBalance, Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 
 export const CurrencyBalanceRef = builder.objectRef<CurrencyBalance>('CurrencyBalance').implement({
   description: 'Balances of one currency, in cents.',
   fields: (t) => ({
     currency: t.exposeString('currency'),
-    availableInCents: t.exposeInt('availableInCents', { description: 'Purchasing power now.' }),
-    pendingInCents: t.exposeInt('pendingInCents', { description: 'Money sent but not yet cleared.' }),
-    reservedInCents: t.exposeInt('reservedInCents', {
+    availableInCents: t.expose('availableInCents', {
+      type: MONEY, description: 'Purchasing power now.' }),
+    pendingInCents: t.expose('pendingInCents', {
+      type: MONEY, description: 'Money sent but not yet cleared.' }),
+    reservedInCents: t.expose('reservedInCents', {
+      type: MONEY,
       description: 'Covers outstanding unclaimed rewards within their claim period.',
     }),
   }),

@@ -42,7 +42,7 @@ builder.subscriptionField('giftStatusChanged', (t) =>
       'With `includeCurrent`, first the current state: every reward of the order, or for the account the ' +
       'rewards that can still change and recently created ones.',
     args: {
-      campaign: t.arg.string(),
+      campaign: t.arg.id({ description: 'Caller id or uuid of the order; omit for the whole account.' }),
       includeCurrent: t.arg.boolean({ defaultValue: false }),
     },
     subscribe: async (_root, { campaign, includeCurrent }, ctx) => {

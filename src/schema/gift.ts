@@ -1,8 +1,20 @@
-import type { GiftQuery } from '../upstream/types.js';
+import type { GatewayContext } from '../context.js';
+import { expiresAt } from '../orders/expiry.js';
+import type { Gift, GiftQuery } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { MONEY } from './money.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
 import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
 import { BrandRef, CampaignRef, GiftRef } from './refs.js';
+
+/**
+ * Production gift records carry no expiry of their own: the order's applies (one campaign GET per order, shared
+ * through the request's loader with gift.campaign and anything else reading that order).
+ */
+async function giftExpiry(gift: Gift, _args: object, ctx: GatewayContext): Promise<string | null> {
+  if (gift.expiry) return gift.expiry;
+  return (await ctx.loaders.campaign.load(gift.campaignUuid))?.expiry ?? null;
+}
 
 builder.node(GiftRef, {
   description: 'One reward: a gift card or prepaid card delivered to one recipient or link.',
@@ -10,8 +22,8 @@ builder.node(GiftRef, {
   loadOne: (uuid, ctx) => ctx.loaders.gift.load(uuid),
   fields: (t) => ({
     uuid: t.exposeID('uuid'),
-    campaignUuid: t.exposeString('campaignUuid'),
-    campaignId: t.exposeString('campaignId', { nullable: true }),
+    campaignUuid: t.exposeID('campaignUuid'),
+    campaignId: t.exposeID('campaignId', { nullable: true }),
     campaign: t.field({
       type: CampaignRef,
       nullable: true,
@@ -24,7 +36,7 @@ builder.node(GiftRef, {
     rawDeliveryStatus: t.exposeString('deliveryStatus', {
       description: 'The delivery status exactly as the upstream sent it.',
     }),
-    priceInCents: t.exposeInt('priceInCents'),
+    priceInCents: t.expose('priceInCents', { type: MONEY }),
     brandCode: t.exposeString('brandCode', {
       nullable: true,
       description: 'Null until the recipient picks a brand from a multi-brand order.',
@@ -40,7 +52,18 @@ builder.node(GiftRef, {
     createdDate: t.expose('createdDate', { type: 'DateTime', nullable: true }),
     deliveryDate: t.expose('deliveryDate', { type: 'DateTime', nullable: true }),
     redeemedDate: t.expose('redeemedDate', { type: 'DateTime', nullable: true }),
-    expiry: t.expose('expiry', { type: 'Date', nullable: true }),
+    expiry: t.field({
+      type: 'Date',
+      nullable: true,
+      description: "Last claimable day (Pacific): the reward's own, else its order's. Null: never expires.",
+      resolve: giftExpiry,
+    }),
+    expiresAt: t.field({
+      type: 'DateTime',
+      nullable: true,
+      description: 'When the reward stops being claimable: the end of `expiry`, Pacific time. Null: never.',
+      resolve: async (gift, _args, ctx) => expiresAt(await giftExpiry(gift, _args, ctx)),
+    }),
     managementDashboardLink: t.exposeString('managementDashboardLink', { nullable: true }),
     shortlink: t.exposeString('shortlink', { nullable: true }),
   }),
@@ -75,14 +98,14 @@ const substring = { minLength: [3, { message: 'must be at least 3 characters (up
 const GiftFilter = builder.inputType('GiftFilter', {
   description: 'Every filter of the upstream gifts list; ranges are exclusive (greater than / less than).',
   fields: (t) => ({
-    campaignUuid: t.string(),
-    campaignId: t.string(),
+    campaignUuid: t.id(),
+    campaignId: t.id(),
     status: t.field({ type: GiftStatus.ref }),
     deliveryStatus: t.field({ type: DeliveryStatus.ref }),
     recipientEmail: t.string({ validate: substring }),
     recipientName: t.string({ validate: substring }),
-    priceInCentsGreaterThan: t.int(),
-    priceInCentsLessThan: t.int(),
+    priceInCentsGreaterThan: t.field({ type: MONEY }),
+    priceInCentsLessThan: t.field({ type: MONEY }),
     createdDateGreaterThan: t.field({ type: 'DateTime' }),
     createdDateLessThan: t.field({ type: 'DateTime' }),
     deliveryDateGreaterThan: t.field({ type: 'DateTime' }),

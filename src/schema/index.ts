@@ -1,5 +1,6 @@
 import { builder } from './builder.js';
 import './scalars.js';
+import './money.js';
 import './enums.js';
 import './account.js';
 import './region.js';

@@ -2,6 +2,8 @@
 // the status) to stable GraphQL error codes; nothing in here ever holds the token, a header or a URL with
 // credentials.
 
+import type { ContactResult } from './types.js';
+
 export type UpstreamErrorKind =
   /** The upstream answered with a non-200 status. */
   | 'http'
@@ -40,6 +42,8 @@ export interface UpstreamErrorDetails {
    * after sending, 5xx, or a 200 that could not be read. Clients must be told so, never "retry shortly".
    */
   outcomeUnknown?: boolean;
+  /** A refused create's per-contact results (a 422 with a partial campaign), when the body had them. */
+  contacts?: ContactResult[] | null;
 }
 
 export class UpstreamError extends Error {
@@ -52,6 +56,7 @@ export class UpstreamError extends Error {
   readonly retryAfterSeconds: number | null;
   readonly upstreamMessage: string | null;
   readonly outcomeUnknown: boolean;
+  readonly contacts: ContactResult[] | null;
 
   constructor(message: string, details: UpstreamErrorDetails) {
     super(message);
@@ -65,6 +70,7 @@ export class UpstreamError extends Error {
     this.retryAfterSeconds = details.retryAfterSeconds ?? null;
     this.upstreamMessage = details.upstreamMessage ?? null;
     this.outcomeUnknown = details.outcomeUnknown ?? false;
+    this.contacts = details.contacts ?? null;
   }
 }
 

@@ -4,6 +4,7 @@
 // UpstreamError cannot reach socket or request internals.
 
 import { UpstreamError, type UpstreamErrorDetails } from './errors.js';
+import { rejectedContacts } from './rejected-contacts.js';
 
 export type Redact = (text: string) => string;
 
@@ -24,6 +25,7 @@ export function amend(error: UpstreamError, patch: Partial<UpstreamErrorDetails>
     retryAfterSeconds: error.retryAfterSeconds,
     upstreamMessage: error.upstreamMessage,
     outcomeUnknown: error.outcomeUnknown,
+    contacts: error.contacts,
     ...patch,
   });
 }
@@ -78,6 +80,7 @@ export function httpFailure(
     status,
     code,
     upstreamMessage,
+    contacts: status === 422 ? rejectedContacts(json, redact) : null,
     retryable: status === 429 || status >= 500,
     retryAfterSeconds,
   });

@@ -6,6 +6,7 @@ import type {
   Brand,
   BrandSummary,
   Campaign,
+  ContactResult,
   CostEntry,
   CurrencyBalance,
   Fees,
@@ -17,7 +18,7 @@ import type {
   LinkPage,
   Page,
 } from './types.js';
-import type { WireBrand, WireBrandSummary, WireCampaign, WireFees, WireGift, WireInfo, WirePage } from './wire.js';
+import type { WireBrand, WireBrandSummary, WireCampaign, WireContact, WireFees, WireGift, WireInfo, WirePage } from './wire.js';
 
 /** Older and newer spellings of the same value, folded into the production spelling. */
 const SPELLINGS: Record<string, string> = {
@@ -58,6 +59,16 @@ export function toFees(w: WireFees): Fees {
   };
 }
 
+export function toContact(c: WireContact): ContactResult {
+  return {
+    email: c.email,
+    firstName: c.firstname ?? null,
+    lastName: c.lastname ?? null,
+    message: c.message ?? null,
+    addedSuccessfully: c.added_succesfully ?? c.added_successfully ?? null,
+  };
+}
+
 export function toCampaign(w: WireCampaign): Campaign {
   return {
     id: w.id,
@@ -69,14 +80,7 @@ export function toCampaign(w: WireCampaign): Campaign {
     subject: w.subject ?? null,
     suppressDefaultGreeting: w.suppress_default_greeting ?? null,
     giftTemplate: w.gift_template ?? null,
-    contacts:
-      w.contacts?.map((c) => ({
-        email: c.email,
-        firstName: c.firstname ?? null,
-        lastName: c.lastname ?? null,
-        message: c.message ?? null,
-        addedSuccessfully: c.added_succesfully ?? c.added_successfully ?? null,
-      })) ?? null,
+    contacts: w.contacts?.map(toContact) ?? null,
     contactsSuccessCount: w.contacts_success_count ?? w.contact_success_count ?? null,
     contactsFailureCount: w.contacts_failure_count ?? w.contact_failure_count ?? null,
     priceInCents: w.price_in_cents,

@@ -161,12 +161,15 @@ export const wire = {
   brandRead: z.object({ brand }),
   regions: z.object({ regions: z.array(z.object({ id: int, name: z.string(), image_url: text })) }),
   funds: z.object({ fundsbycurrency: z.record(z.string(), balance) }),
+  /** A refused create's body: a 422 from POST /campaign may carry the partial order's contact results. */
+  rejectedCampaign: z.object({ campaign: z.object({ contacts: z.array(contact) }) }),
 };
 
 export type WireInfo = z.infer<typeof info>;
 export type WireCampaign = z.infer<typeof campaign>;
 export type WireFees = z.infer<typeof fees>;
 export type WireGift = z.infer<typeof gift>;
+export type WireContact = z.infer<typeof contact>;
 export type WireBrandSummary = z.infer<typeof brandSummary>;
 export type WireBrand = z.infer<typeof brand>;
 export type WirePage = { [K in keyof typeof pageFields]?: number | null | undefined };

@@ -21,7 +21,7 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const NESTED = `query($refs: [String!]!) { campaigns(refs: $refs) { uuid gifts(first: 20) {
+const NESTED = `query($refs: [ID!]!) { campaigns(refs: $refs) { uuid gifts(first: 20) {
   edges { node { uuid campaign { uuid } brand { name } } } } } }`;
 
 describe('nested read budget', () => {
@@ -53,7 +53,7 @@ describe('nested read budget', () => {
 
   it('the same campaign under three aliases costs what one costs', async () => {
     await gw.upstreamDelta();
-    const { body } = await gw.gql(`query($ref: String!) {
+    const { body } = await gw.gql(`query($ref: ID!) {
       a: campaign(ref: $ref) { uuid gifts(first: 5) { totalCount } }
       b: campaign(ref: $ref) { id gifts(first: 5) { totalCount } }
       c: campaign(ref: $ref) { status }
@@ -65,7 +65,7 @@ describe('nested read budget', () => {
 
   it('a campaign read by id makes its uuid lookups free (gift.campaign across the account list)', async () => {
     await gw.upstreamDelta();
-    const { body } = await gw.gql(`query($ref: String!) { campaign(ref: $ref) { uuid gifts(first: 3) { edges { node { campaign { id } } } } } }`, { ref: refs[0] });
+    const { body } = await gw.gql(`query($ref: ID!) { campaign(ref: $ref) { uuid gifts(first: 3) { edges { node { campaign { id } } } } } }`, { ref: refs[0] });
     expect(body.errors).toBeUndefined();
     expect(await gw.upstreamDelta()).toEqual({ 'GET /campaign/:id': 1, 'GET /gifts': 1 });
   });

@@ -133,7 +133,7 @@ describe('campaigns and gifts', () => {
   });
 
   it('reads a campaign by caller id and by uuid, with fees, contacts, brands and enums', async () => {
-    const query = `query($ref: String!) { campaign(ref: $ref) {
+    const query = `query($ref: ID!) { campaign(ref: $ref) {
       id uuid status rawStatus deliveryType rawDeliveryType priceInCents currency brandCodes
       brands { brandCode name }
       contacts { email firstName addedSuccessfully }
@@ -163,7 +163,7 @@ describe('campaigns and gifts', () => {
   });
 
   it('unknown refs read as null, alone and inside campaigns(refs)', async () => {
-    const { body } = await gw.gql('query($refs: [String!]!) { campaign(ref: "nope-404") { id } campaigns(refs: $refs) { id } }', {
+    const { body } = await gw.gql('query($refs: [ID!]!) { campaign(ref: "nope-404") { id } campaigns(refs: $refs) { id } }', {
       refs: [order.id, 'nope-404', order.uuid],
     });
     expect(body.errors).toBeUndefined();
@@ -172,7 +172,7 @@ describe('campaigns and gifts', () => {
   });
 
   it('pages a campaign\'s gifts with cursors and resolves each gift\'s campaign and brand', async () => {
-    const first = await gw.gql(`query($ref: String!) { campaign(ref: $ref) { gifts(first: 2) {
+    const first = await gw.gql(`query($ref: ID!) { campaign(ref: $ref) { gifts(first: 2) {
       totalCount pageInfo { hasNextPage endCursor }
       edges { node { uuid status deliveryStatus rawStatus priceInCents recipientEmail redeliveryCount createdDate campaign { id } brand { name } } }
     } } }`, { ref: order.id });
@@ -186,7 +186,7 @@ describe('campaigns and gifts', () => {
       expect(['UNSENT', 'DELIVERED']).toContain(node.deliveryStatus);
       expect(node.createdDate).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     }
-    const rest = await gw.gql('query($ref: String!, $after: String) { campaign(ref: $ref) { gifts(first: 2, after: $after) { pageInfo { hasNextPage } edges { node { uuid } } } } }', {
+    const rest = await gw.gql('query($ref: ID!, $after: String) { campaign(ref: $ref) { gifts(first: 2, after: $after) { pageInfo { hasNextPage } edges { node { uuid } } } } }', {
       ref: order.id,
       after: gifts.pageInfo.endCursor,
     });
@@ -198,12 +198,12 @@ describe('campaigns and gifts', () => {
 
   it('reads one gift by uuid, null when unknown, and filters the account-wide list', async () => {
     await gw.sandbox.control.advanceClock(1000);
-    const list = await gw.gql('query($c: String) { gifts(filter: { campaignId: $c }) { totalCount edges { node { uuid recipientEmail } } } }', { c: order.id });
+    const list = await gw.gql('query($c: ID) { gifts(filter: { campaignId: $c }) { totalCount edges { node { uuid recipientEmail } } } }', { c: order.id });
     expect(list.body.data.gifts.totalCount).toBe(3);
     const target = list.body.data.gifts.edges[0].node;
     await gw.sandbox.control.redeem(target.uuid);
 
-    const { body } = await gw.gql(`query($uuid: ID!, $c: String) {
+    const { body } = await gw.gql(`query($uuid: ID!, $c: ID) {
       gift(uuid: $uuid) { uuid status redeemedDate }
       missing: gift(uuid: "00000000-0000-0000-0000-000000000000") { uuid }
       redeemed: gifts(filter: { campaignId: $c, status: REDEEMED }) { totalCount edges { node { uuid } } }
@@ -226,14 +226,14 @@ describe('campaigns and gifts', () => {
   });
 
   it('sorts gifts as asked', async () => {
-    const { body } = await gw.gql('query($c: String) { gifts(filter: { campaignId: $c, sort: { field: RECIPIENT_EMAIL, direction: ASC } }) { edges { node { recipientEmail } } } }', { c: order.id });
+    const { body } = await gw.gql('query($c: ID) { gifts(filter: { campaignId: $c, sort: { field: RECIPIENT_EMAIL, direction: ASC } }) { edges { node { recipientEmail } } } }', { c: order.id });
     const emails = body.data.gifts.edges.map((e: any) => e.node.recipientEmail);
     expect(emails).toEqual([...emails].sort());
   });
 
   it('lists the links of a direct-link order and none for an email order', async () => {
     const links = await createDirectLinkOrder(gw.sandbox, { linkCount: 3 });
-    const { body } = await gw.gql('query($a: String!, $b: String!) { a: campaign(ref: $a) { deliveryType linkCount links(first: 2) { totalCount generating edges { node { number url } } } } b: campaign(ref: $b) { links { totalCount } } }', {
+    const { body } = await gw.gql('query($a: ID!, $b: ID!) { a: campaign(ref: $a) { deliveryType linkCount links(first: 2) { totalCount generating edges { node { number url } } } } b: campaign(ref: $b) { links { totalCount } } }', {
       a: links.id,
       b: order.id,
     });
@@ -250,7 +250,7 @@ describe('campaigns and gifts', () => {
 describe('node(id)', () => {
   it('refetches campaigns, gifts and brands by global id', async () => {
     const order = await createEmailOrder(gw.sandbox, { id: uniqueId('node'), recipients: 1 });
-    const ids = await gw.gql('query($ref: String!) { campaign(ref: $ref) { nodeId gifts(first: 1) { edges { node { nodeId uuid } } } } brand(code: "sbxbooksus") { nodeId } }', { ref: order.id });
+    const ids = await gw.gql('query($ref: ID!) { campaign(ref: $ref) { nodeId gifts(first: 1) { edges { node { nodeId uuid } } } } brand(code: "sbxbooksus") { nodeId } }', { ref: order.id });
     const campaignId = ids.body.data.campaign.nodeId;
     const gift = ids.body.data.campaign.gifts.edges[0].node;
     const { body } = await gw.gql(`query($c: ID!, $g: ID!, $b: ID!) {

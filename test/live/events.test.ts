@@ -16,7 +16,7 @@ describe('giftStatusChanged of an order', () => {
   // event carrying the values before it, over both transports.
 
   const GIFT_CHANGES = /* GraphQL */ `
-    subscription GiftChanges($campaign: String, $includeCurrent: Boolean) {
+    subscription GiftChanges($campaign: ID, $includeCurrent: Boolean) {
       giftStatusChanged(campaign: $campaign, includeCurrent: $includeCurrent) {
         gift { uuid status deliveryStatus redeliveryCount campaign { id } }
         previousStatus

@@ -6,7 +6,7 @@ import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway
 // client. Polls are counted through the hub's hooks, so the comparison does not depend on wall-clock time.
 
 const GIFT_CHANGES = /* GraphQL */ `
-  subscription ($campaign: String) {
+  subscription ($campaign: ID) {
     giftStatusChanged(campaign: $campaign) { gift { uuid status } previousStatus }
   }
 `;

@@ -11,14 +11,14 @@ describe('completion', () => {
   // polling for it afterwards.
 
   const GIFT_CHANGES = /* GraphQL */ `
-    subscription ($campaign: String, $includeCurrent: Boolean) {
+    subscription ($campaign: ID, $includeCurrent: Boolean) {
       giftStatusChanged(campaign: $campaign, includeCurrent: $includeCurrent) {
         gift { uuid status }
         previousStatus
       }
     }
   `;
-  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: String!) { campaignStatusChanged(ref: $ref) { id status } }`;
+  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { id status } }`;
   const DAY_MS = 86_400_000;
 
   let gw: LiveGateway;
@@ -98,7 +98,7 @@ describe('server restart', () => {
   // clients know to come back. A graphql-ws client re-subscribes by itself and gets a fresh baseline.
 
   const GIFT_CHANGES = /* GraphQL */ `
-    subscription ($campaign: String, $includeCurrent: Boolean) {
+    subscription ($campaign: ID, $includeCurrent: Boolean) {
       giftStatusChanged(campaign: $campaign, includeCurrent: $includeCurrent) {
         gift { uuid status deliveryStatus }
         previousStatus
@@ -169,7 +169,7 @@ describe('upstream outage', () => {
   // hooks, subscribers stay connected, and the change made meanwhile arrives once the upstream is back.
 
   const GIFT_CHANGES = /* GraphQL */ `
-    subscription ($campaign: String) { giftStatusChanged(campaign: $campaign) { gift { uuid status } previousStatus } }
+    subscription ($campaign: ID) { giftStatusChanged(campaign: $campaign) { gift { uuid status } previousStatus } }
   `;
 
   let gw: LiveGateway;
@@ -218,9 +218,9 @@ describe('funding', () => {
   // An order bigger than the balance waits for funds; a top-up sends it. campaignStatusChanged reports
   // AWAITING_FUNDS → CREATED, its rewards appear on giftStatusChanged, and fundsChanged reports the balances.
 
-  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: String!) { campaignStatusChanged(ref: $ref) { id status } }`;
+  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { id status } }`;
   const GIFT_CHANGES = /* GraphQL */ `
-    subscription ($campaign: String) {
+    subscription ($campaign: ID) {
       giftStatusChanged(campaign: $campaign) { gift { uuid status deliveryStatus } previousStatus previousDeliveryStatus }
     }
   `;

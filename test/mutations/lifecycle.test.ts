@@ -97,7 +97,7 @@ describe('cancelGift', () => {
 });
 
 describe('cancelCampaign', () => {
-  const CANCEL = `mutation($ref: String!) { cancelCampaign(ref: $ref) {
+  const CANCEL = `mutation($ref: ID!) { cancelCampaign(ref: $ref) {
     __typename
     ... on CancelCampaignPayload { cancelled alreadyFinal failed campaign { id gifts(first: 100, status: CANCELLED) { totalCount } } }
     ... on NotFound { ref }
@@ -143,7 +143,7 @@ describe('cancelCampaign', () => {
   it('unknown orders are NotFound; embedded orders NotCancellable', async () => {
     const id = uniqueId('emb');
     await gw.sandbox.api('POST', '/embedded', { id, brand_code: 'sbxcoffeeus', price_in_cents: 500 });
-    const { body } = await gw.gql(`mutation($ref: String!) {
+    const { body } = await gw.gql(`mutation($ref: ID!) {
       unknown: cancelCampaign(ref: "no-such-order") { __typename ... on NotFound { ref } }
       embedded: cancelCampaign(ref: $ref) { __typename ... on NotCancellable { message } }
     }`, { ref: id });
@@ -195,7 +195,7 @@ describe('an unfunded order waits, then goes out after a top-up', () => {
       expect(created.body.data.createCampaign).toEqual({ __typename: 'CreateCampaignPayload', funding: 'AWAITING_FUNDS', campaign: { status: 'AWAITING_FUNDS' } });
 
       // Its rewards do not exist yet: cancelling the order must say so, not report zero cancels as success.
-      const cancel = await poor.gql(`mutation($id: String!) { cancelCampaign(ref: $id) { __typename ... on NotCancellable { message } } }`, { id });
+      const cancel = await poor.gql(`mutation($id: ID!) { cancelCampaign(ref: $id) { __typename ... on NotCancellable { message } } }`, { id });
       expect(cancel.body.data.cancelCampaign).toEqual({ __typename: 'NotCancellable', message: expect.stringMatching(/AWAITING_FUNDS.*once funded/) });
 
       const topUp = await poor.gql(`mutation($input: AddFundsInput!) { addFunds(input: $input) { __typename } }`, {
@@ -203,7 +203,7 @@ describe('an unfunded order waits, then goes out after a top-up', () => {
       });
       expect(topUp.body.data.addFunds.__typename).toBe('AddFundsPayload');
       await poor.sandbox.control.advanceClock(1000);
-      const after = await poor.gql(`query($id: String!) { campaign(ref: $id) { status gifts { totalCount } } funds { balance(currency: "USD") { availableInCents reservedInCents } } }`, { id });
+      const after = await poor.gql(`query($id: ID!) { campaign(ref: $id) { status gifts { totalCount } } funds { balance(currency: "USD") { availableInCents reservedInCents } } }`, { id });
       expect(after.body.data.campaign).toEqual({ status: 'CREATED', gifts: { totalCount: 4 } });
       expect(after.body.data.funds.balance).toEqual({ availableInCents: 5_000 + 25_000 - 10_000, reservedInCents: 10_000 });
     } finally {

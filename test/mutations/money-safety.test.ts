@@ -35,7 +35,7 @@ const RESEND = `mutation($uuid: ID!) { resendGift(uuid: $uuid) {
   __typename ... on GiftPayload { gift { redeliveryCount } } ${UNKNOWN} } }`;
 const CANCEL_GIFT = `mutation($uuid: ID!) { cancelGift(uuid: $uuid) {
   __typename ... on GiftPayload { gift { status } } ${UNKNOWN} } }`;
-const CANCEL_CAMPAIGN = `mutation($ref: String!) { cancelCampaign(ref: $ref) {
+const CANCEL_CAMPAIGN = `mutation($ref: ID!) { cancelCampaign(ref: $ref) {
   __typename ... on CancelCampaignPayload { cancelled alreadyFinal failed } } }`;
 
 const creates = async (id: string) => (await gw.sandbox.control.stats()).creates[id] ?? 0;

@@ -32,7 +32,7 @@ describe('rejected before any upstream call', () => {
     ['a token bomb', () => post(JSON.stringify({ query: `{ regions { ${'id '.repeat(500)} } }` })), /token/i],
     ['a cost bomb through variables', () => post(JSON.stringify({ query: 'query($n: Int) { gifts(first: $n) { edges { node { campaign { gifts(first: $n) { edges { node { uuid } } } } } } } }', variables: { n: 100 } })), /cost/i],
     ['a cost bomb with the page size left to its default', () => post(JSON.stringify({ query: 'query($n: Int) { gifts(first: $n) { edges { node { campaign { gifts(first: $n) { edges { node { campaign { gifts { edges { node { uuid } } } } } } } } } } } }' })), /cost|depth/i],
-    ['invalid variables', () => post(JSON.stringify({ query: 'query($ref: String!) { campaign(ref: $ref) { id } }', variables: { ref: 42 } })), /ref/],
+    ['invalid variables', () => post(JSON.stringify({ query: 'query($ref: ID!) { campaign(ref: $ref) { id } }', variables: { ref: { not: 'an id' } } })), /ref/],
     ['an unknown operation name', () => post(JSON.stringify({ query: 'query A { regions { id } }', operationName: 'B' })), /operation/i],
     ['an unknown field', () => post(JSON.stringify({ query: '{ nope }' })), /nope/],
   ];
