@@ -38,12 +38,10 @@ import type {
   Info,
   UpstreamClient,
 } from './types.js';
+import { LINKS_PAGE_MAX } from './types.js';
 import { reader, wire } from './wire.js';
 
 export type { UpstreamClientOptions } from './config.js';
-
-/** The upstream's own page size limit for links. */
-const LINKS_PAGE = 50;
 
 const seg = encodeURIComponent;
 
@@ -99,9 +97,9 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
         {
           method: 'GET',
           route: 'GET /links/:id',
-          path: `/links/${seg(id)}${queryString({ limit: LINKS_PAGE, offset })}`,
+          path: `/links/${seg(id)}${queryString({ limit: LINKS_PAGE_MAX, offset })}`,
           idempotent: true,
-          parse: reader(wire.links, (w) => toLinkPage(w, { limit: LINKS_PAGE, offset })),
+          parse: reader(wire.links, (w) => toLinkPage(w, { limit: LINKS_PAGE_MAX, offset })),
         },
         signal,
       );
