@@ -111,7 +111,6 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     }
   }
 
-  /** The rescue of a create POST: only an unknown outcome is worth a lookup; `find` returns null if absent. */
   /** The id names an earlier, different order: the same answer a healthy upstream gives (IdempotencyConflict). */
   function idReusedFor(error: UpstreamError): UpstreamError {
     return amend(
@@ -121,6 +120,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
     );
   }
 
+  /** The rescue of a create POST: only an unknown outcome is worth a lookup; `find` returns null if absent. */
   function recoverBy<T>(route: string, find: (signal: AbortSignal | undefined, error: UpstreamError) => Promise<T | null>) {
     return async (error: UpstreamError, facts: FailureFacts) => {
       if (!facts.ambiguous) return null;
