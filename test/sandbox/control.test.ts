@@ -50,7 +50,7 @@ describe('reset', () => {
     const { offset_ms, now } = await t.control.advanceClock(0);
     expect(offset_ms).toBe(0);
     expect(Math.abs(Date.parse(now) - Date.now())).toBeLessThan(5_000);
-    expect(await t.control.stats()).toEqual({ requests: { 'GET /campaign/:id': 1, 'GET /funds': 1 }, creates: {}, inFlightMax: 1 });
+    expect(await t.control.stats()).toEqual({ requests: { 'GET /campaign/:id': 1, 'GET /funds': 1 }, creates: {}, requestIds: {}, inFlightMax: 1 });
     // The id is free again.
     await create(t, '/campaign', emailOrder({ id: 'gone' }));
   });
