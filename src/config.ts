@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { apiKeysSchema } from './security/api-keys.js';
+import { CLIENT_DEFAULTS } from './upstream/config.js';
 
 // Every environment variable the gateway reads, in one schema, so a misconfiguration fails at start-up with
 // every problem listed at once rather than at the first request.
@@ -30,15 +31,15 @@ const configSchema = z
     /** Base of the reward API including /papi/v1. Unset: `npm start` embeds the sandbox. */
     REWARD_API_URL: z.url({ protocol: /^https?$/ }).optional(),
     REWARD_API_TOKEN: z.string().min(1).optional(),
-    UPSTREAM_TIMEOUT_MS: positiveMs.default(10_000),
-    UPSTREAM_CONNECTIONS: count.default(16),
-    UPSTREAM_MAX_IN_FLIGHT: count.default(32),
-    UPSTREAM_QUEUE_TIMEOUT_MS: positiveMs.default(5_000),
-    // Six attempts: with 10% upstream 5xx a create still succeeds all but once in a million (the budget bounds the wait).
-    UPSTREAM_RETRY_ATTEMPTS: count.default(6),
-    UPSTREAM_RETRY_BASE_MS: positiveMs.default(100),
-    UPSTREAM_RETRY_MAX_DELAY_MS: positiveMs.default(2_000),
-    UPSTREAM_RETRY_BUDGET_MS: positiveMs.default(15_000),
+    // The upstream client owns its defaults (src/upstream/config.ts); these variables only override them.
+    UPSTREAM_TIMEOUT_MS: positiveMs.default(CLIENT_DEFAULTS.timeoutMs),
+    UPSTREAM_CONNECTIONS: count.default(CLIENT_DEFAULTS.connections),
+    UPSTREAM_MAX_IN_FLIGHT: count.default(CLIENT_DEFAULTS.maxInFlight),
+    UPSTREAM_QUEUE_TIMEOUT_MS: positiveMs.default(CLIENT_DEFAULTS.queueTimeoutMs),
+    UPSTREAM_RETRY_ATTEMPTS: count.default(CLIENT_DEFAULTS.retry.maxAttempts),
+    UPSTREAM_RETRY_BASE_MS: positiveMs.default(CLIENT_DEFAULTS.retry.baseDelayMs),
+    UPSTREAM_RETRY_MAX_DELAY_MS: positiveMs.default(CLIENT_DEFAULTS.retry.maxDelayMs),
+    UPSTREAM_RETRY_BUDGET_MS: positiveMs.default(CLIENT_DEFAULTS.retry.budgetMs),
     /** How long brand details and regions stay cached process-wide; the catalog changes rarely. */
     CATALOG_CACHE_TTL_MS: z.coerce.number().int().min(0).default(300_000),
     /** How long /ready trusts its last upstream ping. */

@@ -1,4 +1,5 @@
 import DataLoader from 'dataloader';
+import stableStringify from 'safe-stable-stringify';
 import type { CatalogCache } from './catalog/catalog-cache.js';
 import type {
   Account,
@@ -47,13 +48,9 @@ export interface LoaderHooks {
   onBatch?: (loader: string, size: number) => void;
 }
 
-/** A key that is equal for equal queries whatever their property order; Dates by instant. */
+/** A key that is equal for equal queries whatever their property order (at any depth); Dates by instant. */
 export function stableKey(value: object): string {
-  const entries = Object.entries(value)
-    .filter(([, v]) => v !== undefined)
-    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
-    .map(([k, v]) => [k, v instanceof Date ? v.toISOString() : v]);
-  return JSON.stringify(entries);
+  return stableStringify(value);
 }
 
 /** Runs one upstream call per key concurrently; a failing key fails alone, not the whole batch. */

@@ -80,6 +80,8 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, 
   return request.headers.authorization ?? null;
 }
 
+// Any yoga instance: its context types appear contravariantly (plugin hooks), so neither `object` nor a
+// generic accepts the gateway's GatewayContext and a test's bare one alike.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>, policy: WebSocketPolicy): WebSocketEndpoint {
   const { door } = policy;

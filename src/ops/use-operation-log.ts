@@ -1,6 +1,6 @@
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { withLogger } from './log-scope.js';
+import { withOperation } from './log-scope.js';
 import type { Logger } from './logger.js';
 import { describeOperation, errorCodes, outcomeOf } from './operation.js';
 
@@ -8,7 +8,7 @@ import { describeOperation, errorCodes, outcomeOf } from './operation.js';
 // type, outcome, duration and the error codes its response carried. Documents refused by parsing or
 // validation get one line too, with the reasons. Query and mutation execution runs with the operation's logger
 // as the current one (log-scope.ts), so what the upstream client and error masking log during it carries the
-// request id as well.
+// request id as well, and the upstream client sends it.
 
 export interface OperationLogOptions {
   /** For documents refused before the gateway context exists; bound to the request id then. */
@@ -33,8 +33,8 @@ export function useOperationLog({ logger, maxReasons = 5 }: OperationLogOptions)
   return {
     instrumentation: {
       execute({ context }, wrapped) {
-        const { log } = context as LogContext;
-        return log ? withLogger(log, wrapped) : wrapped();
+        const { log, requestId } = context as LogContext;
+        return log && requestId ? withOperation({ log, requestId }, wrapped) : wrapped();
       },
     },
     onParse({ context }) {

@@ -11,7 +11,7 @@ import {
   TOP_UP_MAX_CENTS,
   TOP_UP_MIN_CENTS,
 } from './limits.js';
-import { addDays, pacificToday } from './pacific-today.js';
+import { addDays, pacificToday } from '../pacific-time.js';
 
 // The rules every create input must meet before anything is sent upstream. Each rule names itself in its
 // message, and paths point at the offending input field, so a client can put the message next to the field.

@@ -1,23 +1,13 @@
 // The caller `id` of a creating POST is its idempotency key. One namespace covers orders and top-ups (the
 // specification wants every id unique from one request to the next). A replay with the same body answers the
 // original response text; a different body under the same id is refused.
+import stableStringify from 'safe-stable-stringify';
 import type { Answer } from './context.js';
 import { SandboxError } from './errors.js';
 import type { SandboxState } from './state.js';
 
-/** Key order and whitespace do not make two bodies different. */
-function canonical(value: unknown): string {
-  if (Array.isArray(value)) return `[${value.map(canonical).join(',')}]`;
-  if (value && typeof value === 'object') {
-    const entries = Object.entries(value as Record<string, unknown>)
-      .filter(([, v]) => v !== undefined)
-      .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0));
-    return `{${entries.map(([k, v]) => `${JSON.stringify(k)}:${canonical(v)}`).join(',')}}`;
-  }
-  return JSON.stringify(value);
-}
-
-const fingerprint = (route: string, body: unknown) => `${route} ${canonical(body)}`;
+// Key order and whitespace do not make two bodies different.
+const fingerprint = (route: string, body: unknown) => `${route} ${stableStringify(body)}`;
 
 export function replayOrConflict(state: SandboxState, route: string, id: string, body: unknown): Answer | null {
   const stored = state.idempotent.get(id);

@@ -181,6 +181,12 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
     const key = matched ? routeKey(matched.route) : null;
     // Counted before faults apply, so a test sees every attempt the client made.
     if (key) ctx.stats.countRequest(key);
+    // Echoed on every answer, faults and errors included, as services that log by request id do.
+    const requestId = req.headers['x-request-id'];
+    if (typeof requestId === 'string' && requestId !== '') {
+      ctx.stats.countRequestId(requestId);
+      res.setHeader('x-request-id', requestId);
+    }
     const before = key ? ctx.faults.decide(key, 'before') : null;
     await pause(ctx.settings.latencyMs + (before?.latencyMs ?? 0));
     if (before?.failure) return sendFault(req, res, before.failure, null);

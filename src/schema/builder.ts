@@ -2,7 +2,6 @@ import SchemaBuilder from '@pothos/core';
 import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
-import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import ZodPlugin from '@pothos/plugin-zod';
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
@@ -29,7 +28,7 @@ export const builder = new SchemaBuilder<{
 }>({
   // Scope auth first: a caller without the scope hears FORBIDDEN before its input is validated or anything
   // runs. Errors before zod: validation failures become the ValidationError member of a mutation's union.
-  plugins: [ScopeAuthPlugin, ErrorsPlugin, ZodPlugin, RelayPlugin, SimpleObjectsPlugin],
+  plugins: [ScopeAuthPlugin, ErrorsPlugin, ZodPlugin, RelayPlugin],
   scopeAuth: {
     authorizeOnSubscribe: true,
     authScopes: (ctx) => Object.fromEntries(SCOPES.map((scope) => [scope, ctx.caller.scopes.has(scope)])) as Record<Scope, boolean>,

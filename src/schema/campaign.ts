@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import type { Brand, Campaign, ContactResult, CostEntry, Fees, Link } from '../upstream/types.js';
+import { LINKS_PAGE_MAX, type Brand, type Campaign, type ContactResult, type CostEntry, type Fees, type Link } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
@@ -8,8 +8,6 @@ import { expiresAt } from '../orders/expiry.js';
 import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConnection } from './paging.js';
 import { BrandRef, CampaignRef } from './refs.js';
 
-/** The upstream pages links 50 at a time at most. */
-const MAX_LINK_PAGE = 50;
 const MAX_REFS = 100;
 
 const CostEntryRef = builder.objectRef<CostEntry>('CostEntry').implement({
@@ -140,7 +138,7 @@ builder.node(CampaignRef, {
       description: 'Claimable links of a direct-link or short-link order; empty for other orders.',
       args: { first: t.arg.int(), after: t.arg.string() },
       resolve: async (c, { first, after }, ctx) => {
-        const window = pageWindow({ first, after }, MAX_LINK_PAGE);
+        const window = pageWindow({ first, after }, LINKS_PAGE_MAX);
         if (!LINK_DELIVERY.has(DeliveryType.read(c.deliveryType))) return emptyConnection<Link>();
         const page = await ctx.loaders.linkPage.load({ id: c.id, ...window });
         if (!page) return emptyConnection<Link>();

@@ -28,10 +28,8 @@ import type {
   EmbeddedReward,
   Info,
 } from './types.js';
+import { LINKS_PAGE_MAX } from './types.js';
 import { reader, wire } from './wire.js';
-
-/** The upstream's own page size limit for links. */
-const LINKS_PAGE = 50;
 
 const seg = encodeURIComponent;
 
@@ -196,9 +194,9 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
         {
           method: 'GET',
           route: 'GET /links/:id',
-          path: `/links/${seg(id)}${queryString({ limit: LINKS_PAGE, offset })}`,
+          path: `/links/${seg(id)}${queryString({ limit: LINKS_PAGE_MAX, offset })}`,
           idempotent: true,
-          parse: reader(wire.links, (w) => toLinkPage(w, { limit: LINKS_PAGE, offset })),
+          parse: reader(wire.links, (w) => toLinkPage(w, { limit: LINKS_PAGE_MAX, offset })),
         },
         signal,
       );

@@ -1,5 +1,6 @@
-// One HTTP exchange with the upstream: the undici pool, the headers every request carries, the per-attempt
-// deadline and the caller's abort signal, reading the body, and turning "no answer" into the right error kind.
+// One HTTP exchange with the upstream: the undici pool, the headers every request carries (and the operation's
+// request id), the per-attempt deadline and the caller's abort signal, reading the body, and turning "no answer"
+// into the right error kind.
 // Any answer that arrives (200 or not) is returned as is; deciding what a status means is the caller's job.
 
 import { Pool } from 'undici';
@@ -68,10 +69,12 @@ export function createTransport(config: ClientConfig): Transport {
       }, timeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       try {
+        const requestId = config.requestId?.();
+        const common = req.body === undefined ? headers : jsonHeaders;
         const res = await pool.request({
           method: req.method,
           path: config.basePath + req.path,
-          headers: req.body === undefined ? headers : jsonHeaders,
+          headers: requestId ? { ...common, 'x-request-id': requestId } : common,
           body: req.body,
           signal: controller.signal,
           // The deadline above covers headers and body together; undici's own idle timers would only blur

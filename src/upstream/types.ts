@@ -191,6 +191,9 @@ export interface Link {
   url: string;
 }
 
+/** The upstream's own limit: GET /links/{id} answers at most this many links per page. */
+export const LINKS_PAGE_MAX = 50;
+
 export interface LinkPage {
   /** False while the upstream is still generating the links (INFO_LINKS_GENERATION_IN_PROGRESS). */
   ready: boolean;

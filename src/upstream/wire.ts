@@ -4,7 +4,7 @@
 // the gateway cannot do without is required. Spelling variants are folded in normalise.ts, not here.
 
 import { z } from 'zod';
-import { parsePacific } from './pacific-time.js';
+import { parsePacific } from '../pacific-time.js';
 
 const int = z.union([
   z.number().int(),

@@ -1,6 +1,6 @@
 import { formatInTimeZone } from 'date-fns-tz';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, pacificToday } from '../../src/orders/pacific-today.js';
+import { addDays, pacificToday } from '../../src/pacific-time.js';
 import { uniqueId } from '../support/fixtures.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 

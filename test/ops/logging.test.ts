@@ -134,6 +134,17 @@ describe('request ids', () => {
     });
   });
 
+  it('sends the operation\'s id upstream as x-request-id on every call it makes, so upstream logs join ours', async () => {
+    await gw.sandbox.control.reset();
+    // The first ping fails once and is retried: the retry carries the same id.
+    await gw.sandbox.control.fault({ route: 'GET /ping', status: 503, rate: 1, count: 1 });
+    await run({ 'x-request-id': 'join-me-1' });
+    const fresh = await run({});
+    const { requestIds } = await gw.sandbox.control.stats();
+    // One GET /ping (two attempts the first time) and one GET /funds per operation, each with its operation's id.
+    expect(requestIds).toEqual({ 'join-me-1': 3, [fresh.requestId!]: 2 });
+  });
+
   it('replaces a malformed or missing id with a fresh UUID per operation', async () => {
     const malformed = await run({ 'x-request-id': 'no spaces allowed' });
     const missing = await run({});

@@ -15,6 +15,18 @@ beforeEach(() => t.control.reset());
 const raw = (path: string, init: RequestInit = {}) =>
   fetch(t.sandbox.baseUrl + path, init).then(async (res) => ({ status: res.status, body: (await res.json()) as any, headers: res.headers }));
 
+describe('request ids', () => {
+  it('echoes x-request-id on API answers, errors included, and counts the calls per id in stats', async () => {
+    const ok = await raw('/ping', { headers: { authorization: 'Bearer secret-token-1', 'x-request-id': 'req-1' } });
+    const refused = await raw('/ping', { headers: { 'x-request-id': 'req-1' } });
+    const other = await raw('/funds', { headers: { authorization: 'Bearer secret-token-1', 'x-request-id': 'req-2' } });
+    const none = await raw('/ping', { headers: { authorization: 'Bearer secret-token-1' } });
+    expect([ok.status, refused.status, other.status, none.status]).toEqual([200, 401, 200, 200]);
+    expect([ok, refused, other, none].map((r) => r.headers.get('x-request-id'))).toEqual(['req-1', 'req-1', 'req-2', null]);
+    expect((await t.control.stats()).requestIds).toEqual({ 'req-1': 2, 'req-2': 1 });
+  });
+});
+
 describe('auth', () => {
   it('answers ping with the account and INFO_CREDENTIALS', async () => {
     const res = await t.api('GET', '/ping');

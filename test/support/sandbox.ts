@@ -1,8 +1,9 @@
 // Shared test helper: a real sandbox on an ephemeral 127.0.0.1 port, a bearer-authenticated client for its
 // reward API and typed wrappers for its control API. Used by the sandbox suite and the gateway suites.
 import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../src/sandbox/index.js';
+import type { StatsSnapshot } from '../../src/sandbox/stats.js';
 
-export interface SandboxStats { requests: Record<string, number>; creates: Record<string, number>; inFlightMax: number }
+export type SandboxStats = StatsSnapshot;
 export interface FaultRule { route?: string; status?: 429 | 500 | 502 | 503; reset?: boolean; garble?: boolean; latency_ms?: number; rate: number; count?: number; after?: boolean }
 export interface TestSandbox {
   sandbox: RunningSandbox;
