@@ -1,5 +1,6 @@
 import DataLoader from 'dataloader';
 import type { CatalogCache } from './catalog/catalog-cache.js';
+import { matchBrandCode } from './catalog/brand-codes.js';
 import type {
   Account,
   Brand,
@@ -36,6 +37,8 @@ export interface Loaders {
   brandPage: DataLoader<BrandQuery, Page<BrandSummary>, string>;
   linkPage: DataLoader<LinkPageKey, LinkPage | null, string>;
   regions(): Promise<Region[]>;
+  /** Known brand codes close to one the catalog does not have (typos), best first. */
+  brandSuggestions(code: string): Promise<string[]>;
   funds(): Promise<Funds>;
   account(): Promise<Account>;
   /** Drop everything this request read: after a mutation the payload must show fresh state. */
@@ -141,6 +144,7 @@ export function createLoaders(
     brandPage,
     linkPage,
     regions: regions.get,
+    brandSuggestions: async (code) => matchBrandCode(code, await catalog.brandCodes()).suggestions,
     funds: funds.get,
     account: account.get,
     forgetAll() {
