@@ -42,7 +42,8 @@ async function main(): Promise<void> {
   } else {
     const host = '127.0.0.1';
     sandbox = await startSandbox({ port: config.SANDBOX_PORT, host }).catch((error: unknown) => {
-      throw listenFailure(error, 'SANDBOX_PORT', config.SANDBOX_PORT, host);
+      // The embedded sandbox's host is fixed (loopback): only its port is the operator's to change.
+      throw listenFailure(error, { port: config.SANDBOX_PORT, portVariable: 'SANDBOX_PORT', host, hostVariable: 'HOST' });
     });
     secrets.add(sandbox.token);
     target = { baseUrl: sandbox.baseUrl, token: sandbox.token };
@@ -54,7 +55,7 @@ async function main(): Promise<void> {
   const gateway = createGateway({ config, client, logger, metrics });
   const url = await gateway.start().catch(async (error: unknown) => {
     await sandbox?.close();
-    throw listenFailure(error, 'PORT', config.PORT, config.HOST);
+    throw listenFailure(error, { port: config.PORT, portVariable: 'PORT', host: config.HOST, hostVariable: 'HOST' });
   });
   logger.info({ url, graphql: `${url}/graphql`, metrics: `${url}/metrics` }, 'gateway listening');
   if (sandbox) welcome(url, sandbox);
