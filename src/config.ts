@@ -84,39 +84,39 @@ const configSchema = z
     POLL_INTERVAL_MS: positiveMs.default(5_000),
     /** The lowest POLL_INTERVAL_MS accepted, protecting the upstream from a typo; tests lower it to run fast. */
     POLL_INTERVAL_FLOOR_MS: positiveMs.default(1_000),
-  })
-  .superRefine((env, ctx) => {
-    if (env.POLL_INTERVAL_MS < env.POLL_INTERVAL_FLOOR_MS) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['POLL_INTERVAL_MS'],
-        message: `must be at least POLL_INTERVAL_FLOOR_MS (${env.POLL_INTERVAL_FLOOR_MS})`,
-      });
-    }
-    if (env.REWARD_API_URL && !env.REWARD_API_TOKEN) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['REWARD_API_TOKEN'],
-        message: 'is required when REWARD_API_URL is set',
-      });
-    }
-    if (env.NODE_ENV === 'production' && !env.GATEWAY_API_KEYS?.length) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['GATEWAY_API_KEYS'],
-        message: 'is required in production (or GATEWAY_API_KEYS_FILE): the gateway spends real money',
-      });
-    }
-    if (env.NODE_ENV === 'production' && !env.REWARD_API_URL) {
-      ctx.addIssue({
-        code: 'custom',
-        path: ['REWARD_API_URL'],
-        message: 'is required in production (the embedded sandbox is for development only)',
-      });
-    }
   });
 
 export type Config = z.infer<typeof configSchema>;
+
+/** The variables that parsed on their own; `invalid` names those set to a value that did not. */
+type FieldValues = { [K in keyof Config]?: Config[K] } & { invalid: ReadonlySet<string> };
+
+/**
+ * Rules between variables. They run on every variable that parsed on its own, even when others did not, so a
+ * start-up lists every problem at once (a zod refinement on the object would wait until all fields are valid).
+ */
+function crossFieldProblems(env: FieldValues): string[] {
+  const problems: string[] = [];
+  const production = (env.NODE_ENV ?? 'development') === 'production';
+  /** Unset, as opposed to set to a value already reported as invalid. */
+  const missing = (name: keyof Config) => env[name] === undefined && !env.invalid.has(name);
+  if (env.POLL_INTERVAL_MS !== undefined && env.POLL_INTERVAL_FLOOR_MS !== undefined && env.POLL_INTERVAL_MS < env.POLL_INTERVAL_FLOOR_MS) {
+    problems.push(`POLL_INTERVAL_MS must be at least POLL_INTERVAL_FLOOR_MS (${env.POLL_INTERVAL_FLOOR_MS})`);
+  }
+  if (missing('REWARD_API_TOKEN') && (env.REWARD_API_URL || production)) {
+    problems.push(`REWARD_API_TOKEN is required ${production ? 'in production' : 'when REWARD_API_URL is set'}`);
+  }
+  if (production && missing('GATEWAY_API_KEYS')) {
+    problems.push('GATEWAY_API_KEYS is required in production (or GATEWAY_API_KEYS_FILE): the gateway spends real money');
+  }
+  if (production && missing('REWARD_API_URL')) {
+    problems.push('REWARD_API_URL is required in production (the embedded sandbox is for development only)');
+  }
+  if (!env.REWARD_API_URL && env.PORT !== undefined && env.PORT !== 0 && env.PORT === env.SANDBOX_PORT) {
+    problems.push(`SANDBOX_PORT must differ from PORT (both ${env.PORT}): the embedded sandbox needs its own port`);
+  }
+  return problems;
+}
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
@@ -128,21 +128,39 @@ export class ConfigError extends Error {
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   // Empty strings mean "unset" (docker-compose and CI often pass VAR= for absent values).
   const present = Object.fromEntries(Object.entries(env).filter(([, value]) => value !== ''));
+  const problems: string[] = [];
+  const invalid = new Set<string>();
   if (present.GATEWAY_API_KEYS_FILE) {
-    if (present.GATEWAY_API_KEYS) throw new ConfigError(['set GATEWAY_API_KEYS or GATEWAY_API_KEYS_FILE, not both']);
-    try {
-      present.GATEWAY_API_KEYS = readFileSync(present.GATEWAY_API_KEYS_FILE, 'utf8');
-    } catch {
-      throw new ConfigError([`GATEWAY_API_KEYS_FILE ${present.GATEWAY_API_KEYS_FILE} cannot be read`]);
+    if (present.GATEWAY_API_KEYS) problems.push('set GATEWAY_API_KEYS or GATEWAY_API_KEYS_FILE, not both');
+    else {
+      try {
+        present.GATEWAY_API_KEYS = readFileSync(present.GATEWAY_API_KEYS_FILE, 'utf8');
+      } catch {
+        problems.push(`GATEWAY_API_KEYS_FILE ${present.GATEWAY_API_KEYS_FILE} cannot be read`);
+        invalid.add('GATEWAY_API_KEYS');
+      }
     }
   }
   const parsed = configSchema.safeParse(present);
-  if (!parsed.success) {
-    throw new ConfigError(
-      parsed.error.issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`),
-    );
-  }
+  const issues = parsed.success ? [] : parsed.error.issues;
+  problems.push(...issues.map((issue) => `${issue.path.join('.') || 'environment'} ${issue.message}`));
+  for (const issue of issues) invalid.add(String(issue.path[0]));
+  const values: FieldValues = parsed.success ? { ...parsed.data, invalid } : { ...validFields(present, invalid), invalid };
+  problems.push(...crossFieldProblems(values));
+  if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
   return parsed.data;
+}
+
+/** Each variable parsed on its own, leaving out the invalid ones, for the rules between variables. */
+function validFields(present: Record<string, string | undefined>, invalid: ReadonlySet<string>): Partial<Config> {
+  const shape = configSchema.shape as Record<string, z.ZodType>;
+  const values: Record<string, unknown> = {};
+  for (const [name, field] of Object.entries(shape)) {
+    if (invalid.has(name)) continue;
+    const result = field.safeParse(present[name]);
+    if (result.success) values[name] = result.data;
+  }
+  return values as Partial<Config>;
 }
 
 /** Whether GraphiQL is served: on by default outside production. */

@@ -1,6 +1,7 @@
 import DataLoader from 'dataloader';
 import stableStringify from 'safe-stable-stringify';
 import type { CatalogCache } from './catalog/catalog-cache.js';
+import { matchBrandCode } from './catalog/brand-codes.js';
 import type {
   Account,
   Brand,
@@ -37,6 +38,8 @@ export interface Loaders {
   brandPage: DataLoader<BrandQuery, Page<BrandSummary>, string>;
   linkPage: DataLoader<LinkPageKey, LinkPage | null, string>;
   regions(): Promise<Region[]>;
+  /** Known brand codes close to one the catalog does not have (typos), best first. */
+  brandSuggestions(code: string): Promise<string[]>;
   funds(): Promise<Funds>;
   account(): Promise<Account>;
   /** Drop everything this request read: after a mutation the payload must show fresh state. */
@@ -138,6 +141,7 @@ export function createLoaders(
     brandPage,
     linkPage,
     regions: regions.get,
+    brandSuggestions: async (code) => matchBrandCode(code, await catalog.brandCodes()).suggestions,
     funds: funds.get,
     account: account.get,
     forgetAll() {

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from './config.js';
 import { upstreamLogger } from './ops/log-scope.js';
+import { listenFailure, StartUpFailure } from './ops/listen-failure.js';
 import { createLogger, logLevel } from './ops/logger.js';
 import { createMetrics } from './ops/metrics.js';
 import { handleShutdownSignals } from './ops/shutdown-signals.js';
@@ -39,7 +40,11 @@ async function main(): Promise<void> {
   if (config.REWARD_API_URL && config.REWARD_API_TOKEN) {
     target = { baseUrl: config.REWARD_API_URL, token: config.REWARD_API_TOKEN };
   } else {
-    sandbox = await startSandbox({ port: config.SANDBOX_PORT, host: '127.0.0.1' });
+    const host = '127.0.0.1';
+    sandbox = await startSandbox({ port: config.SANDBOX_PORT, host }).catch((error: unknown) => {
+      // The embedded sandbox's host is fixed (loopback): only its port is the operator's to change.
+      throw listenFailure(error, { port: config.SANDBOX_PORT, portVariable: 'SANDBOX_PORT', host, hostVariable: 'HOST' });
+    });
     secrets.add(sandbox.token);
     target = { baseUrl: sandbox.baseUrl, token: sandbox.token };
     logger.info({ sandboxUrl: sandbox.baseUrl, controlUrl: `${sandbox.origin}/__sandbox/` }, 'no REWARD_API_URL set: using the embedded sandbox');
@@ -48,7 +53,10 @@ async function main(): Promise<void> {
   const metrics = createMetrics();
   const client = upstreamClientFromConfig(config, target, { onCall: metrics.upstreamCall, logger: upstreamLogger(logger) });
   const gateway = createGateway({ config, client, logger, metrics });
-  const url = await gateway.start();
+  const url = await gateway.start().catch(async (error: unknown) => {
+    await sandbox?.close();
+    throw listenFailure(error, { port: config.PORT, portVariable: 'PORT', host: config.HOST, hostVariable: 'HOST' });
+  });
   logger.info({ url, graphql: `${url}/graphql`, metrics: `${url}/metrics` }, 'gateway listening');
   if (sandbox) welcome(url, sandbox);
 
@@ -67,6 +75,7 @@ async function main(): Promise<void> {
 }
 
 main().catch((error: unknown) => {
-  console.error(error instanceof ConfigError ? error.message : error);
+  // What the operator fixes by configuration is one clear message; anything else keeps its stack.
+  console.error(error instanceof ConfigError || error instanceof StartUpFailure ? error.message : error);
   process.exit(1);
 });

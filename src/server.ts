@@ -1,11 +1,11 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import { createCatalogCache } from './catalog/catalog-cache.js';
 import { graphiqlEnabled, type Config } from './config.js';
 import { createContext, type GatewayContext } from './context.js';
 import { maskError } from './error-masking.js';
+import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
 import type { LiveLogger } from './live/listener.js';
 import { createLive, type Live } from './live/live.js';
 import { createDrain } from './ops/drain.js';
@@ -24,14 +24,6 @@ import { attachWebSocket, isWebSocketContext } from './websocket.js';
 
 // One node:http server: yoga on /graphql (HTTP, SSE, and graphql-ws on the same path), plus the probes an
 // operator needs. Tests build it with listen(0); main.ts adds process signals around it.
-
-const FIRST_QUERY = `# Welcome to reward-gateway. Try:
-{
-  viewer { username displayName }
-  funds { balances { currency availableInCents reservedInCents } }
-  brands(first: 5) { totalCount edges { node { brandCode name currency } } }
-}
-`;
 
 export interface GatewayOptions {
   config: Config;
@@ -65,6 +57,16 @@ function json(res: ServerResponse, status: number, body: unknown): void {
   res.end(JSON.stringify(body));
 }
 
+/** `/` serves nothing itself: browsers go on to GraphiQL (when served), other clients hear where to go. */
+function pointToGraphql(req: IncomingMessage, res: ServerResponse, graphiql: boolean): void {
+  if (graphiql && req.method === 'GET' && req.headers.accept?.includes('text/html')) {
+    res.writeHead(302, { location: '/graphql', 'cache-control': 'no-store' });
+    res.end();
+    return;
+  }
+  json(res, 200, { message: 'This is reward-gateway: send GraphQL to /graphql (POST, or GET; WebSocket and SSE for subscriptions).', graphql: '/graphql' });
+}
+
 export function createGateway({
   config,
   client,
@@ -80,14 +82,14 @@ export function createGateway({
   const security = createSecurity(config);
   for (const warning of security.warnings) logger.warn(warning);
 
+  const graphiqlPage = createGraphiqlPage();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
     graphqlEndpoint: '/graphql',
     landingPage: false,
     batching: false,
-    graphiql: graphiqlEnabled(config) ? { title: 'reward-gateway', defaultQuery: FIRST_QUERY } : false,
-    // Served from the package itself: GraphiQL must work on machines without internet access.
-    renderGraphiQL,
+    graphiql: graphiqlEnabled(config) ? GRAPHIQL_OPTIONS : false,
+    renderGraphiQL: graphiqlPage.render,
     maskedErrors: { maskError: reportUnexpectedErrors(maskError, logger) },
     logging: yogaLogger(logger),
     cors: security.cors,
@@ -97,6 +99,7 @@ export function createGateway({
       useRequestId(),
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),
+      graphiqlPage.plugin,
     ],
     context: (initial) =>
       createContext(
@@ -117,6 +120,7 @@ export function createGateway({
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     drain.track(res);
     const path = (req.url ?? '/').split('?')[0];
+    if (path === '/') return pointToGraphql(req, res, graphiqlEnabled(config));
     if (path === '/health') return json(res, 200, { status: 'ok' });
     if (path === '/metrics') return void metrics.respond(res);
     if (path === '/ready' && drain.active) return json(res, 503, { status: 'draining' });

@@ -85,12 +85,15 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, 
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>, policy: WebSocketPolicy): WebSocketEndpoint {
   const { door } = policy;
+  // noServer: ws would otherwise re-emit the HTTP server's errors (a busy port at listen) as its own, which
+  // graphql-ws reports as an internal WebSocket error; upgrades are handed over explicitly instead.
   const wss = new WebSocketServer({
-    server,
+    noServer: true,
     path: yoga.graphqlEndpoint,
     maxPayload: policy.maxPayloadBytes,
     verifyClient: ({ req }: { req: IncomingMessage }) => originAllowed(req, policy.allowedOrigins),
   });
+  server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
   const endpoint = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; socket: WebSocket }>(
     {
       // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and

@@ -1,13 +1,25 @@
 import { LRUCache } from 'lru-cache';
 import type { Brand, Region, UpstreamClient } from '../upstream/types.js';
+import { listBrandCodes, matchBrandCode } from './brand-codes.js';
 
 // Brand details and regions change rarely and every nested read asks for them, so they live in one
 // process-wide cache shared by all requests. lru-cache's fetch() also collapses concurrent misses for the
 // same key into one upstream call, which a per-request DataLoader cannot do across requests.
 
 export interface CatalogCache {
+  /** By code, ignoring case (the result carries the catalog's spelling); null when no brand has it. */
   brand(code: string): Promise<Brand | null>;
+  /** Every brand code, for suggestions when a code is unknown. */
+  brandCodes(): Promise<string[]>;
   regions(): Promise<Region[]>;
+}
+
+/** The exact lookup first (the common case costs nothing more); on a miss, the catalog's code list. */
+async function brandIgnoringCase(code: string, exact: (code: string) => Promise<Brand | null>, codes: () => Promise<string[]>): Promise<Brand | null> {
+  const brand = await exact(code);
+  if (brand) return brand;
+  const match = matchBrandCode(code, await codes()).code;
+  return match && match !== code ? exact(match) : null;
 }
 
 // Shared fetches deliberately ignore any one request's abort signal: another request may be waiting on the
@@ -22,8 +34,10 @@ const MAX_BRANDS = 5_000;
 
 export function createCatalogCache(client: UpstreamClient, ttlMs: number): CatalogCache {
   if (ttlMs === 0) {
+    const brandCodes = () => listBrandCodes(client);
     return {
-      brand: (code) => client.getBrand(code),
+      brand: (code) => brandIgnoringCase(code, (c) => client.getBrand(c), brandCodes),
+      brandCodes,
       regions: () => client.listRegions(),
     };
   }
@@ -32,16 +46,25 @@ export function createCatalogCache(client: UpstreamClient, ttlMs: number): Catal
     ttl: ttlMs,
     fetchMethod: async (code) => ({ value: await client.getBrand(code) }),
   });
+  const codes = new LRUCache<'all', Entry<string[]>>({
+    max: 1,
+    ttl: ttlMs,
+    fetchMethod: async () => ({ value: await listBrandCodes(client) }),
+  });
+  const brandCodes = async () => (await codes.fetch('all'))?.value ?? [];
   const regions = new LRUCache<'all', Entry<Region[]>>({
     max: 1,
     ttl: ttlMs,
     fetchMethod: async () => ({ value: await client.listRegions() }),
   });
   return {
-    async brand(code) {
-      const entry = await brands.fetch(code);
-      return entry?.value ?? null;
-    },
+    brand: (code) =>
+      brandIgnoringCase(
+        code,
+        async (c) => (await brands.fetch(c))?.value ?? null,
+        brandCodes,
+      ),
+    brandCodes,
     async regions() {
       const entry = await regions.fetch('all');
       return entry?.value ?? [];

@@ -1,7 +1,7 @@
 import { listAllGifts } from '../live/gift-pages.js';
 import type { Gift, UpstreamClient } from '../upstream/types.js';
 
-// Cancelling a whole order: the upstream has no such endpoint (upstream-facts), so the gateway cancels each
+// Cancelling a whole order: the upstream has no such endpoint (docs/reward-api.md), so the gateway cancels each
 // unredeemed reward. It first pages through every reward (collecting before cancelling, so offsets do not
 // shift under it), then cancels with bounded concurrency. Calling it again is safe: cancelled rewards count
 // as already final and are not touched. A cancel whose answer was lost may still have happened, so before any

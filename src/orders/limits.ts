@@ -14,5 +14,5 @@ export const MESSAGE_MAX_LENGTH = 10_000;
 /** Card top-ups: the bounds production's error for ERROR_FUNDS_INVALID_FUND_AMOUNT recorded. */
 export const TOP_UP_MIN_CENTS = 25_000;
 export const TOP_UP_MAX_CENTS = 1_000_000;
-/** Rewards expire at most one year after creation (upstream-facts). */
+/** Rewards expire at most one year after creation (docs/reward-api.md). */
 export const EXPIRY_MAX_DAYS = 365;

@@ -56,11 +56,12 @@ export async function resolveRewardChoice(
   // undefined: the catalog could not be read (no opinion); null: the catalog does not know the brand.
   const brands = await Promise.all(codes.map((code) => loaders.brand.load(code).catch(() => undefined)));
   const currencies = new Set<string>();
+  const unknown: { path: string[]; code: string }[] = [];
   brands.forEach((brand, i) => {
     const path = single ? [...base, 'brand'] : [...base, 'brands', String(i)];
     if (brand === undefined) return;
     if (brand === null) {
-      issues.push({ path, message: `${codes[i]} is not a known brand` });
+      unknown.push({ path, code: codes[i]! });
       return;
     }
     const problem = priceIssue(brand, priceInCents);
@@ -73,6 +74,11 @@ export async function resolveRewardChoice(
   if (currencies.size > 1) {
     issues.push({ path: [...base, 'brands'], message: `mixes currencies (${[...currencies].join(', ')}); one order has one currency` });
   }
+  for (const { path, code } of unknown) {
+    const near = await loaders.brandSuggestions(code).catch(() => []);
+    issues.push({ path, message: `${code} is not a known brand${near.length ? `; did you mean ${near.join(' or ')}?` : ''}` });
+  }
   if (issues.length) throw new InputValidationError(issues);
-  return { brandCodes: codes };
+  // The catalog's spelling: codes match ignoring case here, exactly upstream.
+  return { brandCodes: brands.map((brand, i) => brand?.brandCode ?? codes[i]!) };
 }

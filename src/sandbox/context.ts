@@ -25,6 +25,8 @@ export interface HandlerInput {
   search: string;
   /** Parsed JSON body, or undefined when the request had none. */
   body: unknown;
+  /** `http://host:port` as the client addressed the sandbox, for answers that show full URLs. */
+  origin: string;
 }
 
 export interface Answer {
@@ -42,6 +44,8 @@ export interface Route {
   /** Relative to the mount point, find-my-way syntax, e.g. `/gifts/:uuid`. */
   path: string;
   handler: Handler;
+  /** Control routes describe themselves for the index at GET /__sandbox/: what they do and a sample body. */
+  doc?: { does: string; example?: unknown };
 }
 
 /** The key of a route in stats and fault rules, e.g. `GET /gifts/:uuid`. */

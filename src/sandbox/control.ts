@@ -88,15 +88,68 @@ export function controlRoutes(apiRouteKeys: readonly string[]): Route[] {
     ctx.faults.clear();
     return { body: { ok: true, rules: 0 } };
   };
-  return [
-    { method: 'POST', path: '/reset', handler: reset },
-    { method: 'GET', path: '/stats', handler: stats },
-    { method: 'POST', path: '/gifts/:uuid/redeem', handler: redeemGift },
-    { method: 'POST', path: '/gifts/:uuid/bounce', handler: bounceGift },
-    { method: 'POST', path: '/gifts/:uuid/expire', handler: expireGift },
-    { method: 'POST', path: '/funds', handler: addFunds },
-    { method: 'POST', path: '/clock', handler: advanceClock },
-    { method: 'POST', path: '/faults', handler: addFault },
-    { method: 'DELETE', path: '/faults', handler: clearFaults },
+  const routes: Route[] = [
+    { method: 'POST', path: '/reset', handler: reset, doc: { does: 'Forget every order, gift, top-up, fault and counter; balances back to the start.' } },
+    { method: 'GET', path: '/stats', handler: stats, doc: { does: 'Requests the reward API received, per route (what "exactly once" is counted against).' } },
+    {
+      method: 'POST',
+      path: '/gifts/:uuid/redeem',
+      handler: redeemGift,
+      doc: { does: 'The recipient claims the gift (brand_code picks one brand of a multi-brand gift; optional).', example: { brand_code: 'sbxcoffeeus' } },
+    },
+    {
+      method: 'POST',
+      path: '/gifts/:uuid/bounce',
+      handler: bounceGift,
+      doc: { does: "The recipient's mailbox bounces the email: permanent (UNDELIVERABLE) or not (TEMPORARILY_UNDELIVERABLE).", example: { permanent: false } },
+    },
+    { method: 'POST', path: '/gifts/:uuid/expire', handler: expireGift, doc: { does: 'The claim period of the gift ends now (EXPIRED).' } },
+    {
+      method: 'POST',
+      path: '/funds',
+      handler: addFunds,
+      doc: {
+        does: 'Money arrives outside the API (a bank transfer); pending: true holds it as pending until the clock moves. Orders waiting for funds are released.',
+        example: { currency: 'USD', amount_in_cents: 500000, pending: false },
+      },
+    },
+    {
+      method: 'POST',
+      path: '/clock',
+      handler: advanceClock,
+      doc: { does: "Move the sandbox's clock forward (expiry dates pass, pending money clears).", example: { advance_ms: 86400000 } },
+    },
+    {
+      method: 'POST',
+      path: '/faults',
+      handler: addFault,
+      doc: {
+        does: `Make the reward API fail: status (429, 500, 502, 503), reset (drop the connection) or latency_ms, for a share (rate) of requests to one route (${apiRouteKeys[0]}, ...) or all, count times; after: true fails once the work is done.`,
+        example: { route: 'POST /campaign', status: 503, rate: 1, count: 2 },
+      },
+    },
+    { method: 'DELETE', path: '/faults', handler: clearFaults, doc: { does: 'Remove every fault rule.' } },
   ];
+  const index: Handler = ({ origin }) => ({
+    body: {
+      about: 'Control API of the reward API sandbox: play the recipient and the world. No token needed. Gift uuids: GET /papi/v1/gifts (with the token) or the gateway\'s gifts query.',
+      routes: routes.map((route) => ({
+        method: route.method,
+        path: `/__sandbox${route.path}`,
+        does: route.doc?.does,
+        example: curlExample(origin, route),
+      })),
+    },
+  });
+  return [{ method: 'GET', path: '/', handler: index }, ...routes];
+}
+
+/** A command to copy: the route's own sample body, a placeholder for its uuid. */
+function curlExample(origin: string, route: Route): string {
+  const url = `${origin}/__sandbox${route.path.replace(':uuid', '<gift-uuid>')}`;
+  if (route.method === 'GET') return `curl -s ${url}`;
+  const body = route.doc?.example;
+  return body === undefined
+    ? `curl -s -X ${route.method} ${url}`
+    : `curl -s -X ${route.method} ${url} -H 'content-type: application/json' -d '${JSON.stringify(body)}'`;
 }

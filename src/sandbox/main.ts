@@ -1,4 +1,5 @@
 // `npm run sandbox`: the sandbox alone, for curl and for pointing a gateway at it by hand.
+import { listenFailure, StartUpFailure } from '../ops/listen-failure.js';
 import { sandboxOptionsFromEnv } from './config.js';
 import { startSandbox } from './index.js';
 
@@ -9,7 +10,12 @@ if (!config.ok) {
   process.exit(1);
 }
 
-const sandbox = await startSandbox(config.options);
+const sandbox = await startSandbox(config.options).catch((error: unknown) => {
+  const { port = 0, host = '127.0.0.1' } = config.options;
+  const failure = listenFailure(error, { port, portVariable: 'SANDBOX_PORT', host, hostVariable: 'SANDBOX_HOST' });
+  console.error(failure instanceof StartUpFailure ? `sandbox: ${failure.message}` : failure);
+  process.exit(1);
+});
 
 console.log(`reward API sandbox listening
   base URL: ${sandbox.baseUrl}

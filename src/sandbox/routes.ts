@@ -1,5 +1,5 @@
-// The reward API's route table, relative to /papi/v1: every endpoint of the specification plus the production
-// ones from upstream-facts.md. Its `METHOD path` keys are the names used in stats and fault rules.
+// The reward API's route table, relative to /papi/v1: every endpoint of its published description plus those
+// production adds (docs/reward-api.md). Its `METHOD path` keys are the names used in stats and fault rules.
 import { ping } from './account.js';
 import { getBrand, listBrands, listRegions } from './brands.js';
 import { routeKey, type Route } from './context.js';

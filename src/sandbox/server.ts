@@ -154,6 +154,8 @@ function splitUrl(url: string): { path: string; search: string } {
   return q < 0 ? { path: url, search: '' } : { path: url.slice(0, q), search: url.slice(q + 1) };
 }
 
+const originOf = (req: http.IncomingMessage) => `http://${req.headers.host ?? `${req.socket.localAddress}:${req.socket.localPort}`}`;
+
 const under = (path: string, prefix: string) => path === prefix || path.startsWith(`${prefix}/`);
 
 export interface SandboxServer {
@@ -194,7 +196,7 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
     if (!tokenMatches(req.headers.authorization, ctx.settings.token)) return sendError(res, unauthorized());
     if (!matched || !key) return sendError(res, unmatched(api, method, path));
     const answer = run(() =>
-      matched.route.handler({ ctx, params: matched.params, search, body: method === 'GET' ? undefined : parseJson(body) }),
+      matched.route.handler({ ctx, params: matched.params, search, body: method === 'GET' ? undefined : parseJson(body), origin: originOf(req) }),
     );
     // `after` faults strike once the handler has done its work: the order exists, the client sees a failure.
     const after = ctx.faults.decide(key, 'after');
@@ -209,7 +211,7 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
     const method = req.method ?? 'GET';
     const matched = control.match(method, path);
     if (!matched) return sendError(res, unmatched(control, method, path));
-    send(res, run(() => matched.route.handler({ ctx, params: matched.params, search, body: parseJson(body) })));
+    send(res, run(() => matched.route.handler({ ctx, params: matched.params, search, body: parseJson(body), origin: originOf(req) })));
   }
 
   async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {

@@ -5,7 +5,7 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
-import { SCOPES, type Scope } from '../security/scopes.js';
+import { describeMissing, missingScopes, SCOPES, type Scope } from '../security/scopes.js';
 import { InputValidationError } from './validation-error.js';
 
 // Set-up only: type files add the types and their root fields.
@@ -32,9 +32,9 @@ export const builder = new SchemaBuilder<{
   scopeAuth: {
     authorizeOnSubscribe: true,
     authScopes: (ctx) => Object.fromEntries(SCOPES.map((scope) => [scope, ctx.caller.scopes.has(scope)])) as Record<Scope, boolean>,
-    unauthorizedError: (_parent, ctx, info) =>
-      new GraphQLError(`The API key "${ctx.caller.name}" may not use ${info.parentType.name}.${info.fieldName}.`, {
-        extensions: { code: 'FORBIDDEN' },
+    unauthorizedError: (_parent, ctx, info, result) =>
+      new GraphQLError(`The API key "${ctx.caller.name}" may not use ${info.parentType.name}.${info.fieldName}${describeMissing(result.failure)}.`, {
+        extensions: { code: 'FORBIDDEN', missingScopes: missingScopes(result.failure) },
       }),
   },
   defaultFieldNullability: false,

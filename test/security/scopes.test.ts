@@ -46,11 +46,13 @@ describe('what each key may do (FORBIDDEN on the field only)', () => {
     expect(res.body.data?.regions?.length).toBeGreaterThan(0);
     expect(res.body.data?.funds).toBeNull();
     expect(res.body.errors).toHaveLength(1);
-    expect(res.body.errors![0]).toMatchObject({ path: ['funds'], extensions: { code: 'FORBIDDEN' } });
+    expect(res.body.errors![0]).toMatchObject({ path: ['funds'], extensions: { code: 'FORBIDDEN', missingScopes: ['funds:read'] } });
+    expect(res.body.errors![0]!.message).toBe('The API key "dashboard" may not use Query.funds: it needs the scope funds:read.');
 
     await gw.upstreamDelta();
     const create = await gw.gql(CREATE, { input: createInput() }, bearer(KEYS.reader));
-    expect(create.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(create.body.errors?.[0]?.extensions).toMatchObject({ code: 'FORBIDDEN', missingScopes: ['rewards:write'] });
+    expect(create.body.errors?.[0]?.message).toMatch(/it needs the scope rewards:write\.$/);
     expect((await gw.upstreamDelta())['POST /campaign'] ?? 0).toBe(0);
   });
 

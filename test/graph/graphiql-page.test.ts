@@ -1,0 +1,89 @@
+import { get, type IncomingHttpHeaders } from 'node:http';
+import { gunzipSync } from 'node:zlib';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// What a newcomer's browser gets: `/` leads to /graphql, the GraphiQL page arrives compressed and is
+// revalidated rather than re-sent, and its subscriptions pass CSRF prevention without weakening it.
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway();
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+/** A raw GET (fetch would decompress and hide the encoding). */
+function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+  return new Promise((resolve, reject) => {
+    get(`${gw.url}${path}`, { headers }, (res) => {
+      const chunks: Buffer[] = [];
+      res.on('data', (c: Buffer) => chunks.push(c));
+      res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
+    }).on('error', reject);
+  });
+}
+
+describe('GET /', () => {
+  it('sends a browser on to GraphiQL', async () => {
+    const res = await rawGet('/', { accept: 'text/html,application/xhtml+xml' });
+    expect(res.status).toBe(302);
+    expect(res.headers.location).toBe('/graphql');
+  });
+
+  it('tells other clients where GraphQL is', async () => {
+    const res = await fetch(`${gw.url}/`);
+    expect(res.status).toBe(200);
+    expect(await res.json()).toMatchObject({ graphql: '/graphql' });
+  });
+});
+
+describe('the GraphiQL page', () => {
+  const browser = { accept: 'text/html' };
+
+  it('is compressed for clients that accept it, with cache validators', async () => {
+    const plain = await rawGet('/graphql', { ...browser, 'accept-encoding': 'identity' });
+    const gzipped = await rawGet('/graphql', { ...browser, 'accept-encoding': 'gzip' });
+    const brotli = await rawGet('/graphql', { ...browser, 'accept-encoding': 'gzip, deflate, br' });
+    expect(plain.status).toBe(200);
+    expect(plain.headers['content-encoding']).toBeUndefined();
+    expect(gzipped.headers['content-encoding']).toBe('gzip');
+    expect(brotli.headers['content-encoding']).toBe('br');
+    expect(gunzipSync(gzipped.body).equals(plain.body)).toBe(true);
+    expect(gzipped.body.length).toBeLessThan(plain.body.length / 3);
+    expect(brotli.body.length).toBeLessThan(gzipped.body.length);
+    for (const res of [plain, gzipped, brotli]) {
+      expect(res.headers.etag).toBe(plain.headers.etag);
+      expect(res.headers['cache-control']).toBe('no-cache');
+      expect(res.headers.vary).toMatch(/accept-encoding/i);
+    }
+  });
+
+  it('answers a revalidation with 304 and no body', async () => {
+    const first = await rawGet('/graphql', browser);
+    const again = await rawGet('/graphql', { ...browser, 'if-none-match': String(first.headers.etag) });
+    expect(again.status).toBe(304);
+    expect(again.body.length).toBe(0);
+  });
+
+  it('makes GraphiQL send the CSRF header, which its SSE subscriptions need', async () => {
+    const html = (await rawGet('/graphql', browser)).body.toString();
+    const config = /renderYogaGraphiQL\(\s*[^,]+,\s*(\{.*?\}),\s*\);/s.exec(html)?.[1];
+    const headers = (JSON.parse(config!) as { additionalHeaders: Record<string, string> }).additionalHeaders;
+    expect(Object.keys(headers)).toContain('x-graphql-yoga-csrf');
+
+    // A subscription as GraphiQL sends it: a GET asking for an event stream, with the page's headers.
+    const query = encodeURIComponent('subscription { fundsChanged { balances { currency } } }');
+    const controller = new AbortController();
+    const withHeader = await fetch(`${gw.url}/graphql?query=${query}`, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    expect(withHeader.status).toBe(200);
+    expect(withHeader.headers.get('content-type')).toMatch(/text\/event-stream/);
+    controller.abort();
+
+    // Anyone else's simple GET is still refused: the protection is unchanged.
+    const without = await fetch(`${gw.url}/graphql?query=${query}`, { headers: { accept: 'text/event-stream' } });
+    expect(without.status).toBe(403);
+  });
+});

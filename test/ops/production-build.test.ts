@@ -1,0 +1,146 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { cpSync, existsSync, mkdtempSync, readdirSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
+import { bearer, KEYS, KEYS_ENV } from '../security/keys.js';
+
+// The production path exactly as the README gives it: `npm run build`, then a copy of the project with
+// runtime dependencies only (`npm ci --omit=dev`), started with `npm run start:prod` (plain node on dist/).
+// The copy has no tsx, TypeScript or src/, so anything the built gateway still needs from them fails here.
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+const pkg = JSON.parse(readFileSync(join(root, 'package.json'), 'utf8')) as {
+  scripts: Record<string, string>;
+};
+
+function run(command: string, args: string[], cwd: string): Promise<{ code: number | null; output: string }> {
+  return new Promise((resolve) => {
+    const child = spawn(command, args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+    let output = '';
+    child.stdout.on('data', (d) => (output += d));
+    child.stderr.on('data', (d) => (output += d));
+    child.on('exit', (code) => resolve({ code, output }));
+  });
+}
+
+interface Started {
+  child: ChildProcess;
+  url: string;
+  exited: Promise<number | null>;
+}
+
+/**
+ * The `start:prod` script in the production copy, exec'd by a shell as npm would run it (without npm in
+ * between, so SIGTERM reaches the gateway and its exit code is the test's); resolves with the URL of its
+ * "gateway listening" line.
+ */
+function startProd(cwd: string, env: Record<string, string>): Promise<Started> {
+  const child = spawn('sh', ['-c', `exec ${pkg.scripts['start:prod']}`], {
+    cwd,
+    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'info', REWARD_API_URL: '', REWARD_API_TOKEN: '', GATEWAY_API_KEYS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  return new Promise((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      for (const line of stdout.split('\n')) {
+        if (!line.startsWith('{')) continue;
+        const entry = JSON.parse(line) as { msg: string; url?: string };
+        if (entry.msg === 'gateway listening' && entry.url) resolve({ child, url: entry.url, exited });
+      }
+    });
+    void exited.then((code) => reject(new Error(`start:prod exited with ${code} before listening:\n${stdout}\n${stderr}`)));
+  });
+}
+
+async function stop(started: Started): Promise<number | null> {
+  started.child.kill('SIGTERM');
+  return started.exited;
+}
+
+async function gql(url: string, query: string, headers: Record<string, string> = {}) {
+  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+  return { status: res.status, body: (await res.json()) as { data?: any; errors?: { message: string }[] } };
+}
+
+describe('production build', { timeout: 120_000 }, () => {
+  let copy: string;
+
+  beforeAll(async () => {
+    const build = await run('npm', ['run', 'build'], root);
+    expect(build.code, build.output).toBe(0);
+    copy = mkdtempSync(join(tmpdir(), 'reward-gateway-prod-'));
+    for (const file of ['package.json', 'package-lock.json']) cpSync(join(root, file), join(copy, file));
+    cpSync(join(root, 'dist'), join(copy, 'dist'), { recursive: true });
+    // The cache the project's own `npm ci` filled serves this; the registry only for what it lacks.
+    const install = await run('npm', ['ci', '--omit=dev', '--prefer-offline', '--no-audit', '--no-fund'], copy);
+    expect(install.code, install.output).toBe(0);
+  }, 900_000);
+
+  afterAll(() => {
+    if (copy) rmSync(copy, { recursive: true, force: true });
+  });
+
+  it('compiles every module to dist/ with a source map, and the production start is plain node', () => {
+    const files = readdirSync(join(root, 'dist'), { recursive: true }).map(String);
+    expect(files).toContain('main.js');
+    for (const js of files.filter((f) => f.endsWith('.js'))) {
+      expect(files, js).toContain(`${js}.map`);
+      expect(readFileSync(join(root, 'dist', js), 'utf8'), js).toMatch(/\/\/# sourceMappingURL=.+\.js\.map\s*$/);
+    }
+    expect(pkg.scripts['start:prod']).toMatch(/^node (--enable-source-maps )?dist\/main\.js$/);
+  });
+
+  it('the production copy holds runtime dependencies only', () => {
+    // The lockfile marks what only development needs; none of it may be in the copy.
+    const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
+    const devOnly = Object.entries(lock.packages).filter(([path, entry]) => path && entry.dev).map(([path]) => path);
+    for (const tool of ['tsx', 'typescript', 'vitest']) expect(devOnly).toContain(`node_modules/${tool}`);
+    for (const path of devOnly) expect(existsSync(join(copy, path)), path).toBe(false);
+    expect(existsSync(join(copy, 'src'))).toBe(false);
+  });
+
+  it('starts on the embedded sandbox outside production and serves a query', async () => {
+    const started = await startProd(copy, { NODE_ENV: 'development' });
+    try {
+      const res = await gql(started.url, '{ viewer { username } }');
+      expect(res.body.errors).toBeUndefined();
+      expect(res.body.data.viewer.username).toEqual(expect.any(String));
+    } finally {
+      expect(await stop(started)).toBe(0);
+    }
+  });
+
+  describe('in production', () => {
+    let upstream: RunningSandbox;
+    beforeAll(async () => {
+      upstream = await startSandbox();
+    });
+    afterAll(() => upstream?.close());
+
+    it('starts with NODE_ENV=production against a real upstream and answers callers with a key', async () => {
+      const started = await startProd(copy, {
+        NODE_ENV: 'production',
+        REWARD_API_URL: upstream.baseUrl,
+        REWARD_API_TOKEN: upstream.token,
+        ...KEYS_ENV,
+      });
+      try {
+        expect((await fetch(`${started.url}/ready`)).status).toBe(200);
+        const res = await gql(started.url, '{ brands(first: 1) { totalCount } }', bearer(KEYS.reader));
+        expect(res.body.errors).toBeUndefined();
+        expect(res.body.data.brands.totalCount).toBeGreaterThan(0);
+        expect((await gql(started.url, '{ brands(first: 1) { totalCount } }')).status).toBe(401);
+      } finally {
+        expect(await stop(started)).toBe(0);
+      }
+    });
+  });
+});

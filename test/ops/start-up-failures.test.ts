@@ -1,0 +1,99 @@
+import { spawn } from 'node:child_process';
+import { createServer, type Server } from 'node:net';
+import type { AddressInfo } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+// What a newcomer sees when `npm start` cannot start: every configuration problem at once, and a busy port
+// named by the variable to change, in one line on stderr without a stack trace, with a non-zero exit.
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'development', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', REWARD_API_URL: '', REWARD_API_TOKEN: '', GATEWAY_API_KEYS: '', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.on('data', (d) => (stdout += d));
+  child.stderr.on('data', (d) => (stderr += d));
+  // A gateway that did come up despite the conflict would keep running: stop it so the test fails, not hangs.
+  const guard = setTimeout(() => child.kill('SIGKILL'), 60_000);
+  return new Promise((resolve) =>
+    child.on('exit', (code) => {
+      clearTimeout(guard);
+      resolve({ code, stdout, stderr });
+    }),
+  );
+}
+
+function problemsOf(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+  return [];
+}
+
+describe('configuration errors', () => {
+  it('lists every missing production variable at once, the token included', () => {
+    const problems = problemsOf({ NODE_ENV: 'production' }).join('\n');
+    expect(problems).toMatch(/GATEWAY_API_KEYS is required/);
+    expect(problems).toMatch(/REWARD_API_URL is required/);
+    expect(problems).toMatch(/REWARD_API_TOKEN is required/);
+  });
+
+  it('reports invalid values together with the rules between variables', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', PORT: 'eighty', POLL_INTERVAL_MS: '10', MAX_DEPTH: '-1' });
+    expect(problems.join('\n')).toMatch(/^PORT /m);
+    expect(problems.join('\n')).toMatch(/^MAX_DEPTH /m);
+    expect(problems.join('\n')).toMatch(/POLL_INTERVAL_MS must be at least POLL_INTERVAL_FLOOR_MS/);
+    expect(problems.join('\n')).toMatch(/GATEWAY_API_KEYS is required/);
+    expect(problems.join('\n')).toMatch(/REWARD_API_URL is required/);
+    expect(problems.join('\n')).toMatch(/REWARD_API_TOKEN is required/);
+  });
+
+  it('does not call an invalid variable missing', () => {
+    const problems = problemsOf({ NODE_ENV: 'production', REWARD_API_URL: 'ftp://x', REWARD_API_TOKEN: 't', GATEWAY_API_KEYS: '{not json' });
+    expect(problems.filter((p) => p.startsWith('REWARD_API_URL'))).toHaveLength(1);
+    expect(problems.filter((p) => p.startsWith('GATEWAY_API_KEYS'))).toEqual(['GATEWAY_API_KEYS is not valid JSON']);
+  });
+
+  it('refuses the same port for the gateway and its embedded sandbox', () => {
+    expect(problemsOf({ PORT: '4010' }).join('\n')).toMatch(/SANDBOX_PORT must differ from PORT/);
+    expect(problemsOf({ PORT: '4010', REWARD_API_URL: 'https://api.example.com/papi/v1', REWARD_API_TOKEN: 't' })).toEqual([]);
+  });
+
+  it('NODE_ENV=production npm start prints all three problems in one go and exits 1', { timeout: 90_000 }, async () => {
+    const run = await start({ NODE_ENV: 'production' });
+    expect(run.code).toBe(1);
+    for (const name of ['GATEWAY_API_KEYS', 'REWARD_API_URL', 'REWARD_API_TOKEN']) expect(run.stderr).toContain(`${name} is required`);
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+});
+
+describe.concurrent('a busy port', () => {
+  let busy: Server;
+  let port: number;
+  beforeAll(async () => {
+    busy = createServer();
+    await new Promise<void>((resolve) => busy.listen(0, '127.0.0.1', resolve));
+    port = (busy.address() as AddressInfo).port;
+  });
+  afterAll(() => new Promise<void>((resolve) => busy.close(() => resolve())));
+
+  for (const variable of ['PORT', 'SANDBOX_PORT']) {
+    it(`${variable}: one line naming ${variable}, no stack, exit 1`, { timeout: 90_000 }, async () => {
+      const run = await start({ [variable]: String(port) });
+      expect(run.code).toBe(1);
+      const lines = run.stderr.trim().split('\n');
+      expect(lines).toEqual([`Cannot listen: port ${port} is already in use. Set ${variable} to a free port (or 0 for any free port) and start again.`]);
+      expect(run.stdout).not.toMatch(/EADDRINUSE|WebSocket/);
+    });
+  }
+});
