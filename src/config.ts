@@ -83,6 +83,18 @@ const configSchema = z
     POLL_INTERVAL_MS: positiveMs.default(5_000),
     /** The lowest POLL_INTERVAL_MS accepted, protecting the upstream from a typo; tests lower it to run fast. */
     POLL_INTERVAL_FLOOR_MS: positiveMs.default(1_000),
+    /** Cluster mode: every replica on this Redis shares leases, snapshots, event logs and limits (docs/cluster.md). */
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+    /** Every Redis key and channel of the gateway starts with this, so deployments can share one Redis. */
+    REDIS_KEY_PREFIX: z.string().min(1).default('rg:'),
+    /** How long a watched key's poller lease lasts without renewal. Default: 3 × POLL_INTERVAL_MS. */
+    LIVE_LEASE_MS: positiveMs.optional(),
+    /** How long events stay in a key's log (how far back `after` can resume), and snapshots after the last poll. */
+    LIVE_RETENTION_MS: positiveMs.default(3_600_000),
+    /** Orders one API key may watch at once (across the cluster in cluster mode). */
+    LIVE_MAX_WATCHED_PER_KEY: count.default(200),
+    /** Keys (orders, the account, funds) one replica watches at most. */
+    LIVE_MAX_POLLERS: count.default(2_000),
   })
   .superRefine((env, ctx) => {
     if (env.POLL_INTERVAL_MS < env.POLL_INTERVAL_FLOOR_MS) {
@@ -90,6 +102,13 @@ const configSchema = z
         code: 'custom',
         path: ['POLL_INTERVAL_MS'],
         message: `must be at least POLL_INTERVAL_FLOOR_MS (${env.POLL_INTERVAL_FLOOR_MS})`,
+      });
+    }
+    if (env.LIVE_LEASE_MS !== undefined && env.LIVE_LEASE_MS <= env.POLL_INTERVAL_MS) {
+      ctx.addIssue({
+        code: 'custom',
+        path: ['LIVE_LEASE_MS'],
+        message: `must be longer than POLL_INTERVAL_MS (${env.POLL_INTERVAL_MS}), or leases lapse between renewals`,
       });
     }
     if (env.REWARD_API_URL && !env.REWARD_API_TOKEN) {
@@ -113,7 +132,8 @@ const configSchema = z
         message: 'is required in production (the embedded sandbox is for development only)',
       });
     }
-  });
+  })
+  .transform((env) => ({ ...env, LIVE_LEASE_MS: env.LIVE_LEASE_MS ?? 3 * env.POLL_INTERVAL_MS }));
 
 export type Config = z.infer<typeof configSchema>;
 
