@@ -7,14 +7,10 @@ import type { LiveStore } from './store.js';
 // diffing against its own state instead of taking a new baseline.
 
 export function createFailoverStore(redis: LiveStore, local: LiveStore): LiveStore {
-  async function either<T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> {
-    if (!redis.healthy) return fallback();
-    try {
-      return await primary();
-    } catch {
-      return fallback();
-    }
-  }
+  // Only a lost connection means degraded mode: a command that failed on a live connection (a timeout under
+  // load) fails this tick, which is retried, rather than making this replica a second poller.
+  const either = <T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> =>
+    redis.healthy ? primary() : fallback();
   /** Positions of the local log are read there (they mean nothing in Redis, nor Redis's locally). */
   const localPosition = async (epoch: string) => epoch === (await local.tail('')).epoch;
 
@@ -29,7 +25,7 @@ export function createFailoverStore(redis: LiveStore, local: LiveStore): LiveSto
     },
     snapshot: (key) => either(() => redis.snapshot(key), () => local.snapshot(key)),
     async commit(key, token, state, events) {
-      const committed = await either(
+      return either(
         async () => {
           const position = await redis.commit(key, token, state, events);
           // A copy for the degraded mode: claimed locally, committed without events.
@@ -39,7 +35,6 @@ export function createFailoverStore(redis: LiveStore, local: LiveStore): LiveSto
         },
         () => local.commit(key, token, state, events),
       );
-      return committed;
     },
     tail: (key) => either(() => redis.tail(key), () => local.tail(key)),
     async read(key, from, maxAgeMs) {
