@@ -180,6 +180,9 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
   const subscriber = new Redis(url, { ...options, enableOfflineQueue: true, connectionName: 'reward-gateway-events' });
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`.replaceAll('|', '-');
   const channel = `${prefix}appended`;
+  // A crashed replica's watch admissions lapse after this; renewed every interval, so a replica whose event
+  // loop stalls for a while does not lose its admissions to the cap.
+  const watchTtlMs = 3 * leaseMs;
   const listeners = new Set<(key: string) => void>();
   let sent = 0;
   let up = false;
@@ -294,14 +297,14 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
       return () => listeners.delete(listener);
     },
     async admit(group, member, max) {
-      return (await run('rgAdmit', k.watch(group), member, owner, max, leaseMs)) === 1;
+      return (await run('rgAdmit', k.watch(group), member, owner, max, watchTtlMs)) === 1;
     },
     async dismiss(group, member) {
       sent += 1;
       await redis.zrem(k.watch(group), `${member}\n${owner}`);
     },
     async refresh(group, members) {
-      if (members.length > 0) await run('rgRefresh', k.watch(group), owner, leaseMs, ...members);
+      if (members.length > 0) await run('rgRefresh', k.watch(group), owner, watchTtlMs, ...members);
     },
     async close() {
       listeners.clear();
