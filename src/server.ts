@@ -92,7 +92,7 @@ export function createGateway({
   });
   metrics.watchLive(live, shared.redisUp);
   const drain = createDrain();
-  const security = createSecurity(config);
+  const security = createSecurity(config, shared.rateLimitBuckets);
   for (const warning of security.warnings) logger.warn(warning);
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({

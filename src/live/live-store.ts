@@ -2,6 +2,7 @@ import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
 import { createRedisStore } from './redis-store.js';
+import type { SharedBucket } from '../security/shared-rate-limit.js';
 import type { LiveStore } from './store.js';
 
 // The one place that picks the mode: REDIS_URL set → cluster mode on Redis (with this replica's memory as the
@@ -15,6 +16,8 @@ export interface LiveStoreHandle {
   connected(timeoutMs: number): Promise<void>;
   /** Redis commands this replica sent (0 in memory mode). */
   redisCommands(): number;
+  /** Cluster mode: the rate-limit buckets in Redis; undefined in memory mode. */
+  rateLimitBuckets?: SharedBucket;
 }
 
 export function createLiveStore(
@@ -32,5 +35,6 @@ export function createLiveStore(
     redisUp: () => redis.healthy,
     connected: async (timeoutMs) => void (await redis.connected(timeoutMs)),
     redisCommands: () => redis.commands(),
+    rateLimitBuckets: { take: (key, perSecond, burst) => redis.takeToken(key, perSecond, burst), healthy: () => redis.healthy },
   };
 }
