@@ -145,10 +145,18 @@ export function createLive({
   // Watched orders per API key on this replica, with how many subscriptions watch each; the store admits an
   // order for a key only under the cap, across the cluster.
   const watching = new Map<string, Map<string, number>>();
+  const ordersOf = (watcher: string): Map<string, number> => {
+    let orders = watching.get(watcher);
+    if (!orders) watching.set(watcher, (orders = new Map<string, number>()));
+    return orders;
+  };
   async function admitWatch(watcher: string, key: string): Promise<() => void> {
-    const orders = watching.get(watcher) ?? new Map<string, number>();
-    if (!orders.has(key) && !(await store.admit(watcher, key, maxWatchedPerKey))) throw new WatchLimitError(maxWatchedPerKey);
-    watching.set(watcher, orders.set(key, (orders.get(key) ?? 0) + 1));
+    if (!watching.get(watcher)?.has(key) && !(await store.admit(watcher, key, maxWatchedPerKey))) {
+      throw new WatchLimitError(maxWatchedPerKey);
+    }
+    // Looked up after the await: another subscription may have registered or emptied the watcher's map since.
+    const orders = ordersOf(watcher);
+    orders.set(key, (orders.get(key) ?? 0) + 1);
     let released = false;
     return () => {
       if (released) return;

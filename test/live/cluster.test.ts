@@ -70,7 +70,7 @@ beforeAll(async () => {
     const gifts = (await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[];
     orders.push({ ...order, gifts: gifts.map((g) => g.uuid) });
   }
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));

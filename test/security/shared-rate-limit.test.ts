@@ -27,7 +27,7 @@ beforeAll(async () => {
     RATE_LIMIT_PER_SECOND: '0.001',
   };
   replicas = await Promise.all([0, 1, 2].map(() => startReplica(env)));
-}, 60_000);
+}, 120_000);
 
 afterAll(async () => {
   await Promise.all((replicas ?? []).map((r) => r.kill('SIGKILL')));
