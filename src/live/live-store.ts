@@ -14,8 +14,6 @@ export interface LiveStoreHandle {
   redisUp(): boolean | null;
   /** Waits (bounded) for Redis before serving, so a replica starting with the cluster does not poll alone. */
   connected(timeoutMs: number): Promise<void>;
-  /** Redis commands this replica sent (0 in memory mode). */
-  redisCommands(): number;
   /** Cluster mode: the rate-limit buckets in Redis; undefined in memory mode. */
   rateLimitBuckets?: SharedBucket;
 }
@@ -27,14 +25,13 @@ export function createLiveStore(
   const timing = { leaseMs: config.LIVE_LEASE_MS, retentionMs: config.LIVE_RETENTION_MS };
   const local = createMemoryStore(timing);
   if (!config.REDIS_URL) {
-    return { store: local, redisUp: () => null, connected: async () => undefined, redisCommands: () => 0 };
+    return { store: local, redisUp: () => null, connected: async () => undefined };
   }
   const redis = createRedisStore({ ...timing, url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, onStateChange: onRedisState });
   return {
     store: createFailoverStore(redis, local),
     redisUp: () => redis.healthy,
     connected: async (timeoutMs) => void (await redis.connected(timeoutMs)),
-    redisCommands: () => redis.commands(),
     rateLimitBuckets: { take: (key, perSecond, burst) => redis.takeToken(key, perSecond, burst), healthy: () => redis.healthy },
   };
 }

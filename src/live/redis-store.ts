@@ -178,8 +178,6 @@ export interface RedisStoreOptions extends StoreTiming {
 export interface RedisStore extends LiveStore {
   /** Resolves once connected, or after `timeoutMs` (the gateway serves either way). */
   connected(timeoutMs: number): Promise<boolean>;
-  /** Redis commands sent by this replica (for the bench's commands per event). */
-  commands(): number;
   /** One operation from the API key's shared token bucket. */
   takeToken(key: string, perSecond: number, burst: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
 }
@@ -202,7 +200,6 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
   // loop stalls for a while does not lose its admissions to the cap.
   const watchTtlMs = 3 * leaseMs;
   const listeners = new Set<(key: string) => void>();
-  let sent = 0;
   let up = false;
 
   const scripts: Record<string, { lua: string; keys: number }> = {
@@ -216,10 +213,8 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
     rgTakeToken: { lua: TAKE_TOKEN, keys: 1 },
   };
   for (const [name, { lua, keys }] of Object.entries(scripts)) redis.defineCommand(name, { lua, numberOfKeys: keys });
-  const run = (name: string, ...args: (string | number)[]): Promise<unknown> => {
-    sent += 1;
-    return (redis as unknown as Record<string, Script>)[name]!(...args);
-  };
+  const run = (name: string, ...args: (string | number)[]): Promise<unknown> =>
+    (redis as unknown as Record<string, Script>)[name]!(...args);
 
   const setUp = (value: boolean) => {
     if (up === value) return;
@@ -266,7 +261,6 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
         redis.once('ready', ready);
       });
     },
-    commands: () => sent,
     async takeToken(key, perSecond, burst) {
       const [allowed, retryAfterSeconds] = (await run('rgTakeToken', `${prefix}rate:${key}`, perSecond, burst)) as [number, number];
       return { allowed: allowed === 1, retryAfterSeconds: Number(retryAfterSeconds) };
@@ -281,7 +275,6 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
       await run('rgRelease', k.lease(key), k.leader(key), `${owner}|${token}`);
     },
     async snapshot(key): Promise<Snapshot | null> {
-      sent += 1;
       const held = await redis.hgetall(k.snap(key));
       if (held.state === undefined || !held.epoch || !held.id) return null;
       return { state: held.state, position: { epoch: held.epoch, id: held.id } };
@@ -323,7 +316,6 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
       return (await run('rgAdmit', k.watch(group), member, owner, max, watchTtlMs)) === 1;
     },
     async dismiss(group, member) {
-      sent += 1;
       await redis.zrem(k.watch(group), `${member}\n${owner}`);
     },
     async refresh(group, members) {
