@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
@@ -74,7 +74,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));
-  await Promise.all((replicas ?? []).map((r) => r.kill('SIGKILL')));
+  await killReplicas();
   await redis?.stop();
   await sandbox?.close();
 });

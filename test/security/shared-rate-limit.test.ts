@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
@@ -30,7 +30,7 @@ beforeAll(async () => {
 }, 120_000);
 
 afterAll(async () => {
-  await Promise.all((replicas ?? []).map((r) => r.kill('SIGKILL')));
+  await killReplicas();
   await redis?.stop();
   await sandbox?.close();
 });

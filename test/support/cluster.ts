@@ -72,6 +72,20 @@ export interface Replica {
   kill(signal?: NodeJS.Signals): Promise<void>;
 }
 
+/** Every replica process started and not yet exited, so a suite whose set-up timed out still kills them. */
+const running = new Set<ChildProcess>();
+
+/** SIGKILLs every replica still running (call in afterAll). */
+export async function killReplicas(): Promise<void> {
+  await Promise.all(
+    [...running].map((child) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+}
+
 export async function startReplica(env: Record<string, string>): Promise<Replica> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
@@ -86,7 +100,9 @@ export async function startReplica(env: Record<string, string>): Promise<Replica
       .split('\n')
       .filter((l) => l.startsWith('{'))
       .map((l) => JSON.parse(l) as LogLine);
+  running.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => running.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       stdout += d;
