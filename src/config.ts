@@ -84,9 +84,22 @@ const configSchema = z
     POLL_INTERVAL_MS: positiveMs.default(5_000),
     /** The lowest POLL_INTERVAL_MS accepted, protecting the upstream from a typo; tests lower it to run fast. */
     POLL_INTERVAL_FLOOR_MS: positiveMs.default(1_000),
+    /** Cluster mode: every replica on this Redis shares leases, snapshots, event logs and limits (docs/cluster.md). */
+    REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
+    /** Every Redis key and channel of the gateway starts with this, so deployments can share one Redis. */
+    REDIS_KEY_PREFIX: z.string().min(1).default('rg:'),
+    /** How long a watched key's poller lease lasts without renewal. Default: 3 × POLL_INTERVAL_MS. */
+    LIVE_LEASE_MS: positiveMs.optional(),
+    /** How long events stay in a key's log (how far back `after` can resume), and snapshots after the last poll. */
+    LIVE_RETENTION_MS: positiveMs.default(3_600_000),
+    /** Orders one API key may watch at once (across the cluster in cluster mode). */
+    LIVE_MAX_WATCHED_PER_KEY: count.default(200),
+    /** Keys (orders, the account, funds) one replica watches at most. */
+    LIVE_MAX_POLLERS: count.default(2_000),
   });
 
-export type Config = z.infer<typeof configSchema>;
+/** LIVE_LEASE_MS is filled in by loadConfig when unset: it defaults to three poll intervals. */
+export type Config = Omit<z.infer<typeof configSchema>, 'LIVE_LEASE_MS'> & { LIVE_LEASE_MS: number };
 
 /** The variables that parsed on their own; `invalid` names those set to a value that did not. */
 type FieldValues = { [K in keyof Config]?: Config[K] } & { invalid: ReadonlySet<string> };
@@ -102,6 +115,9 @@ function crossFieldProblems(env: FieldValues): string[] {
   const missing = (name: keyof Config) => env[name] === undefined && !env.invalid.has(name);
   if (env.POLL_INTERVAL_MS !== undefined && env.POLL_INTERVAL_FLOOR_MS !== undefined && env.POLL_INTERVAL_MS < env.POLL_INTERVAL_FLOOR_MS) {
     problems.push(`POLL_INTERVAL_MS must be at least POLL_INTERVAL_FLOOR_MS (${env.POLL_INTERVAL_FLOOR_MS})`);
+  }
+  if (env.LIVE_LEASE_MS !== undefined && env.POLL_INTERVAL_MS !== undefined && env.LIVE_LEASE_MS <= env.POLL_INTERVAL_MS) {
+    problems.push(`LIVE_LEASE_MS must be longer than POLL_INTERVAL_MS (${env.POLL_INTERVAL_MS}), or leases lapse between renewals`);
   }
   if (missing('REWARD_API_TOKEN') && (env.REWARD_API_URL || production)) {
     problems.push(`REWARD_API_TOKEN is required ${production ? 'in production' : 'when REWARD_API_URL is set'}`);
@@ -148,7 +164,7 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): Config {
   const values: FieldValues = parsed.success ? { ...parsed.data, invalid } : { ...validFields(present, invalid), invalid };
   problems.push(...crossFieldProblems(values));
   if (problems.length > 0 || !parsed.success) throw new ConfigError(problems);
-  return parsed.data;
+  return { ...parsed.data, LIVE_LEASE_MS: parsed.data.LIVE_LEASE_MS ?? 3 * parsed.data.POLL_INTERVAL_MS };
 }
 
 /** Each variable parsed on its own, leaving out the invalid ones, for the rules between variables. */

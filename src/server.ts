@@ -8,6 +8,7 @@ import { maskError } from './error-masking.js';
 import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
 import type { LiveLogger } from './live/listener.js';
 import { createLive, type Live } from './live/live.js';
+import { createLiveStore } from './live/live-store.js';
 import { createDrain } from './ops/drain.js';
 import { createLogger, logLevel, type Logger } from './ops/logger.js';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
@@ -52,6 +53,9 @@ export interface Gateway {
   stop(deadlineMs?: number): Promise<void>;
 }
 
+/** How long start() waits for Redis in cluster mode before serving degraded (and connecting in the background). */
+const REDIS_CONNECT_WAIT_MS = 2_000;
+
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
@@ -76,10 +80,21 @@ export function createGateway({
 }: GatewayOptions): Gateway {
   const catalog = createCatalogCache(client, config.CATALOG_CACHE_TTL_MS);
   const readiness = createReadiness(client, config.READY_CACHE_MS);
-  const live = createLive({ client, intervalMs: config.POLL_INTERVAL_MS, logger: liveLogger ?? logger });
-  metrics.watchLive(live);
+  const shared = createLiveStore(config, (up) =>
+    up ? logger.info({}, 'redis: connected; cluster mode') : logger.warn({}, 'redis: unreachable; subscriptions poll locally and limits apply per replica until it returns'),
+  );
+  const live = createLive({
+    client,
+    store: shared.store,
+    intervalMs: config.POLL_INTERVAL_MS,
+    retentionMs: config.LIVE_RETENTION_MS,
+    maxPollers: config.LIVE_MAX_POLLERS,
+    maxWatchedPerKey: config.LIVE_MAX_WATCHED_PER_KEY,
+    logger: liveLogger ?? logger,
+  });
+  metrics.watchLive(live, shared.redisUp);
   const drain = createDrain();
-  const security = createSecurity(config);
+  const security = createSecurity(config, shared.rateLimitBuckets);
   for (const warning of security.warnings) logger.warn(warning);
 
   const graphiqlPage = createGraphiqlPage();
@@ -125,7 +140,11 @@ export function createGateway({
     if (path === '/metrics') return void metrics.respond(res);
     if (path === '/ready' && drain.active) return json(res, 503, { status: 'draining' });
     if (path === '/ready') {
-      void readiness.check().then((r) => json(res, r.ready ? 200 : 503, r.ready ? { status: 'ready' } : { status: 'unavailable', reason: r.reason }));
+      // Redis is reported, never a reason to refuse traffic: without it the gateway runs degraded, not down.
+      const redis = shared.redisUp() === null ? {} : { redis: shared.redisUp() ? 'up' : 'down' };
+      void readiness
+        .check()
+        .then((r) => json(res, r.ready ? 200 : 503, r.ready ? { status: 'ready', ...redis } : { status: 'unavailable', reason: r.reason, ...redis }));
       return;
     }
     const refusal = security.checkBody(req);
@@ -143,7 +162,8 @@ export function createGateway({
     server,
     live,
     drain: () => drain.begin(),
-    start(port = config.PORT) {
+    async start(port = config.PORT) {
+      await shared.connected(REDIS_CONNECT_WAIT_MS);
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, security.host, () => {
@@ -160,6 +180,7 @@ export function createGateway({
       await websocket.close(deadlineMs);
       for (const res of eventStreams) res.destroy();
       live.close();
+      await shared.store.close();
       server.closeIdleConnections();
       const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
       deadline.unref();

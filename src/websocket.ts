@@ -98,11 +98,11 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
     {
       // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
       // every subscribe spends from the key's rate like an HTTP operation does.
-      onConnect: (ctx) => !('refusal' in door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request))),
+      onConnect: async (ctx) => !('refusal' in (await door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request)))),
       execute: (args) => (args as EnvelopedArgs).execute(args) as never,
       subscribe: (args) => (args as EnvelopedArgs).subscribe(args) as never,
       onSubscribe: async (ctx, _id, payload) => {
-        const admitted = door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request));
+        const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request));
         if ('refusal' in admitted) {
           const { message, code, retryAfterSeconds } = admitted.refusal;
           return [new GraphQLError(message, { extensions: { code, retryAfterSeconds } })];

@@ -10,7 +10,7 @@ import { completeNestedAnswer, createNestedOrders, NESTED } from './nested-read.
 // Memory after a forced GC at the start and the end; every error counted, whichever layer it shows in.
 
 const FUNDS = `{ funds { balances { currency availableInCents reservedInCents } } }`;
-const FUNDS_CHANGED = `subscription { fundsChanged { balances { currency availableInCents reservedInCents } } }`;
+const FUNDS_CHANGED = `subscription { fundsChanged { funds { balances { currency availableInCents reservedInCents } } } }`;
 const WATCHED_ORDERS = 5;
 const SUBSCRIBERS_PER_ORDER = 40;
 const FUNDS_SUBSCRIBERS = 10;

@@ -62,6 +62,16 @@ export class AccountFeed implements Feed<AccountEvent> {
     return { events: baseline ? [] : events, ended: [] };
   }
 
+  snapshot(): { gifts: Gift[]; watermark: Date | null } {
+    return { gifts: this.book.all(), watermark: this.watermark };
+  }
+
+  restore(state: unknown): void {
+    const { gifts, watermark } = state as { gifts: Gift[]; watermark: Date | null };
+    this.book.load(gifts);
+    this.watermark = watermark;
+  }
+
   /** The account's rewards that can still change, and recent ones, as of the last poll. */
   current(): AccountEvent[] {
     const now = new Date();

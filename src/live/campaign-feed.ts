@@ -16,7 +16,15 @@ import type { Feed, PollOutcome } from './hub.js';
 
 export const CAMPAIGN_CREATED = 'CAMPAIGN_CREATED';
 
-export type CampaignEvent = { topic: 'gift'; change: GiftChange } | { topic: 'campaign'; campaign: Campaign };
+export type CampaignEvent =
+  | { topic: 'gift'; change: GiftChange }
+  | { topic: 'campaign'; campaign: Campaign; previousStatus: string; changedAt: Date };
+
+interface CampaignFeedState {
+  campaign: Campaign | null;
+  gifts: Gift[];
+  allRewardsKnown: boolean;
+}
 
 export class CampaignGoneError extends Error {
   constructor(uuid: string) {
@@ -53,7 +61,9 @@ export class CampaignFeed implements Feed<CampaignEvent> {
     // Everything is read; from here on the state changes synchronously, so a failed poll leaves it untouched.
     const events: CampaignEvent[] = [];
     const now = new Date();
-    if (this.campaign && campaign.status !== this.campaign.status) events.push({ topic: 'campaign', campaign });
+    if (this.campaign && campaign.status !== this.campaign.status) {
+      events.push({ topic: 'campaign', campaign, previousStatus: this.campaign.status, changedAt: now });
+    }
     this.campaign = campaign;
     for (const gift of [...listed, ...refreshed.found]) {
       const change = this.book.observe(gift, now);
@@ -67,6 +77,17 @@ export class CampaignFeed implements Feed<CampaignEvent> {
     if (created) ended.push('campaign');
     if (this.allRewardsKnown && this.book.unsettled().length === 0) ended.push('gift');
     return { events: baseline ? [] : events, ended };
+  }
+
+  snapshot(): CampaignFeedState {
+    return { campaign: this.campaign, gifts: this.book.all(), allRewardsKnown: this.allRewardsKnown };
+  }
+
+  restore(state: unknown): void {
+    const { campaign, gifts, allRewardsKnown } = state as CampaignFeedState;
+    this.campaign = campaign;
+    this.book.load(gifts);
+    this.allRewardsKnown = allRewardsKnown;
   }
 
   current(topic: CampaignEvent['topic']): CampaignEvent[] {

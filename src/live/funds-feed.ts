@@ -3,7 +3,7 @@
 import type { CurrencyBalance, Funds, UpstreamClient } from '../upstream/types.js';
 import type { Feed, PollOutcome } from './hub.js';
 
-export type FundsEvent = { topic: 'funds'; funds: Funds; previous: Funds };
+export type FundsEvent = { topic: 'funds'; funds: Funds; previous: Funds; changedAt: Date };
 
 export class FundsFeed implements Feed<FundsEvent> {
   private last: Funds | null = null;
@@ -17,7 +17,15 @@ export class FundsFeed implements Feed<FundsEvent> {
     if (baseline || !previous || !currenciesOf(previous, funds).some((c) => balanceChanged(previous, funds, c))) {
       return { events: [], ended: [] };
     }
-    return { events: [{ topic: 'funds', funds, previous }], ended: [] };
+    return { events: [{ topic: 'funds', funds, previous, changedAt: new Date() }], ended: [] };
+  }
+
+  snapshot(): Funds | null {
+    return this.last;
+  }
+
+  restore(state: unknown): void {
+    this.last = state as Funds | null;
   }
 
   current(): FundsEvent[] {

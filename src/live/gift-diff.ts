@@ -68,6 +68,12 @@ export class GiftBook {
     return [...this.gifts.values()];
   }
 
+  /** Replaces what the book knows (a snapshot restored). */
+  load(gifts: Gift[]): void {
+    this.gifts.clear();
+    for (const gift of gifts) this.gifts.set(gift.uuid, gift);
+  }
+
   /** Keeps only the rewards `keep` accepts. */
   retain(keep: (gift: Gift) => boolean): void {
     for (const [uuid, gift] of this.gifts) if (!keep(gift)) this.gifts.delete(uuid);

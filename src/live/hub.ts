@@ -1,11 +1,20 @@
-// The live hub: one feed and one poller per watched key, however many subscribers share it. The first
-// subscriber of a key starts its poller, the last one to leave stops it (timer cleared, request in flight
-// aborted, state dropped). Each poll's events fan out to every subscriber of the key in memory, so the
-// upstream sees the same requests for one subscriber as for thousands.
+// The live hub: one entry per watched key on this replica, however many subscribers share it, and across the
+// cluster one poller per key. Every interval an entry claims the key's lease (see store.ts): the holder polls
+// the upstream, diffing against the snapshot kept in the store, and commits the new snapshot with the events
+// as one fenced write; every replica with subscribers reads the key's log from where it was and fans the
+// entries out in memory. So the upstream sees the same requests for one subscriber as for thousands, on one
+// replica or many, and every event has a log position: the cursor a client resumes from.
+//
+// The first subscriber of a key starts its entry, the last one to leave stops it (timer cleared, request in
+// flight aborted, lease released so another replica's subscribers get a poller at once).
 
+import { GraphQLError } from 'graphql';
 import { Channel } from './channel.js';
+import { decode, encode } from './codec.js';
+import { cursorExpired, encodeCursor, isAfter, type LogPosition } from './cursor.js';
 import type { LiveListener } from './listener.js';
 import { Poller, type PollSchedule } from './poller.js';
+import type { Lease, LiveStore, LogEntry } from './store.js';
 
 export interface LiveEvent {
   /** Which stream of the key an event belongs to (e.g. a campaign feed carries `gift` and `campaign`). */
@@ -25,42 +34,102 @@ export interface Feed<E extends LiveEvent> {
   poll(signal: AbortSignal, baseline: boolean): Promise<PollOutcome<E>>;
   /** The current state as events, for subscribers that ask for it (`includeCurrent`); valid after the baseline. */
   current(topic: E['topic']): E[];
+  /** The state the next poll diffs against, as plain data (dates allowed), for the store. */
+  snapshot(): unknown;
+  /** Continues from a snapshot another poller (maybe on another replica) left. */
+  restore(state: unknown): void;
 }
 
 export interface SubscribeOptions<E extends LiveEvent, T> {
   topic: E['topic'];
-  /** Maps an event of the topic to what this subscriber receives; undefined skips it (a filter). */
-  select(event: E): T | undefined;
+  /** Maps an event of the topic and its cursor to what this subscriber receives; undefined skips it (a filter). */
+  select(event: E, cursor: string): T | undefined;
   includeCurrent?: boolean;
+  /** Resume: every event after this log position, then live ones (a client's cursor, already decoded). */
+  after?: LogPosition;
+  /** Runs once when the subscription ends, whichever side ends it. */
+  onClose?(): void;
 }
 
 export interface LiveStats {
+  /** Keys watched on this replica (each has an entry claiming its lease every interval). */
   pollers: number;
   subscribers: number;
 }
 
+export interface HubOptions {
+  store: LiveStore;
+  schedule: PollSchedule;
+  /** LIVE_RETENTION_MS: clients' cursors older than this are refused. */
+  retentionMs: number;
+  /** LIVE_MAX_POLLERS: keys this replica watches at most. */
+  maxPollers: number;
+}
+
+/** What one log entry holds: an event of a topic, or the end of a topic. */
+type Logged<E extends LiveEvent> = { event: E } | { end: E['topic'] };
+
+/** What the store keeps as a key's snapshot. */
+interface StoredState {
+  feed: unknown;
+  ended: string[];
+}
+
+type SubscriberState = 'waiting' | 'resuming' | 'live';
+
 interface Subscriber<E extends LiveEvent> {
   topic: E['topic'];
-  select(event: E): unknown;
-  includeCurrent: boolean;
+  select(event: E, cursor: string): unknown;
   channel: Channel<unknown>;
+  state: SubscriberState;
+  /** The last log position this subscriber has seen; entries at or before it are skipped. */
+  position: LogPosition | null;
+  /** Entries read for the key while this subscriber catches up from its own position. */
+  buffer: { epoch: string; entry: LogEntry; logged: Logged<E> }[];
 }
 
 interface Entry<E extends LiveEvent> {
   key: string;
-  feed: Feed<E>;
+  createFeed(): Feed<E>;
   poller: Poller;
   subscribers: Set<Subscriber<E>>;
-  baselineDone: boolean;
+  /** The lease and the feed state while this replica polls the key. */
+  lease: Lease | null;
+  feed: Feed<E> | null;
+  baseline: boolean;
+  /** Topics known to have ended (from the snapshot or the log). */
   ended: Set<E['topic']>;
+  /** How far this replica has read the key's log. */
+  position: LogPosition | null;
+  /** A snapshot exists: subscribers can be welcomed. */
+  ready: boolean;
+  whenReady: Promise<void>;
+  markReady(): void;
+  reading: Promise<void> | null;
+  readAgain: boolean;
+  stopped: boolean;
+}
+
+export class LiveCapacityError extends GraphQLError {
+  constructor(max: number) {
+    super(`This gateway replica already watches its maximum of ${max} orders (LIVE_MAX_POLLERS); try again later.`, {
+      extensions: { code: 'LIVE_CAPACITY_EXCEEDED' },
+    });
+  }
 }
 
 export class LiveHub {
   private readonly entries = new Map<string, Entry<LiveEvent>>();
   private readonly listeners = new Set<LiveListener>();
+  private readonly stopAppends: () => void;
   private closed = false;
 
-  constructor(private readonly schedule: PollSchedule) {}
+  constructor(private readonly options: HubOptions) {
+    this.stopAppends = options.store.onAppend((key) => {
+      const entry = this.entries.get(key);
+      if (entry) void this.catchUp(entry);
+    });
+  }
 
   /** Adds a listener; returns its removal. */
   listen(listener: LiveListener): () => void {
@@ -78,99 +147,268 @@ export class LiveHub {
     return { pollers: this.entries.size, subscribers };
   }
 
-  subscribe<E extends LiveEvent, T>(
+  /** Keys whose poller runs on this replica (it holds their lease). */
+  leases(): number {
+    let held = 0;
+    for (const entry of this.entries.values()) if (entry.lease) held += 1;
+    return held;
+  }
+
+  /**
+   * A subscription of `key`. With `after`, resolves once the events after it are queued, and rejects with
+   * CURSOR_EXPIRED when some are no longer kept; LIVE_CAPACITY_EXCEEDED when a new key would pass the cap.
+   */
+  async subscribe<E extends LiveEvent, T>(
     key: string,
     createFeed: () => Feed<E>,
     options: SubscribeOptions<E, T>,
-  ): AsyncIterableIterator<T, undefined> {
+  ): Promise<AsyncIterableIterator<T, undefined>> {
     if (this.closed) {
-      const channel = new Channel<T>(() => undefined);
+      const channel = new Channel<T>(() => options.onClose?.());
       channel.end();
       return channel;
     }
-    const existing = this.entries.get(key) as Entry<E> | undefined;
-    const entry = existing ?? this.createEntry(key, createFeed());
+    let entry = this.entries.get(key) as Entry<E> | undefined;
+    if (!entry) {
+      if (this.entries.size >= this.options.maxPollers) throw new LiveCapacityError(this.options.maxPollers);
+      entry = this.createEntry(key, createFeed);
+    }
+    const joined: Entry<E> = entry;
     const subscriber: Subscriber<E> = {
       topic: options.topic,
       select: options.select,
-      includeCurrent: options.includeCurrent ?? false,
-      channel: new Channel<unknown>(() => this.unsubscribe(entry, subscriber)),
+      state: 'waiting',
+      position: null,
+      buffer: [],
+      channel: new Channel<unknown>(() => {
+        this.unsubscribe(joined, subscriber);
+        options.onClose?.();
+      }),
     };
-    entry.subscribers.add(subscriber);
-    if (existing) {
-      if (entry.baselineDone) this.welcome(entry, subscriber);
+    joined.subscribers.add(subscriber);
+    if (options.after) {
+      try {
+        await this.resume(joined, subscriber, options.after, this.options.retentionMs);
+      } catch (error) {
+        subscriber.channel.end();
+        throw error;
+      }
+      if (joined.ended.has(subscriber.topic)) subscriber.channel.end();
     } else {
-      this.entries.set(key, entry as Entry<LiveEvent>);
-      this.notify((l) => l.onPollerStart?.(key));
-      entry.poller.start();
+      void this.welcome(joined, subscriber, options.includeCurrent ?? false);
     }
     return subscriber.channel as Channel<T>;
   }
 
-  /** Stops every poller and ends every subscription (server shutdown). */
+  /** Stops every entry and ends every subscription (server shutdown). */
   close(): void {
     this.closed = true;
+    this.stopAppends();
     for (const entry of [...this.entries.values()]) {
-      // Ending the last subscriber of a key stops its poller.
+      // Ending the last subscriber of a key stops its entry.
       for (const subscriber of [...entry.subscribers]) subscriber.channel.end();
     }
   }
 
-  private createEntry<E extends LiveEvent>(key: string, feed: Feed<E>): Entry<E> {
-    let delivered = 0;
+  private createEntry<E extends LiveEvent>(key: string, createFeed: () => Feed<E>): Entry<E> {
+    let markReady = () => undefined as void;
+    const whenReady = new Promise<void>((resolve) => (markReady = resolve));
+    let report = { polled: false, baseline: false, events: 0 };
     const entry: Entry<E> = {
       key,
-      feed,
+      createFeed,
       subscribers: new Set(),
-      baselineDone: false,
+      lease: null,
+      feed: null,
+      baseline: true,
       ended: new Set(),
-      poller: new Poller(this.schedule, {
-        run: async (signal, baseline) => {
-          this.notify((l) => l.onPollStart?.(key));
-          const outcome = await feed.poll(signal, baseline);
-          delivered = baseline ? 0 : outcome.events.length;
-          this.deliver(entry, outcome, baseline);
+      position: null,
+      ready: false,
+      whenReady,
+      markReady: () => {
+        entry.ready = true;
+        markReady();
+      },
+      reading: null,
+      readAgain: false,
+      stopped: false,
+      poller: new Poller(this.options.schedule, {
+        run: async (signal) => {
+          report = await this.tick(entry, signal);
         },
-        onSuccess: ({ baseline, durationMs }) =>
-          this.notify((l) => l.onPoll?.({ key, baseline, durationMs, events: delivered })),
-        onFailure: (report) => this.notify((l) => l.onPollError?.({ key, ...report })),
+        onSuccess: ({ durationMs }) => {
+          if (report.polled) this.notify((l) => l.onPoll?.({ key, baseline: report.baseline, durationMs, events: report.events }));
+        },
+        onFailure: (failure) => this.notify((l) => l.onPollError?.({ key, ...failure })),
       }),
     };
+    this.entries.set(key, entry as Entry<LiveEvent>);
+    this.notify((l) => l.onPollerStart?.(key));
+    entry.poller.start();
     return entry;
   }
 
-  private deliver<E extends LiveEvent>(entry: Entry<E>, outcome: PollOutcome<E>, baseline: boolean): void {
-    if (baseline) {
-      entry.baselineDone = true;
-      for (const subscriber of [...entry.subscribers]) this.welcome(entry, subscriber);
-    } else {
-      for (const event of outcome.events) {
-        for (const subscriber of [...entry.subscribers]) {
-          if (subscriber.topic === event.topic) send(subscriber, event);
-        }
-      }
+  /** One interval of an entry: claim the lease; poll and commit if held; then read the log. */
+  private async tick<E extends LiveEvent>(
+    entry: Entry<E>,
+    signal: AbortSignal,
+  ): Promise<{ polled: boolean; baseline: boolean; events: number }> {
+    const { store } = this.options;
+    entry.position ??= await store.tail(entry.key);
+    const lease = await store.claim(entry.key);
+    if (entry.stopped) return { polled: false, baseline: false, events: 0 };
+    if (!lease) {
+      entry.lease = null;
+      entry.feed = null;
+    } else if (!entry.lease || entry.lease.token !== lease.token || !entry.feed) {
+      await this.lead(entry, lease);
     }
-    for (const topic of outcome.ended) {
-      entry.ended.add(topic);
-      for (const subscriber of [...entry.subscribers]) {
-        if (subscriber.topic === topic) subscriber.channel.end();
+
+    let report = { polled: false, baseline: false, events: 0 };
+    if (entry.lease && entry.feed) {
+      const { feed, lease: held } = entry;
+      const baseline = entry.baseline;
+      this.notify((l) => l.onPollStart?.(entry.key));
+      // A failed poll leaves the feed's state untouched, so the lease and the state stay this replica's.
+      const outcome = await feed.poll(signal, baseline);
+      const newlyEnded = [...new Set(outcome.ended)].filter((topic) => !entry.ended.has(topic));
+      const logged: Logged<E>[] = [
+        ...(baseline ? [] : outcome.events.map((event) => ({ event }))),
+        ...newlyEnded.map((end) => ({ end })),
+      ];
+      const state: StoredState = { feed: feed.snapshot(), ended: [...entry.ended, ...newlyEnded] };
+      const committed = await store.commit(entry.key, held.token, encode(state), logged.map((l) => encode(l)));
+      if (!committed) {
+        // Fenced: another replica holds the key now. Its snapshot, not ours, is what the key continues from.
+        entry.lease = null;
+        entry.feed = null;
+      } else {
+        entry.baseline = false;
+        const published = baseline ? 0 : outcome.events.length;
+        this.notify((l) => l.onPublish?.(published));
+        report = { polled: true, baseline, events: published };
+        if (!entry.ready) entry.markReady();
       }
+    } else if (!entry.ready && (await store.snapshot(entry.key))) {
+      entry.markReady();
     }
+    await this.catchUp(entry);
+    return report;
   }
 
-  /** A subscriber's start once the key's baseline is known: the current state if asked, the end if it came. */
-  private welcome<E extends LiveEvent>(entry: Entry<E>, subscriber: Subscriber<E>): void {
-    if (subscriber.includeCurrent) {
-      for (const event of entry.feed.current(subscriber.topic)) send(subscriber, event);
+  /** This replica now holds the key's lease: continue from the stored snapshot, or take a baseline. */
+  private async lead<E extends LiveEvent>(entry: Entry<E>, lease: Lease): Promise<void> {
+    const snapshot = await this.options.store.snapshot(entry.key);
+    const feed = entry.createFeed();
+    if (snapshot) {
+      const state = decode<StoredState>(snapshot.state);
+      feed.restore(state.feed);
+      for (const topic of state.ended) entry.ended.add(topic);
+    }
+    entry.feed = feed;
+    entry.baseline = snapshot === null;
+    entry.lease = lease;
+    if (lease.takenFrom) this.notify((l) => l.onTakeover?.({ key: entry.key, from: lease.takenFrom! }));
+  }
+
+  /** Reads the key's log from where this replica is and hands each entry to its subscribers. One read at a time. */
+  private catchUp<E extends LiveEvent>(entry: Entry<E>): Promise<void> {
+    if (entry.reading) {
+      entry.readAgain = true;
+      return entry.reading;
+    }
+    entry.reading = (async () => {
+      do {
+        entry.readAgain = false;
+        if (!entry.position) return;
+        const read = await this.options.store.read(entry.key, entry.position);
+        if (read.expired) {
+          // Another log (Redis restarted empty, or came back after this replica ran on its own): continue from
+          // its end. Subscribers' positions are of the old log, so they take whatever comes next.
+          entry.position = await this.options.store.tail(entry.key);
+          continue;
+        }
+        if (read.entries.length > 0) this.notify((l) => l.onReceive?.(read.entries.length));
+        for (const logEntry of read.entries) {
+          entry.position = { epoch: read.epoch, id: logEntry.id };
+          const logged = decode<Logged<E>>(logEntry.data);
+          if ('end' in logged) entry.ended.add(logged.end);
+          for (const subscriber of [...entry.subscribers]) {
+            if (subscriber.state === 'live') this.deliver(entry, subscriber, read.epoch, logEntry, logged);
+            else if (subscriber.state === 'resuming') subscriber.buffer.push({ epoch: read.epoch, entry: logEntry, logged });
+          }
+        }
+      } while (entry.readAgain && !entry.stopped);
+    })()
+      .catch(() => {
+        // The next tick reads again from the same position: nothing is lost, nothing delivered twice.
+      })
+      .finally(() => {
+        entry.reading = null;
+      });
+    return entry.reading;
+  }
+
+  /** A new subscriber's start once a snapshot exists: the current state if asked, then live events. */
+  private async welcome<E extends LiveEvent>(entry: Entry<E>, subscriber: Subscriber<E>, includeCurrent: boolean): Promise<void> {
+    await entry.whenReady;
+    if (subscriber.channel.isClosed) return;
+    try {
+      const snapshot = includeCurrent ? await this.options.store.snapshot(entry.key) : null;
+      if (snapshot?.position) {
+        // The current state and the log position it reflects come from one commit: the state, then every
+        // event after it, none twice.
+        const feed = entry.createFeed();
+        feed.restore(decode<StoredState>(snapshot.state).feed);
+        const cursor = encodeCursor({ key: entry.key, ...snapshot.position });
+        for (const event of feed.current(subscriber.topic)) send(subscriber, event, cursor);
+        await this.resume(entry, subscriber, snapshot.position);
+      } else {
+        subscriber.position = entry.position;
+        subscriber.state = 'live';
+      }
+    } catch {
+      // The store could not answer (a failover in progress): live events from here on.
+      subscriber.position = entry.position;
+      subscriber.state = 'live';
+      subscriber.buffer = [];
     }
     if (entry.ended.has(subscriber.topic)) subscriber.channel.end();
+  }
+
+  /** Delivers the log after `from` to one subscriber, then lets it go live without a gap or a repeat. */
+  private async resume<E extends LiveEvent>(entry: Entry<E>, subscriber: Subscriber<E>, from: LogPosition, maxAgeMs?: number): Promise<void> {
+    subscriber.state = 'resuming';
+    subscriber.buffer = [];
+    const read = await this.options.store.read(entry.key, from, maxAgeMs);
+    if (read.expired) throw cursorExpired();
+    subscriber.position = from;
+    for (const logEntry of read.entries) this.deliver(entry, subscriber, read.epoch, logEntry, decode<Logged<E>>(logEntry.data));
+    const buffered = subscriber.buffer;
+    subscriber.buffer = [];
+    subscriber.state = 'live';
+    for (const { epoch, entry: logEntry, logged } of buffered) this.deliver(entry, subscriber, epoch, logEntry, logged);
+  }
+
+  private deliver<E extends LiveEvent>(entry: Entry<E>, subscriber: Subscriber<E>, epoch: string, logEntry: LogEntry, logged: Logged<E>): void {
+    if (!isAfter(epoch, logEntry.id, subscriber.position)) return;
+    subscriber.position = { epoch, id: logEntry.id };
+    if ('end' in logged) {
+      if (logged.end === subscriber.topic) subscriber.channel.end();
+      return;
+    }
+    if (logged.event.topic !== subscriber.topic) return;
+    send(subscriber, logged.event, encodeCursor({ key: entry.key, epoch, id: logEntry.id }));
   }
 
   private unsubscribe<E extends LiveEvent>(entry: Entry<E>, subscriber: Subscriber<E>): void {
     entry.subscribers.delete(subscriber);
     if (entry.subscribers.size > 0 || this.entries.get(entry.key) !== (entry as Entry<LiveEvent>)) return;
+    entry.stopped = true;
     entry.poller.stop();
     this.entries.delete(entry.key);
+    if (entry.lease) void this.options.store.release(entry.key, entry.lease.token).catch(() => undefined);
+    entry.lease = null;
     this.notify((l) => l.onPollerStop?.(entry.key));
   }
 
@@ -185,7 +423,7 @@ export class LiveHub {
   }
 }
 
-function send<E extends LiveEvent>(subscriber: Subscriber<E>, event: E): void {
-  const value = subscriber.select(event);
+function send<E extends LiveEvent>(subscriber: Subscriber<E>, event: E, cursor: string): void {
+  const value = subscriber.select(event, cursor);
   if (value !== undefined) subscriber.channel.push(value);
 }

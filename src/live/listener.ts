@@ -25,6 +25,12 @@ export interface LiveListener {
   onPollError?(report: PollErrorReport): void;
   onPollerStart?(key: string): void;
   onPollerStop?(key: string): void;
+  /** This replica took over a key whose previous poller vanished without releasing it. */
+  onTakeover?(takeover: { key: string; from: string }): void;
+  /** Events this replica's poll appended to a log. */
+  onPublish?(events: number): void;
+  /** Log entries this replica read for its subscribers. */
+  onReceive?(entries: number): void;
 }
 
 export interface LiveLogger {

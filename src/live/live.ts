@@ -1,20 +1,32 @@
 // What subscriptions ask of the live hub, in the gateway's terms: one gateway creates one Live, shared by
-// every request's context. Each method returns the async iterator a subscription resolver hands to GraphQL.
+// every request's context. Each method returns the async iterator a subscription resolver hands to GraphQL;
+// every event carries its cursor, and `after` resumes from one.
 
+import { GraphQLError } from 'graphql';
 import type { Campaign, Funds, UpstreamClient } from '../upstream/types.js';
 import { AccountFeed, type AccountEvent } from './account-feed.js';
 import { CampaignFeed, type CampaignEvent } from './campaign-feed.js';
+import { decodeCursor } from './cursor.js';
 import { balanceChanged, FundsFeed, type FundsEvent } from './funds-feed.js';
 import type { GiftChange } from './gift-diff.js';
 import { LiveHub, type LiveStats } from './hub.js';
 import { consoleLogger, outageLogger, type LiveListener, type LiveLogger } from './listener.js';
 import { DEFAULT_JITTER, DEFAULT_MAX_BACKOFF_INTERVALS } from './poller.js';
+import type { LiveStore } from './store.js';
 
 export interface LiveOptions {
   client: UpstreamClient;
+  /** What replicas share (memory or Redis); see store.ts. */
+  store: LiveStore;
   /** POLL_INTERVAL_MS */
   intervalMs: number;
-  /** Sustained outages are logged here. Default: the console. */
+  /** LIVE_RETENTION_MS */
+  retentionMs: number;
+  /** LIVE_MAX_POLLERS: keys this replica watches at most. */
+  maxPollers: number;
+  /** LIVE_MAX_WATCHED_PER_KEY: orders one API key watches at most (across the cluster). */
+  maxWatchedPerKey: number;
+  /** Sustained outages and takeovers are logged here. Default: the console. */
   logger?: LiveLogger;
 }
 
@@ -24,20 +36,44 @@ export interface LiveOptions {
  */
 export type CampaignLookup = (ref: string) => Promise<Campaign | null>;
 
+export interface Cursored {
+  cursor: string;
+}
+export type GiftStatusChange = GiftChange & Cursored;
+export interface CampaignStatusChange extends Cursored {
+  campaign: Campaign;
+  previousStatus: string;
+  changedAt: Date;
+}
+export interface FundsChange extends Cursored {
+  funds: Funds;
+  previous: Funds;
+  changedAt: Date;
+}
+
+interface Subscription {
+  /** The resume cursor a client sent, if any. */
+  after: string | null;
+  /** Who watches: the API key's name, for the per-key cap. */
+  watcher: string;
+}
+
 export interface Live {
   /** Changes of one order's rewards (caller id or uuid), or of the whole account; null: no such order. */
-  giftChanges(options: {
-    campaign: string | null;
-    includeCurrent: boolean;
-    lookup: CampaignLookup;
-  }): Promise<AsyncIterableIterator<GiftChange> | null>;
-  /** The order each time its status changes; null: no such order. */
-  campaignStatus(ref: string, lookup: CampaignLookup): Promise<AsyncIterableIterator<Campaign> | null>;
+  giftChanges(
+    options: Subscription & { campaign: string | null; includeCurrent: boolean; lookup: CampaignLookup },
+  ): Promise<AsyncIterableIterator<GiftStatusChange> | null>;
+  /** Each change of the order's status; null: no such order. */
+  campaignStatus(
+    options: Subscription & { ref: string; lookup: CampaignLookup },
+  ): Promise<AsyncIterableIterator<CampaignStatusChange> | null>;
   /** The balances each time they change (only those of `currency` count when given). */
-  fundsChanges(currency: string | null): AsyncIterableIterator<Funds>;
+  fundsChanges(options: Subscription & { currency: string | null }): Promise<AsyncIterableIterator<FundsChange>>;
   /** Hooks for metrics and tests; returns the removal. */
   listen(listener: LiveListener): () => void;
   stats(): LiveStats;
+  /** Keys whose poller runs on this replica. */
+  leases(): number;
   /** Stops every poller and ends every subscription. */
   close(): void;
 }
@@ -46,13 +82,39 @@ const ACCOUNT_KEY = 'account';
 const FUNDS_KEY = 'funds';
 const CAMPAIGN_PREFIX = 'campaign:';
 
-export function createLive({ client, intervalMs, logger = consoleLogger }: LiveOptions): Live {
-  const hub = new LiveHub({ intervalMs, jitter: DEFAULT_JITTER, maxBackoffIntervals: DEFAULT_MAX_BACKOFF_INTERVALS });
+export class WatchLimitError extends GraphQLError {
+  constructor(max: number) {
+    super(`This API key already watches its maximum of ${max} orders (LIVE_MAX_WATCHED_PER_KEY); end a subscription first.`, {
+      extensions: { code: 'WATCH_LIMIT_EXCEEDED' },
+    });
+  }
+}
+
+export function createLive({
+  client,
+  store,
+  intervalMs,
+  retentionMs,
+  maxPollers,
+  maxWatchedPerKey,
+  logger = consoleLogger,
+}: LiveOptions): Live {
+  const hub = new LiveHub({
+    store,
+    retentionMs,
+    maxPollers,
+    schedule: { intervalMs, jitter: DEFAULT_JITTER, maxBackoffIntervals: DEFAULT_MAX_BACKOFF_INTERVALS },
+  });
   hub.listen(outageLogger(logger));
+  hub.listen({
+    onTakeover: ({ key, from }) => logger.info({ key, from, owner: store.owner }, 'live: took over a key whose poller vanished'),
+  });
 
   // Refs (caller id or uuid) of watched orders → uuid, so subscribers joining a watched order cost no lookup.
-  // Kept only while the order's poller runs.
+  // Kept only while the order is watched here.
   const uuidByRef = new Map<string, string>();
+  // First lookups in flight, so a crowd subscribing to a new order at once costs one lookup, not one each.
+  const lookups = new Map<string, Promise<string | null>>();
   hub.listen({
     onPollerStop(key) {
       if (!key.startsWith(CAMPAIGN_PREFIX)) return;
@@ -64,48 +126,128 @@ export function createLive({ client, intervalMs, logger = consoleLogger }: LiveO
   async function campaignUuid(ref: string, lookup: CampaignLookup): Promise<string | null> {
     const known = uuidByRef.get(ref);
     if (known && hub.has(CAMPAIGN_PREFIX + known)) return known;
-    return (await lookup(ref))?.uuid ?? null;
+    let pending = lookups.get(ref);
+    const shared = pending !== undefined;
+    if (!pending) {
+      pending = lookup(ref).then((campaign) => campaign?.uuid ?? null);
+      lookups.set(ref, pending);
+      void pending.finally(() => lookups.delete(ref)).catch(() => undefined);
+    }
+    try {
+      return await pending;
+    } catch (error) {
+      // The shared lookup failed with its own request (aborted, say): this request asks for itself.
+      if (!shared) throw error;
+      return (await lookup(ref))?.uuid ?? null;
+    }
   }
 
-  function subscribeCampaign<T>(uuid: string, ref: string, topic: CampaignEvent['topic'], select: (e: CampaignEvent) => T | undefined, includeCurrent = false) {
-    const iterator = hub.subscribe<CampaignEvent, T>(CAMPAIGN_PREFIX + uuid, () => new CampaignFeed(client, uuid), {
-      topic,
-      select,
-      includeCurrent,
-    });
-    if (hub.has(CAMPAIGN_PREFIX + uuid)) uuidByRef.set(ref, uuid).set(uuid, uuid);
-    return iterator;
+  // Watched orders per API key on this replica, with how many subscriptions watch each; the store admits an
+  // order for a key only under the cap, across the cluster.
+  const watching = new Map<string, Map<string, number>>();
+  const ordersOf = (watcher: string): Map<string, number> => {
+    let orders = watching.get(watcher);
+    if (!orders) watching.set(watcher, (orders = new Map<string, number>()));
+    return orders;
+  };
+  async function admitWatch(watcher: string, key: string): Promise<() => void> {
+    if (!watching.get(watcher)?.has(key) && !(await store.admit(watcher, key, maxWatchedPerKey))) {
+      throw new WatchLimitError(maxWatchedPerKey);
+    }
+    // Looked up after the await: another subscription may have registered or emptied the watcher's map since.
+    const orders = ordersOf(watcher);
+    orders.set(key, (orders.get(key) ?? 0) + 1);
+    let released = false;
+    return () => {
+      if (released) return;
+      released = true;
+      const count = (orders.get(key) ?? 1) - 1;
+      if (count > 0) return void orders.set(key, count);
+      orders.delete(key);
+      if (orders.size === 0 && watching.get(watcher) === orders) watching.delete(watcher);
+      void store.dismiss(watcher, key).catch(() => undefined);
+    };
+  }
+  // Admissions of a replica that dies expire after LIVE_LEASE_MS unless renewed, which this does.
+  const renew = setInterval(() => {
+    for (const [watcher, orders] of watching) void store.refresh(watcher, [...orders.keys()]).catch(() => undefined);
+  }, intervalMs);
+  renew.unref();
+
+  async function subscribeCampaign<T>(
+    { after, watcher }: Subscription,
+    uuid: string,
+    ref: string,
+    topic: CampaignEvent['topic'],
+    select: (e: CampaignEvent, cursor: string) => T | undefined,
+    includeCurrent = false,
+  ): Promise<AsyncIterableIterator<T>> {
+    const key = CAMPAIGN_PREFIX + uuid;
+    const position = after === null ? undefined : decodeCursor(after, key);
+    const dismiss = await admitWatch(watcher, key);
+    try {
+      const iterator = await hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(client, uuid), {
+        topic,
+        select,
+        includeCurrent,
+        after: position,
+        onClose: dismiss,
+      });
+      if (hub.has(key)) uuidByRef.set(ref, uuid).set(uuid, uuid);
+      return iterator;
+    } catch (error) {
+      dismiss();
+      throw error;
+    }
   }
 
   return {
-    async giftChanges({ campaign, includeCurrent, lookup }) {
+    async giftChanges({ campaign, includeCurrent, lookup, after, watcher }) {
       if (campaign === null) {
-        return hub.subscribe<AccountEvent, GiftChange>(ACCOUNT_KEY, () => new AccountFeed(client), {
+        return hub.subscribe<AccountEvent, GiftStatusChange>(ACCOUNT_KEY, () => new AccountFeed(client), {
           topic: 'gift',
-          select: (event) => event.change,
+          select: (event, cursor) => ({ ...event.change, cursor }),
           includeCurrent,
+          after: after === null ? undefined : decodeCursor(after, ACCOUNT_KEY),
         });
       }
       const uuid = await campaignUuid(campaign, lookup);
       if (!uuid) return null;
-      return subscribeCampaign(uuid, campaign, 'gift', (e) => (e.topic === 'gift' ? e.change : undefined), includeCurrent);
+      return subscribeCampaign<GiftStatusChange>(
+        { after, watcher },
+        uuid,
+        campaign,
+        'gift',
+        (e, cursor) => (e.topic === 'gift' ? { ...e.change, cursor } : undefined),
+        includeCurrent,
+      );
     },
 
-    async campaignStatus(ref, lookup) {
+    async campaignStatus({ ref, lookup, after, watcher }) {
       const uuid = await campaignUuid(ref, lookup);
       if (!uuid) return null;
-      return subscribeCampaign(uuid, ref, 'campaign', (e) => (e.topic === 'campaign' ? e.campaign : undefined));
+      return subscribeCampaign<CampaignStatusChange>({ after, watcher }, uuid, ref, 'campaign', (e, cursor) =>
+        e.topic === 'campaign' ? { campaign: e.campaign, previousStatus: e.previousStatus, changedAt: e.changedAt, cursor } : undefined,
+      );
     },
 
-    fundsChanges(currency) {
-      return hub.subscribe<FundsEvent, Funds>(FUNDS_KEY, () => new FundsFeed(client), {
+    fundsChanges({ currency, after }) {
+      return hub.subscribe<FundsEvent, FundsChange>(FUNDS_KEY, () => new FundsFeed(client), {
         topic: 'funds',
-        select: (event) => (currency === null || balanceChanged(event.previous, event.funds, currency) ? event.funds : undefined),
+        select: (event, cursor) =>
+          currency === null || balanceChanged(event.previous, event.funds, currency)
+            ? { funds: event.funds, previous: event.previous, changedAt: event.changedAt, cursor }
+            : undefined,
+        after: after === null ? undefined : decodeCursor(after, FUNDS_KEY),
       });
     },
 
     listen: (listener) => hub.listen(listener),
     stats: () => hub.stats(),
-    close: () => hub.close(),
+    leases: () => hub.leases(),
+    close: () => {
+      clearInterval(renew);
+      hub.close();
+    },
   };
 }

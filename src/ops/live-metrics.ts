@@ -5,7 +5,7 @@ import type { Live } from '../live/live.js';
 // scraped), and how its polls go. Poll series are labelled by feed (`campaign`, `account`, `funds`), never by
 // the watched key, which holds an order uuid.
 
-type LiveSource = Pick<Live, 'listen' | 'stats'>;
+type LiveSource = Pick<Live, 'listen' | 'stats' | 'leases'>;
 
 /** `campaign:<uuid>` → `campaign`; `funds` → `funds`. */
 function feedOf(key: string): string {
@@ -13,8 +13,44 @@ function feedOf(key: string): string {
 }
 
 /** Creates the live series; the returned function connects a hub to them and returns the disconnection. */
-export function liveMetrics(registry: Registry): (live: LiveSource) => () => void {
+export function liveMetrics(registry: Registry): (live: LiveSource, redisUp?: () => boolean | null) => () => void {
   let source: LiveSource | null = null;
+  let redis: (() => boolean | null) | null = null;
+  new Gauge({
+    name: 'reward_gateway_live_leases',
+    help: 'Watched keys whose upstream poller runs on this replica (it holds their lease)',
+    registers: [registry],
+    collect() {
+      this.set(source?.leases() ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'reward_gateway_live_subscribers',
+    help: 'Subscriptions served by this replica',
+    registers: [registry],
+    collect() {
+      this.set(source?.stats().subscribers ?? 0);
+    },
+  });
+  new Gauge({
+    name: 'reward_gateway_redis_up',
+    help: 'Whether Redis answers (1) or not (0); absent meaning: in-memory mode reports 0',
+    registers: [registry],
+    collect() {
+      this.set(redis?.() ? 1 : 0);
+    },
+  });
+  const takeovers = new Counter({
+    name: 'reward_gateway_live_takeovers_total',
+    help: 'Watched keys this replica took over from a poller that vanished without releasing them',
+    registers: [registry],
+  });
+  const events = new Counter({
+    name: 'reward_gateway_live_events_total',
+    help: 'Live events this replica appended to logs (published) and read from them for its subscribers (received)',
+    labelNames: ['direction'],
+    registers: [registry],
+  });
   new Gauge({
     name: 'reward_gateway_subscriptions_active',
     help: 'GraphQL subscriptions currently served by the live hub',
@@ -44,11 +80,15 @@ export function liveMetrics(registry: Registry): (live: LiveSource) => () => voi
     registers: [registry],
   });
 
-  return (live) => {
+  return (live, redisUp) => {
     source = live;
+    redis = redisUp ?? null;
     const stopListening = live.listen({
       onPoll: ({ key }) => polls.inc({ feed: feedOf(key) }),
       onPollError: ({ key }) => pollErrors.inc({ feed: feedOf(key) }),
+      onTakeover: () => takeovers.inc(),
+      onPublish: (n) => events.inc({ direction: 'published' }, n),
+      onReceive: (n) => events.inc({ direction: 'received' }, n),
     });
     return () => {
       stopListening();

@@ -1,7 +1,9 @@
 import { GraphQLError } from 'graphql';
 import { LINKS_PAGE_MAX, type Brand, type Campaign, type ContactResult, type CostEntry, type Fees, type Link } from '../upstream/types.js';
+import type { CampaignStatusChange } from '../live/live.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
+import { AFTER_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
 import { GiftConnection } from './gift.js';
 import { expiresAt } from '../orders/expiry.js';
@@ -176,23 +178,41 @@ builder.queryFields((t) => ({
   }),
 }));
 
+const CampaignStatusChangeRef = builder.objectRef<CampaignStatusChange>('CampaignStatusChange').implement({
+  description: 'An order whose status changed, with the status before.',
+  fields: (t) => ({
+    campaign: t.field({ type: CampaignRef, description: 'The order as it is now.', resolve: (change) => change.campaign }),
+    previousStatus: t.field({ type: CampaignStatus.ref, resolve: (change) => CampaignStatus.read(change.previousStatus) }),
+    cursor: t.exposeString('cursor', { description: CURSOR_DESCRIPTION }),
+    changedAt: t.expose('changedAt', {
+      type: 'DateTime',
+      description: 'When the gateway saw the change, at most one poll interval after it happened.',
+    }),
+  }),
+});
+
 builder.subscriptionField('campaignStatusChanged', (t) =>
   t.field({
-    type: CampaignRef,
+    type: CampaignStatusChangeRef,
     authScopes: { 'rewards:read': true },
     description:
       'The order (caller id or uuid) each time its status changes, e.g. AWAITING_FUNDS → CREATED. Completes ' +
       'once the order is created: no status follows that one.',
-    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }) },
-    subscribe: async (_root, { ref }, ctx) => {
-      const changes = await ctx.live.campaignStatus(ref, (r) => ctx.loaders.campaign.load(r));
+    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }), after: t.arg.string({ description: AFTER_DESCRIPTION }) },
+    subscribe: async (_root, { ref, after }, ctx) => {
+      const changes = await ctx.live.campaignStatus({
+        ref,
+        lookup: (r) => ctx.loaders.campaign.load(r),
+        after: after ?? null,
+        watcher: ctx.caller.name,
+      });
       if (!changes) throw new GraphQLError(`No campaign is known by "${ref}".`, { extensions: { code: 'NOT_FOUND' } });
       return changes;
     },
-    resolve: (campaign, _args, ctx) => {
+    resolve: (change, _args, ctx) => {
       // One context serves the whole subscription: nested fields must not show what the first event loaded.
       ctx.loaders.forgetAll();
-      return campaign;
+      return change;
     },
   }),
 );

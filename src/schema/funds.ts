@@ -1,6 +1,8 @@
+import type { FundsChange } from '../live/live.js';
 import type { CurrencyBalance, Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
+import { AFTER_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
 
 export const CurrencyBalanceRef = builder.objectRef<CurrencyBalance>('CurrencyBalance').implement({
   description: 'Balances of one currency, in cents.',
@@ -39,13 +41,27 @@ builder.queryField('funds', (t) =>
   }),
 );
 
+const FundsChangeRef = builder.objectRef<FundsChange>('FundsChange').implement({
+  description: 'The balances after a change, with the balances before it.',
+  fields: (t) => ({
+    funds: t.field({ type: FundsRef, resolve: (change) => change.funds }),
+    previous: t.field({ type: FundsRef, resolve: (change) => change.previous }),
+    cursor: t.exposeString('cursor', { description: CURSOR_DESCRIPTION }),
+    changedAt: t.expose('changedAt', {
+      type: 'DateTime',
+      description: 'When the gateway saw the change, at most one poll interval after it happened.',
+    }),
+  }),
+});
+
 builder.subscriptionField('fundsChanged', (t) =>
   t.field({
-    type: FundsRef,
+    type: FundsChangeRef,
     authScopes: { 'funds:read': true },
     description: 'The balances each time they change; with `currency` (e.g. USD), only when that one changes.',
-    args: { currency: t.arg.string() },
-    subscribe: (_root, { currency }, ctx) => ctx.live.fundsChanges(currency ? currency.toUpperCase() : null),
-    resolve: (funds) => funds,
+    args: { currency: t.arg.string(), after: t.arg.string({ description: AFTER_DESCRIPTION }) },
+    subscribe: (_root, { currency, after }, ctx) =>
+      ctx.live.fundsChanges({ currency: currency ? currency.toUpperCase() : null, after: after ?? null, watcher: ctx.caller.name }),
+    resolve: (change) => change,
   }),
 );

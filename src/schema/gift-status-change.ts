@@ -1,10 +1,11 @@
 import { GraphQLError } from 'graphql';
-import type { GiftChange } from '../live/gift-diff.js';
+import type { GiftStatusChange } from '../live/live.js';
 import { builder } from './builder.js';
 import { DeliveryStatus, GiftStatus } from './enums.js';
+import { AFTER_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
 import { GiftRef } from './refs.js';
 
-export const GiftStatusChangeRef = builder.objectRef<GiftChange>('GiftStatusChange').implement({
+export const GiftStatusChangeRef = builder.objectRef<GiftStatusChange>('GiftStatusChange').implement({
   description: 'A reward whose claim status, delivery status or resend count changed, with the values before.',
   fields: (t) => ({
     gift: t.field({ type: GiftRef, description: 'The reward as it is now.', resolve: (change) => change.gift }),
@@ -29,6 +30,7 @@ export const GiftStatusChangeRef = builder.objectRef<GiftChange>('GiftStatusChan
         'When the gateway saw the change, at most one poll interval after it happened: the reward API ' +
         'records no time for most changes.',
     }),
+    cursor: t.exposeString('cursor', { description: CURSOR_DESCRIPTION }),
   }),
 });
 
@@ -44,12 +46,15 @@ builder.subscriptionField('giftStatusChanged', (t) =>
     args: {
       campaign: t.arg.id({ description: 'Caller id or uuid of the order; omit for the whole account.' }),
       includeCurrent: t.arg.boolean({ defaultValue: false }),
+      after: t.arg.string({ description: AFTER_DESCRIPTION }),
     },
-    subscribe: async (_root, { campaign, includeCurrent }, ctx) => {
+    subscribe: async (_root, { campaign, includeCurrent, after }, ctx) => {
       const changes = await ctx.live.giftChanges({
         campaign: campaign ?? null,
-        includeCurrent: includeCurrent ?? false,
+        includeCurrent: !after && (includeCurrent ?? false),
         lookup: (ref) => ctx.loaders.campaign.load(ref),
+        after: after ?? null,
+        watcher: ctx.caller.name,
       });
       if (!changes) throw new GraphQLError(`No campaign is known by "${campaign}".`, { extensions: { code: 'NOT_FOUND' } });
       return changes;

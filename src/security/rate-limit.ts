@@ -1,6 +1,6 @@
 // A token bucket per API key: a burst of `burst` operations is allowed at once, refilled at `perSecond`.
-// In-memory and per instance (several replicas each allow the rate); the upstream's own adaptive limit is
-// the backstop.
+// This one is in memory, per replica; in cluster mode the same bucket lives in Redis (shared-rate-limit.ts)
+// and this one is its fallback while Redis is unreachable.
 
 export interface RateLimitDecision {
   allowed: boolean;
@@ -9,6 +9,10 @@ export interface RateLimitDecision {
 }
 
 export interface RateLimiter {
+  take(key: string): RateLimitDecision | Promise<RateLimitDecision>;
+}
+
+export interface LocalRateLimiter extends RateLimiter {
   take(key: string): RateLimitDecision;
 }
 
@@ -17,7 +21,7 @@ interface Bucket {
   updatedAt: number;
 }
 
-export function createRateLimiter(options: { perSecond: number; burst: number }, now: () => number = Date.now): RateLimiter {
+export function createRateLimiter(options: { perSecond: number; burst: number }, now: () => number = Date.now): LocalRateLimiter {
   const buckets = new Map<string, Bucket>();
   return {
     take(key) {

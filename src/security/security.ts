@@ -5,6 +5,7 @@ import type { Plugin } from 'graphql-yoga';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
 import { createRateLimiter } from './rate-limit.js';
+import { createSharedRateLimiter, type SharedBucket } from './shared-rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
@@ -34,10 +35,13 @@ const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 /** The caller a request gets when its key is unknown; the door refuses it first, this is defence in depth. */
 const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
 
-export function createSecurity(config: Config): Security {
+/** `shared`: cluster mode's buckets in Redis; without it the limit is per replica. */
+export function createSecurity(config: Config, shared?: SharedBucket): Security {
   const keys = config.GATEWAY_API_KEYS ?? [];
   const keyring = keys.length ? createKeyring(keys) : null;
-  const door = createDoor(keyring, createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }));
+  const rate = { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST };
+  const local = createRateLimiter(rate);
+  const door = createDoor(keyring, shared ? createSharedRateLimiter(shared, local, rate) : local);
   const warnings: string[] = [];
 
   let host = config.HOST;

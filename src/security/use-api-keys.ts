@@ -8,8 +8,8 @@ import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 // decided per field by scope-auth. WebSocket connections pass the same checks in graphql-ws's onConnect.
 
 export interface Door {
-  /** null: let the caller in as this identity; otherwise the refusal to send. */
-  admit(authorization: string | null | undefined): { caller: Caller } | { refusal: Refusal };
+  /** The caller's identity to let in, or the refusal to send. */
+  admit(authorization: string | null | undefined): Promise<{ caller: Caller } | { refusal: Refusal }>;
 }
 
 export interface Refusal {
@@ -21,7 +21,7 @@ export interface Refusal {
 
 export function createDoor(keyring: Keyring | null, limiter: RateLimiter): Door {
   return {
-    admit(authorization) {
+    async admit(authorization) {
       // No keyring: development mode, where every caller has every scope (and the server is on loopback).
       const caller = keyring ? keyring.identify(authorization) : DEVELOPMENT_CALLER;
       if (!caller) {
@@ -33,7 +33,7 @@ export function createDoor(keyring: Keyring | null, limiter: RateLimiter): Door 
           },
         };
       }
-      const decision = limiter.take(caller.name);
+      const decision = await limiter.take(caller.name);
       if (!decision.allowed) {
         return {
           refusal: {
@@ -69,11 +69,11 @@ function isGraphiqlPage(request: Request): boolean {
 
 export function useApiKeys(door: Door, options: { graphiql: boolean }): Plugin {
   return {
-    onRequest({ request, fetchAPI, endResponse }) {
+    async onRequest({ request, fetchAPI, endResponse }) {
       // The GraphiQL page itself carries no data; the queries it sends need a key like any other. Without
       // GraphiQL there is no page, so nothing passes unauthenticated.
       if (options.graphiql && isGraphiqlPage(request)) return;
-      const outcome = door.admit(request.headers.get('authorization'));
+      const outcome = await door.admit(request.headers.get('authorization'));
       if ('refusal' in outcome) endResponse(refusalResponse(outcome.refusal, fetchAPI.Response));
     },
   };

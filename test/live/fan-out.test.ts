@@ -10,7 +10,7 @@ const GIFT_CHANGES = /* GraphQL */ `
     giftStatusChanged(campaign: $campaign) { gift { uuid status } previousStatus }
   }
 `;
-const FUNDS = /* GraphQL */ `subscription { fundsChanged { balances { currency availableInCents } } }`;
+const FUNDS = /* GraphQL */ `subscription { fundsChanged { funds { balances { currency availableInCents } } } }`;
 const POLLS = 5;
 const SUBSCRIBERS = 200;
 const CLIENTS = 10;

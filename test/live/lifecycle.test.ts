@@ -18,7 +18,7 @@ describe('completion', () => {
       }
     }
   `;
-  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { id status } }`;
+  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { campaign { id status } previousStatus } }`;
   const DAY_MS = 86_400_000;
 
   let gw: LiveGateway;
@@ -218,7 +218,7 @@ describe('funding', () => {
   // An order bigger than the balance waits for funds; a top-up sends it. campaignStatusChanged reports
   // AWAITING_FUNDS → CREATED, its rewards appear on giftStatusChanged, and fundsChanged reports the balances.
 
-  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { id status } }`;
+  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { campaign { id status } previousStatus } }`;
   const GIFT_CHANGES = /* GraphQL */ `
     subscription ($campaign: ID) {
       giftStatusChanged(campaign: $campaign) { gift { uuid status deliveryStatus } previousStatus previousDeliveryStatus }
@@ -226,7 +226,7 @@ describe('funding', () => {
   `;
   const FUNDS = /* GraphQL */ `
     subscription ($currency: String) {
-      fundsChanged(currency: $currency) { balances { currency availableInCents pendingInCents reservedInCents } }
+      fundsChanged(currency: $currency) { funds { balances { currency availableInCents pendingInCents reservedInCents } } }
     }
   `;
 
@@ -258,10 +258,10 @@ describe('funding', () => {
     expect(gw.gateway.live.stats().pollers).toBe(2);
 
     await gw.sandbox.control.topUp('USD', 100_000);
-    expect((await status.next()).data.campaignStatusChanged).toEqual({ id: order.id, status: 'CREATED' });
+    expect((await status.next()).data.campaignStatusChanged).toEqual({ campaign: { id: order.id, status: 'CREATED' }, previousStatus: 'AWAITING_FUNDS' });
     expect(await status.ended).toBe('complete');
 
-    const funded = (await usd.next()).data.fundsChanged;
+    const funded = (await usd.next()).data.fundsChanged.funds;
     const upstream = (await gw.sandbox.api('GET', '/funds')).body.fundsbycurrency.USD;
     expect(balance(funded, 'USD')).toEqual({
       currency: 'USD',
@@ -282,7 +282,7 @@ describe('funding', () => {
 
     // Only a change of its own currency reaches a currency's subscriber.
     await gw.sandbox.control.topUp('CAD', 30_000);
-    const cadFunds = (await cad.next()).data.fundsChanged;
+    const cadFunds = (await cad.next()).data.fundsChanged.funds;
     expect(balance(cadFunds, 'CAD')).toMatchObject({ availableInCents: 1_000_000 + 30_000 });
     expect(balance(cadFunds, 'USD')).toEqual(balance(funded, 'USD'));
     expect(cad.received).toHaveLength(1);

@@ -95,7 +95,7 @@ describe('GET /metrics', () => {
     const stream = await fetch(`${gw.url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
-      body: JSON.stringify({ query: 'subscription Balances { fundsChanged { balances { currency } } }' }),
+      body: JSON.stringify({ query: 'subscription Balances { fundsChanged { funds { balances { currency } } } }' }),
       signal: subscription.signal,
     });
     expect(stream.status).toBe(200);

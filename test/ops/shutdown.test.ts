@@ -127,7 +127,7 @@ describe('graceful stop', () => {
     socket.send(JSON.stringify({ type: 'connection_init' }));
     await acked;
     socket.send(
-      JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { fundsChanged { balances { currency } } }' } }),
+      JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { fundsChanged { funds { balances { currency } } } }' } }),
     );
     await polled;
     expect(t.gateway.live.stats()).toEqual({ pollers: 1, subscribers: 1 });

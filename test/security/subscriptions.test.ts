@@ -16,7 +16,7 @@ afterAll(async () => {
   await gw?.close();
 });
 
-const FUNDS = 'subscription { fundsChanged { balances { currency } } }';
+const FUNDS = 'subscription { fundsChanged { funds { balances { currency } } } }';
 
 function closeCode(client: ReturnType<typeof wsClient>): Promise<number> {
   return new Promise((resolve) => {
@@ -46,12 +46,12 @@ describe('WebSocket', () => {
     expect(gw.gateway.live.stats().pollers).toBe(0);
 
     const treasurer = wsClient(gw.url, { connectionParams: bearer(KEYS.fundsReader) });
-    const allowed = subscribeWs(treasurer, 'subscription { fundsChanged(currency: "USD") { balances { currency } } }');
+    const allowed = subscribeWs(treasurer, 'subscription { fundsChanged(currency: "USD") { funds { balances { currency } } } }');
     // The first poll is the baseline: change the balance only after it.
     await watch.until(() => watch.completed('funds') >= 1);
     await gw.sandbox.control.topUp('USD', 50_000);
     const event = await allowed.next();
-    expect(event.data.fundsChanged.balances.map((b: { currency: string }) => b.currency)).toContain('USD');
+    expect(event.data.fundsChanged.funds.balances.map((b: { currency: string }) => b.currency)).toContain('USD');
     allowed.close();
     await Promise.all([client.dispose(), treasurer.dispose()]);
   });

@@ -1,0 +1,67 @@
+import { GraphQLError } from 'graphql';
+
+// A position in one key's event log, handed to clients as an opaque string. It names the key (a cursor of
+// another subscription is the client's mistake), the log's epoch (a Redis that restarted empty, or another
+// replica's local log while Redis was down, is a different log whose positions mean nothing here) and the
+// entry id (`<ms>-<seq>`, ordered, as in a Redis Stream).
+
+export interface LogPosition {
+  epoch: string;
+  id: string;
+}
+
+export interface Cursor extends LogPosition {
+  key: string;
+}
+
+const ID = /^(\d{1,20})-(\d{1,20})$/;
+
+export function encodeCursor(cursor: Cursor): string {
+  return Buffer.from(JSON.stringify([cursor.key, cursor.epoch, cursor.id]), 'utf8').toString('base64url');
+}
+
+/** The cursor a client sent for `key`; BAD_USER_INPUT when it is not one, or is one of another key. */
+export function decodeCursor(text: string, key: string): Cursor {
+  let parts: unknown;
+  try {
+    parts = JSON.parse(Buffer.from(text, 'base64url').toString('utf8'));
+  } catch {
+    parts = null;
+  }
+  if (
+    !Array.isArray(parts) ||
+    parts.length !== 3 ||
+    !parts.every((p) => typeof p === 'string') ||
+    !ID.test(parts[2] as string) ||
+    encodeCursor({ key: parts[0] as string, epoch: parts[1] as string, id: parts[2] as string }) !== text
+  ) {
+    throw badCursor('"after" is not a cursor this gateway issued.');
+  }
+  const [cursorKey, epoch, id] = parts as [string, string, string];
+  if (cursorKey !== key) throw badCursor('"after" is a cursor of another subscription.');
+  return { key, epoch, id };
+}
+
+/** Orders two entry ids of one log: negative, zero or positive. */
+export function compareIds(a: string, b: string): number {
+  const [am, as] = a.split('-').map(BigInt) as [bigint, bigint];
+  const [bm, bs] = b.split('-').map(BigInt) as [bigint, bigint];
+  if (am !== bm) return am < bm ? -1 : 1;
+  return as === bs ? 0 : as < bs ? -1 : 1;
+}
+
+/** Whether `id` of log `epoch` comes after `position` (a position of another log never holds it back). */
+export function isAfter(epoch: string, id: string, position: LogPosition | null): boolean {
+  return position === null || position.epoch !== epoch || compareIds(id, position.id) > 0;
+}
+
+function badCursor(message: string): GraphQLError {
+  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+}
+
+export function cursorExpired(): GraphQLError {
+  return new GraphQLError(
+    'The events after this cursor are no longer kept (older than the retention, or the log was reset): reload the current state and subscribe again without "after".',
+    { extensions: { code: 'CURSOR_EXPIRED' } },
+  );
+}

@@ -1,0 +1,330 @@
+import { randomUUID } from 'node:crypto';
+import { hostname } from 'node:os';
+import { Redis } from 'ioredis';
+import type { LogPosition } from './cursor.js';
+import type { Lease, LiveStore, LogRead, Snapshot, StoreTiming } from './store.js';
+
+// The shared state of a cluster in Redis. Every step that must be atomic is one Lua script (a Redis script
+// runs alone, so a lease check and the writes it guards cannot interleave with another replica's).
+//
+// Keys, all under the prefix P (REDIS_KEY_PREFIX):
+//   P epoch                 random id of this Redis's data; a Redis restarted empty gets a new one, which
+//                           turns every cursor issued before into CURSOR_EXPIRED
+//   P lease:<key>           "<owner>|<token>", PX LIVE_LEASE_MS: who polls the key
+//   P fence:<key>           the token counter: every new holder gets a larger token
+//   P leader:<key>          last holder, deleted on a clean release: a claim that finds it is a takeover
+//   P snap:<key>            hash {state, epoch, id}: the feed's state and the log position it reflects
+//   P log:<key>             Stream of events (field `e`), trimmed to LIVE_RETENTION_MS by MINID
+//   P watch:<api key>       sorted set "<order>\n<owner>" → expiry: the orders each API key watches
+// Channel P appended carries the key of every commit that appended, waking the replicas that watch it.
+
+const CLAIM = `
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local owner, token = string.match(cur, '^(.*)|(%d+)$')
+  if owner ~= ARGV[1] then return false end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[3])
+  return {tonumber(token), false}
+end
+local token = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token, 'PX', ARGV[2])
+local previous = redis.call('GET', KEYS[3])
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[3])
+if previous == ARGV[1] then previous = false end
+return {token, previous}
+`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[2])
+end
+return 1
+`;
+
+/** Shared by the scripts that touch the log: the epoch (created on first use) and the stream's ids. */
+const LOG_HELPERS = `
+local function epoch_of(key, fresh)
+  local epoch = redis.call('GET', key)
+  if not epoch then
+    redis.call('SET', key, fresh)
+    epoch = fresh
+  end
+  return epoch
+end
+local function stream_ids(key)
+  if redis.call('EXISTS', key) == 0 then return nil end
+  local info = redis.call('XINFO', 'STREAM', key)
+  local ids = {}
+  for i = 1, #info, 2 do ids[info[i]] = info[i + 1] end
+  return ids
+end
+local function parse_id(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function id_before(a, b)
+  local am, as = parse_id(a)
+  local bm, bs = parse_id(b)
+  return am < bm or (am == bm and as < bs)
+end
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
+// KEYS lease snap log epoch; ARGV leaseValue state retention freshEpoch channel key events...
+const COMMIT = `${LOG_HELPERS}
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
+local epoch = epoch_of(KEYS[4], ARGV[4])
+local retention = tonumber(ARGV[3])
+local minid = tostring(math.max(0, now_ms() - retention))
+local id = nil
+for i = 7, #ARGV do
+  id = redis.call('XADD', KEYS[3], 'MINID', minid, '*', 'e', ARGV[i])
+end
+if id then
+  redis.call('PEXPIRE', KEYS[3], retention)
+  redis.call('PUBLISH', ARGV[5], ARGV[6])
+else
+  local ids = stream_ids(KEYS[3])
+  id = ids and ids['last-generated-id'] or '0-0'
+end
+redis.call('HSET', KEYS[2], 'state', ARGV[2], 'epoch', epoch, 'id', id)
+redis.call('PEXPIRE', KEYS[2], retention)
+return {epoch, id}
+`;
+
+// KEYS log epoch; ARGV freshEpoch
+const TAIL = `${LOG_HELPERS}
+local epoch = epoch_of(KEYS[2], ARGV[1])
+local ids = stream_ids(KEYS[1])
+return {epoch, ids and ids['last-generated-id'] or '0-0'}
+`;
+
+// KEYS log epoch; ARGV freshEpoch fromEpoch fromId maxAgeMs (0: no age limit)
+const READ = `${LOG_HELPERS}
+local epoch = epoch_of(KEYS[2], ARGV[1])
+if ARGV[2] ~= epoch then return {'expired'} end
+local from = ARGV[3]
+local max_age = tonumber(ARGV[4])
+local ms = parse_id(from)
+if max_age > 0 and ms < now_ms() - max_age then return {'expired'} end
+local ids = stream_ids(KEYS[1])
+if not ids then
+  if from == '0-0' then return {'ok', epoch, {}} end
+  return {'expired'}
+end
+if id_before(from, ids['max-deleted-entry-id']) or id_before(ids['last-generated-id'], from) then return {'expired'} end
+return {'ok', epoch, redis.call('XRANGE', KEYS[1], '(' .. from, '+')}
+`;
+
+// KEYS watch; ARGV order owner max ttl
+const ADMIT = `${LOG_HELPERS}
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local counted, count, present = {}, 0, false
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local order = string.match(m, '^(.*)\\n')
+  if order == ARGV[1] then present = true end
+  if not counted[order] then
+    counted[order] = true
+    count = count + 1
+  end
+end
+if not present and count >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[1] .. '\\n' .. ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`;
+
+// KEYS watch; ARGV owner ttl orders...
+const REFRESH = `${LOG_HELPERS}
+local expiry = now_ms() + tonumber(ARGV[2])
+for i = 3, #ARGV do redis.call('ZADD', KEYS[1], expiry, ARGV[i] .. '\\n' .. ARGV[1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+// KEYS bucket; ARGV perSecond burst. The token bucket of rate-limit.ts, on Redis's clock.
+const TAKE_TOKEN = `${LOG_HELPERS}
+local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
+local now = now_ms()
+local held = redis.call('HMGET', KEYS[1], 'tokens', 'at')
+local tokens = tonumber(held[1]) or burst
+local at = tonumber(held[2]) or now
+tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
+local allowed = tokens >= 1
+if allowed then tokens = tokens - 1 end
+redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
+redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
+if allowed then return {1, 0} end
+return {0, math.max(1, math.ceil((1 - tokens) / rate))}
+`;
+
+type Script = (...args: (string | number)[]) => Promise<unknown>;
+
+export interface RedisStoreOptions extends StoreTiming {
+  url: string;
+  /** REDIS_KEY_PREFIX */
+  prefix: string;
+  /** Told when Redis becomes reachable or unreachable. */
+  onStateChange?(up: boolean): void;
+}
+
+export interface RedisStore extends LiveStore {
+  /** Resolves once connected, or after `timeoutMs` (the gateway serves either way). */
+  connected(timeoutMs: number): Promise<boolean>;
+  /** One operation from the API key's shared token bucket. */
+  takeToken(key: string, perSecond: number, burst: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+}
+
+export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateChange }: RedisStoreOptions): RedisStore {
+  // Commands fail at once while disconnected instead of queueing: the hub then falls back to local polling,
+  // which is what keeps subscribers served through an outage. Reconnection never gives up.
+  const options = {
+    enableOfflineQueue: false,
+    maxRetriesPerRequest: 0,
+    commandTimeout: Math.max(250, leaseMs),
+    retryStrategy: (attempt: number) => Math.min(50 * attempt, 1_000),
+  } as const;
+  const redis = new Redis(url, { ...options, connectionName: 'reward-gateway' });
+  // Pub/sub needs a connection of its own; ioredis subscribes again after every reconnect.
+  const subscriber = new Redis(url, { ...options, enableOfflineQueue: true, connectionName: 'reward-gateway-events' });
+  const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`.replaceAll('|', '-');
+  const channel = `${prefix}appended`;
+  // A crashed replica's watch admissions lapse after this; renewed every interval, so a replica whose event
+  // loop stalls for a while does not lose its admissions to the cap.
+  const watchTtlMs = 3 * leaseMs;
+  const listeners = new Set<(key: string) => void>();
+  let up = false;
+
+  const scripts: Record<string, { lua: string; keys: number }> = {
+    rgClaim: { lua: CLAIM, keys: 3 },
+    rgRelease: { lua: RELEASE, keys: 2 },
+    rgCommit: { lua: COMMIT, keys: 4 },
+    rgTail: { lua: TAIL, keys: 2 },
+    rgRead: { lua: READ, keys: 2 },
+    rgAdmit: { lua: ADMIT, keys: 1 },
+    rgRefresh: { lua: REFRESH, keys: 1 },
+    rgTakeToken: { lua: TAKE_TOKEN, keys: 1 },
+  };
+  for (const [name, { lua, keys }] of Object.entries(scripts)) redis.defineCommand(name, { lua, numberOfKeys: keys });
+  const run = (name: string, ...args: (string | number)[]): Promise<unknown> =>
+    (redis as unknown as Record<string, Script>)[name]!(...args);
+
+  const setUp = (value: boolean) => {
+    if (up === value) return;
+    up = value;
+    onStateChange?.(value);
+  };
+  redis.on('ready', () => setUp(true));
+  redis.on('close', () => setUp(false));
+  // ioredis reports every failed reconnection as an error event; the state change is what matters.
+  redis.on('error', () => undefined);
+  subscriber.on('error', () => undefined);
+  void subscriber.subscribe(channel).catch(() => undefined);
+  subscriber.on('message', (_channel: string, key: string) => {
+    for (const listener of [...listeners]) listener(key);
+  });
+
+  const k = {
+    epoch: `${prefix}epoch`,
+    lease: (key: string) => `${prefix}lease:${key}`,
+    fence: (key: string) => `${prefix}fence:${key}`,
+    leader: (key: string) => `${prefix}leader:${key}`,
+    snap: (key: string) => `${prefix}snap:${key}`,
+    log: (key: string) => `${prefix}log:${key}`,
+    watch: (group: string) => `${prefix}watch:${group}`,
+  };
+  const freshEpoch = () => randomUUID();
+
+  return {
+    owner,
+    get healthy() {
+      return up;
+    },
+    connected(timeoutMs) {
+      if (up) return Promise.resolve(true);
+      return new Promise((resolve) => {
+        const timer = setTimeout(() => {
+          redis.off('ready', ready);
+          resolve(false);
+        }, timeoutMs);
+        const ready = () => {
+          clearTimeout(timer);
+          resolve(true);
+        };
+        redis.once('ready', ready);
+      });
+    },
+    async takeToken(key, perSecond, burst) {
+      const [allowed, retryAfterSeconds] = (await run('rgTakeToken', `${prefix}rate:${key}`, perSecond, burst)) as [number, number];
+      return { allowed: allowed === 1, retryAfterSeconds: Number(retryAfterSeconds) };
+    },
+    async claim(key): Promise<Lease | null> {
+      const reply = (await run('rgClaim', k.lease(key), k.fence(key), k.leader(key), owner, leaseMs, retentionMs)) as
+        | [number, string | null]
+        | null;
+      return reply ? { token: Number(reply[0]), takenFrom: reply[1] ?? null } : null;
+    },
+    async release(key, token) {
+      await run('rgRelease', k.lease(key), k.leader(key), `${owner}|${token}`);
+    },
+    async snapshot(key): Promise<Snapshot | null> {
+      const held = await redis.hgetall(k.snap(key));
+      if (held.state === undefined || !held.epoch || !held.id) return null;
+      return { state: held.state, position: { epoch: held.epoch, id: held.id } };
+    },
+    async commit(key, token, state, events) {
+      const reply = (await run(
+        'rgCommit',
+        k.lease(key),
+        k.snap(key),
+        k.log(key),
+        k.epoch,
+        `${owner}|${token}`,
+        state,
+        retentionMs,
+        freshEpoch(),
+        channel,
+        key,
+        ...events,
+      )) as [string, string] | null;
+      return reply ? { epoch: reply[0], id: reply[1] } : null;
+    },
+    async tail(key): Promise<LogPosition> {
+      const [epoch, id] = (await run('rgTail', k.log(key), k.epoch, freshEpoch())) as [string, string];
+      return { epoch, id };
+    },
+    async read(key, from, maxAgeMs = 0): Promise<LogRead> {
+      const reply = (await run('rgRead', k.log(key), k.epoch, freshEpoch(), from.epoch, from.id, maxAgeMs)) as
+        | ['expired']
+        | ['ok', string, [string, string[]][]];
+      if (reply[0] === 'expired') return { expired: true };
+      const [, epoch, entries] = reply;
+      return { expired: false, epoch, entries: entries.map(([id, fields]) => ({ id, data: fields[1] ?? '' })) };
+    },
+    onAppend(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+    async admit(group, member, max) {
+      return (await run('rgAdmit', k.watch(group), member, owner, max, watchTtlMs)) === 1;
+    },
+    async dismiss(group, member) {
+      await redis.zrem(k.watch(group), `${member}\n${owner}`);
+    },
+    async refresh(group, members) {
+      if (members.length > 0) await run('rgRefresh', k.watch(group), owner, watchTtlMs, ...members);
+    },
+    async close() {
+      listeners.clear();
+      redis.disconnect();
+      subscriber.disconnect();
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmailOrder } from '../support/fixtures.js';
+import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+
+// Watching is bounded: an API key watches at most LIVE_MAX_WATCHED_PER_KEY orders, a replica at most
+// LIVE_MAX_POLLERS keys, and each refusal has its own code; a crowd subscribing to one new order at once costs
+// one lookup of it, not one per subscriber.
+
+const GIFT_CHANGES = /* GraphQL */ `subscription ($campaign: ID) { giftStatusChanged(campaign: $campaign) { gift { uuid } } }`;
+const FUNDS = /* GraphQL */ `subscription { fundsChanged { cursor } }`;
+const CROWD = 600;
+
+let gw: LiveGateway;
+let clients: ReturnType<typeof wsClient>[];
+
+beforeAll(async () => {
+  gw = await startLiveGateway({ env: { LIVE_MAX_WATCHED_PER_KEY: '2', LIVE_MAX_POLLERS: '3' } });
+  clients = Array.from({ length: 6 }, () => wsClient(gw.url));
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await gw?.close();
+});
+
+/** The code of the error a refused subscription answered with (graphql-ws sends it as a result, then completes). */
+const codeOf = (stream: ResultStream) => stream.received[0]?.errors?.[0]?.extensions?.code as string | undefined;
+
+describe('caps on watching', () => {
+  it('refuses a third order for one API key (WATCH_LIMIT_EXCEEDED) and a fourth key on a full replica (LIVE_CAPACITY_EXCEEDED)', async () => {
+    const orders = await Promise.all([1, 2, 3].map(() => createEmailOrder(gw.sandbox, { recipients: 1 })));
+    const a = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: orders[0]!.id });
+    const a2 = subscribeWs(clients[1]!, GIFT_CHANGES, { campaign: orders[0]!.id });
+    const b = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: orders[1]!.id });
+    await gw.watch.until(() => gw.gateway.live.stats().subscribers === 3);
+
+    const c = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: orders[2]!.id });
+    expect(await c.ended).toBe('complete');
+    expect(codeOf(c)).toBe('WATCH_LIMIT_EXCEEDED');
+
+    // The funds key is not an order: it takes the replica's third and last poller.
+    const funds = subscribeWs(clients[0]!, FUNDS);
+    await gw.watch.until(() => gw.gateway.live.stats().pollers === 3);
+    a.close();
+    // a2 still watches the first order: the key's count is unchanged.
+    const stillRefused = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: orders[2]!.id });
+    expect(await stillRefused.ended).toBe('complete');
+    expect(codeOf(stillRefused)).toBe('WATCH_LIMIT_EXCEEDED');
+
+    a2.close();
+    await gw.watch.until(() => gw.gateway.live.stats().pollers === 2);
+    // Room for the key again; the replica has a poller free again too.
+    const admitted = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: orders[2]!.id });
+    await gw.watch.until(() => gw.gateway.live.stats().pollers === 3);
+    expect(admitted.received).toEqual([]);
+
+    // The replica's cap: orders[2], funds and the account feed fill it; a new order is within the key's cap
+    // but the replica has no poller left, and the refused subscription does not count against the key.
+    b.close();
+    await gw.watch.until(() => gw.gateway.live.stats().pollers === 2);
+    const account = subscribeWs(clients[0]!, GIFT_CHANGES, {});
+    await gw.watch.until(() => gw.gateway.live.stats().pollers === 3);
+    const fourth = await createEmailOrder(gw.sandbox, { recipients: 1 });
+    const full = subscribeWs(clients[1]!, GIFT_CHANGES, { campaign: fourth.id });
+    expect(await full.ended).toBe('complete');
+    expect(codeOf(full)).toBe('LIVE_CAPACITY_EXCEEDED');
+    account.close();
+    await gw.watch.until(() => gw.gateway.live.stats().pollers === 2);
+    const room = subscribeWs(clients[1]!, GIFT_CHANGES, { campaign: fourth.id });
+    await gw.watch.until(() => gw.gateway.live.stats().pollers === 3);
+    expect(room.received).toEqual([]);
+    for (const s of [admitted, room, funds]) s.close();
+    await gw.watch.until(() => gw.gateway.live.stats().pollers === 0);
+  });
+
+  it(`${CROWD} concurrent subscribes to one new order cost one lookup of it`, async () => {
+    const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
+    const before = await gw.sandbox.control.stats();
+    const crowd = Array.from({ length: CROWD }, (_, i) => subscribeWs(clients[i % clients.length]!, GIFT_CHANGES, { campaign: order.id }));
+    await gw.watch.until(() => gw.gateway.live.stats().subscribers === CROWD);
+    await gw.watch.polls(`campaign:${order.uuid}`, 1);
+    const delta = requestDelta(before, await gw.sandbox.control.stats());
+    // One lookup by the caller's id, and the poller's own reads of the order.
+    expect(delta['GET /campaign/:id']).toBeLessThanOrEqual(3);
+    for (const s of crowd) s.close();
+  });
+});

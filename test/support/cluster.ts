@@ -1,0 +1,144 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { createServer } from 'node:net';
+import { fileURLToPath } from 'node:url';
+import { TEST_ENV } from './gateway.js';
+
+// Cluster tests run real processes: a redis-server of their own (free port, no persistence, so suites never
+// share state and a restart comes back empty) and gateway replicas started with `node --import tsx
+// src/main.ts`, pointed at the test's sandbox. Replicas log JSON lines on stdout; the bound URL is read from
+// "gateway listening".
+
+const root = fileURLToPath(new URL('../../', import.meta.url));
+
+export function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+export interface TestRedis {
+  url: string;
+  /** Stops the server (SIGTERM; nothing is saved). */
+  stop(): Promise<void>;
+  /** Starts it again on the same port, empty. */
+  start(): Promise<void>;
+}
+
+export async function startRedis(): Promise<TestRedis> {
+  const port = await freePort();
+  let child: ChildProcess | null = null;
+  const start = () =>
+    new Promise<void>((resolve, reject) => {
+      const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      child = proc;
+      let out = '';
+      proc.stdout!.on('data', (d) => {
+        out += d;
+        if (out.includes('Ready to accept connections')) resolve();
+      });
+      proc.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+    });
+  const stop = async () => {
+    const proc = child;
+    child = null;
+    if (!proc || proc.exitCode !== null) return;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill('SIGTERM');
+    await exited;
+  };
+  await start();
+  return { url: `redis://127.0.0.1:${port}/0`, stop, start };
+}
+
+export interface LogLine {
+  level: string;
+  msg: string;
+  [field: string]: unknown;
+}
+
+export interface Replica {
+  url: string;
+  child: ChildProcess;
+  lines(): LogLine[];
+  /** Value of a Prometheus series (summed over labels matching `labels`), 0 when absent. */
+  metric(name: string, labels?: Record<string, string>): Promise<number>;
+  kill(signal?: NodeJS.Signals): Promise<void>;
+}
+
+/** Every replica process started and not yet exited, so a suite whose set-up timed out still kills them. */
+const running = new Set<ChildProcess>();
+
+/** SIGKILLs every replica still running (call in afterAll). */
+export async function killReplicas(): Promise<void> {
+  await Promise.all(
+    [...running].map((child) => {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      child.kill('SIGKILL');
+      return exited;
+    }),
+  );
+}
+
+export async function startReplica(env: Record<string, string>): Promise<Replica> {
+  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    cwd: root,
+    env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr!.on('data', (d) => (stderr += d));
+  const lines = () =>
+    stdout
+      .split('\n')
+      .filter((l) => l.startsWith('{'))
+      .map((l) => JSON.parse(l) as LogLine);
+  running.add(child);
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  void exited.then(() => running.delete(child));
+  const url = await new Promise<string>((resolve, reject) => {
+    child.stdout!.on('data', (d) => {
+      stdout += d;
+      const listening = lines().find((l) => l.msg === 'gateway listening');
+      if (listening) resolve(listening.url as string);
+    });
+    void exited.then(() => reject(new Error(`replica exited before listening:\n${stdout}\n${stderr}`)));
+  });
+  return {
+    url,
+    child,
+    lines,
+    async metric(name, labels = {}) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      let sum = 0;
+      for (const line of text.split('\n')) {
+        const match = /^([a-z_]+)(\{[^}]*\})? (\S+)$/.exec(line);
+        if (!match || match[1] !== name) continue;
+        const labelText = match[2] ?? '';
+        if (Object.entries(labels).every(([k, v]) => labelText.includes(`${k}="${v}"`))) sum += Number(match[3]);
+      }
+      return sum;
+    },
+    async kill(signal = 'SIGTERM') {
+      if (child.exitCode !== null || child.signalCode !== null) return;
+      child.kill(signal);
+      await exited;
+    },
+  };
+}
+
+/** Polls `check` (a cheap local or HTTP probe) until it holds; the test's own timeout bounds the wait. */
+export async function eventually<T>(check: () => Promise<T | false | null | undefined> | T | false | null | undefined, everyMs = 25): Promise<T> {
+  for (;;) {
+    const value = await check();
+    if (value) return value;
+    await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
