@@ -17,8 +17,14 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-function launch(entry: string, env: Record<string, string>, nodeArgs: string[] = []): { child: ChildProcess; lines: string[]; waitFor(pattern: RegExp, what: string): Promise<RegExpMatchArray> } {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+export function launch(
+  entry: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  /** False for JavaScript entries (the compiled gateway, the peers): plain node, no TypeScript loader. */
+  tsx = true,
+): { child: ChildProcess; lines: string[]; waitFor(pattern: RegExp, what: string): Promise<RegExpMatchArray> } {
+  const child = spawn(process.execPath, [...nodeArgs, ...(tsx ? ['--import', 'tsx'] : []), entry], {
     cwd: ROOT,
     // Only what node and tsx need from our environment: nothing of the caller's gateway or upstream settings.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -51,7 +57,7 @@ function launch(entry: string, env: Record<string, string>, nodeArgs: string[] =
 }
 
 /** SIGTERM (both entries shut down gracefully, which also writes a --cpu-prof profile), SIGKILL after 15 s. */
-function stopper(child: ChildProcess): () => Promise<void> {
+export function stopper(child: ChildProcess): () => Promise<void> {
   return () =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -79,7 +85,7 @@ export async function startSandboxProcess(options: { latencyMs: number; token: s
   return { pid: child.pid!, lines, origin: new URL(baseUrl!).origin, baseUrl: baseUrl!, token: options.token, stop: stopper(child) };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -152,7 +158,7 @@ export async function startGatewayProcess(options: {
   };
 }
 
-async function waitUntilHealthy(url: string, child: ChildProcess): Promise<void> {
+export async function waitUntilHealthy(url: string, child: ChildProcess): Promise<void> {
   const deadline = Date.now() + 30_000;
   while (Date.now() < deadline) {
     if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
@@ -198,7 +204,7 @@ export function metricSum(text: string, name: string): number {
   return sum;
 }
 
-function rssFromProc(pid: number): number {
+export function rssFromProc(pid: number): number {
   const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1];
   return Number(kb ?? 0) * 1024;
 }
