@@ -21,6 +21,20 @@ const WITH_ZONE = /^\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}:\d{2}(\.\d+)?(Z|[+-]\d{2}:?
  * carries a zone is taken as it says. Returns null when the text is not a date-time or names an impossible day.
  */
 export function parsePacific(text: string): Date | null {
+  // The rewards of one order share their dates, and a nested read parses hundreds: recent answers are kept
+  // (as instants: every caller gets its own Date).
+  const known = recent.get(text);
+  if (known !== undefined) return known === null ? null : new Date(known);
+  const parsed = parseUncached(text);
+  if (recent.size >= RECENT_MAX) recent.clear();
+  recent.set(text, parsed === null ? null : parsed.getTime());
+  return parsed;
+}
+
+const RECENT_MAX = 10_000;
+const recent = new Map<string, number | null>();
+
+function parseUncached(text: string): Date | null {
   const s = text.trim();
   if (WITH_ZONE.test(s)) {
     const d = new Date(s.replace(' ', 'T'));
