@@ -4,7 +4,7 @@ import { upstreamLogger } from './ops/log-scope.js';
 import { createLogger, logLevel } from './ops/logger.js';
 import { createMetrics } from './ops/metrics.js';
 import { handleShutdownSignals } from './ops/shutdown-signals.js';
-import { startSandbox, type RunningSandbox } from './sandbox/index.js';
+import type { RunningSandbox } from './sandbox/index.js';
 import { createGateway } from './server.js';
 import { upstreamClientFromConfig } from './upstream-from-config.js';
 
@@ -39,6 +39,8 @@ async function main(): Promise<void> {
   if (config.REWARD_API_URL && config.REWARD_API_TOKEN) {
     target = { baseUrl: config.REWARD_API_URL, token: config.REWARD_API_TOKEN };
   } else {
+    // Loaded only here: a gateway pointed at a real upstream never carries the sandbox's code.
+    const { startSandbox } = await import('./sandbox/index.js');
     sandbox = await startSandbox({ port: config.SANDBOX_PORT, host: '127.0.0.1' });
     secrets.add(sandbox.token);
     target = { baseUrl: sandbox.baseUrl, token: sandbox.token };
