@@ -71,7 +71,12 @@ async function settle(child: Child, name: TargetName, url: string): Promise<Targ
   return { ...child, name, url, idleRssBytes: rssFromProc(child.pid) };
 }
 
-export async function startGatewayTarget(name: 'gateway-tsx' | 'gateway-compiled', entry: string, upstream: SandboxProcess): Promise<Target> {
+export async function startGatewayTarget(
+  name: 'gateway-tsx' | 'gateway-compiled',
+  entry: string,
+  upstream: SandboxProcess,
+  nodeArgs: string[] = [],
+): Promise<Target> {
   const port = await freePort();
   const env = {
     NODE_ENV: 'production',
@@ -85,7 +90,7 @@ export async function startGatewayTarget(name: 'gateway-tsx' | 'gateway-compiled
     RATE_LIMIT_BURST: '1000000',
     LOG_LEVEL: 'warn',
   };
-  const { child, lines } = launch(entry, env, [], name === 'gateway-tsx');
+  const { child, lines } = launch(entry, env, nodeArgs, name === 'gateway-tsx');
   const url = `http://127.0.0.1:${port}`;
   await waitUntilHealthy(url, child);
   return settle({ pid: child.pid!, lines, stop: stopper(child) }, name, url);
