@@ -1,5 +1,5 @@
 import { spawnSync } from 'node:child_process';
-import { mkdirSync, readdirSync, rmSync } from 'node:fs';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandboxClient } from './clients.js';
 import { sleep } from './context.js';
@@ -9,8 +9,8 @@ import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { AUTH_HEADERS, compiledEntry, startGatewayTarget } from './targets.js';
 
 // Where the nested read's time and the idle process's memory go: the gateway (production start; compiled
-// unless PROFILE_TARGET=tsx) under --cpu-prof, a heap snapshot at idle after start (SIGUSR2), then
-// PROFILE_QUERIES nested reads at 10 connections; both summarised on stdout, files in bench/results/profiles/.
+// unless PROFILE_TARGET=tsx), once for a heap snapshot at idle after start (SIGUSR2), once under --cpu-prof
+// for PROFILE_QUERIES nested reads at 10 connections (start-up included, a few % of the profile); both summarised on stdout, files in bench/results/profiles/.
 // Usage: node --import tsx bench/profile.ts
 
 const dir = join(ROOT, 'bench', 'results', 'profiles');
@@ -23,18 +23,23 @@ const tsx = process.env.PROFILE_TARGET === 'tsx';
 const sandbox = await startSandboxProcess({ latencyMs: 20, token: `profile-${process.pid}`, balanceCents: 2_000_000_000 });
 const entry = tsx ? 'src/main.ts' : compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
 if (!entry) throw new Error('no compiled entry');
-const gateway = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, [
-  '--cpu-prof',
-  `--cpu-prof-dir=${dir}`,
-  '--heapsnapshot-signal=SIGUSR2',
-  `--diagnostic-dir=${dir}`,
-]);
+// Two processes: the heap snapshot's own CPU must not land in the profile of the load.
+const idle = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`]);
 try {
-  log(`idle RSS ${(gateway.idleRssBytes / 1024 / 1024).toFixed(0)} MB; heap snapshot`);
-  process.kill(gateway.pid, 'SIGUSR2');
-  while (!readdirSync(dir).some((f) => f.endsWith('.heapsnapshot'))) await sleep(200);
-  await sleep(2_000); // written synchronously, but give the file a moment to be complete on disk
-
+  log(`idle RSS ${(idle.idleRssBytes / 1024 / 1024).toFixed(0)} MB; heap snapshot`);
+  process.kill(idle.pid, 'SIGUSR2');
+  // The file appears when writing starts: wait until its size stops changing.
+  for (let last = -1; ; await sleep(1_000)) {
+    const file = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot'));
+    const size = file ? statSync(join(dir, file)).size : 0;
+    if (size > 0 && size === last) break;
+    last = size;
+  }
+} finally {
+  await idle.stop();
+}
+const gateway = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+try {
   const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `profile-${Date.now()}`);
   const request = graphqlRequest(NESTED, { refs });
   const nested = { ...request, headers: { ...request.headers, ...AUTH_HEADERS } };

@@ -43,9 +43,9 @@ const envSchema = z.object({
     .pipe(z.array(z.enum(SCENARIOS)).min(1)),
   /** Comparison: interleaved rounds, and per target and round: seconds of `{ funds }`, nested reads one at a time and at BENCH_CONNECTIONS. */
   BENCH_ROUNDS: int(1).default(5),
-  BENCH_COMPARE_FUNDS_S: int(1).default(4),
-  BENCH_COMPARE_SERIAL: int(1).default(30),
-  BENCH_COMPARE_CONCURRENT: int(1).default(150),
+  BENCH_COMPARE_FUNDS_S: int(1).default(3),
+  BENCH_COMPARE_SERIAL: int(1).default(20),
+  BENCH_COMPARE_CONCURRENT: int(1).default(100),
   /** Which servers the comparison measures, comma-separated; default all four. */
   BENCH_TARGETS: z
     .string()
