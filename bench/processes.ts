@@ -161,10 +161,10 @@ export async function startGatewayProcess(options: {
   };
 }
 
-export async function waitUntilHealthy(url: string, child: ChildProcess): Promise<void> {
+export async function waitUntilHealthy(url: string, child: ChildProcess, lines: string[] = []): Promise<void> {
   const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}\n${lines.slice(-20).join('\n')}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return;
     } catch {

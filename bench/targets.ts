@@ -1,4 +1,5 @@
 import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import { freePort, launch, ROOT, rssFromProc, stopper, waitUntilHealthy, type Child, type SandboxProcess } from './processes.js';
@@ -24,7 +25,7 @@ export interface Target extends Child {
 }
 
 /** The key the production gateway is started with; sent by every request of the comparison (peers ignore it). */
-export const BENCH_KEY = `gwk_bench_${process.pid}_${Date.now().toString(36)}`;
+export const BENCH_KEY = `gwk_bench_${randomBytes(16).toString('hex')}`;
 export const AUTH_HEADERS = { authorization: `Bearer ${BENCH_KEY}` };
 
 /** Let start-up garbage settle before reading the idle resident set. */
@@ -92,7 +93,7 @@ export async function startGatewayTarget(
   };
   const { child, lines } = launch(entry, env, nodeArgs, name === 'gateway-tsx');
   const url = `http://127.0.0.1:${port}`;
-  await waitUntilHealthy(url, child);
+  await waitUntilHealthy(url, child, lines);
   return settle({ pid: child.pid!, lines, stop: stopper(child) }, name, url);
 }
 
