@@ -1,12 +1,10 @@
-import { formatInTimeZone } from 'date-fns-tz';
+import { formatPacific } from '../upstream/pacific-time.js';
 
 // Expiry dates are calendar days in Pacific time (a reward expires at the end of that day, Pacific), so
 // "in the future" and "at most a year out" are judged against today's Pacific date, not UTC's.
 
-const PACIFIC = 'America/Los_Angeles';
-
 export function pacificToday(now: Date = new Date()): string {
-  return formatInTimeZone(now, PACIFIC, 'yyyy-MM-dd');
+  return formatPacific(now).slice(0, 10);
 }
 
 /** YYYY-MM-DD plus n days (calendar arithmetic, no time zone involved). */
