@@ -154,12 +154,16 @@ export function renderGenerated(r: BenchResults): string {
           '',
         ]
       : []),
-    `Settings: upstream latency ${s.BENCH_LATENCY_MS} ms (sandbox, own process); ${s.BENCH_CONNECTIONS} connections; overhead ${s.BENCH_DURATION_S} s per side after 2 s warm-up; nested ${s.BENCH_NESTED_SERIAL} serial + ${s.BENCH_NESTED_CONCURRENT} concurrent queries; ${s.BENCH_CREATES} creates at ${s.BENCH_CREATE_RATE}/s; fan-out ${s.BENCH_SUBSCRIBERS} subscribers over ${s.BENCH_ORDERS} orders (${s.BENCH_SUBSCRIBERS_PER_SOCKET} per WebSocket), poll ${s.BENCH_POLL_INTERVAL_MS} ms, cost windows of ${s.BENCH_INTERVALS} intervals; soak ${s.BENCH_SOAK_S} s at ${s.BENCH_SOAK_RATE} req/s. CPU profile: ${s.BENCH_CPU_PROF ? 'on' : 'off'}.`,
-    '',
-    `Gateway (own process, \`src/main.ts\`): ${env}; every other variable at its default.`,
-    '',
-    renderTable(r),
-    '',
+    ...(r.gatewayEnv
+      ? [
+          `Settings: upstream latency ${s.BENCH_LATENCY_MS} ms (sandbox, own process); ${s.BENCH_CONNECTIONS} connections; overhead ${s.BENCH_DURATION_S} s per side after 2 s warm-up; nested ${s.BENCH_NESTED_SERIAL} serial + ${s.BENCH_NESTED_CONCURRENT} concurrent queries; ${s.BENCH_CREATES} creates at ${s.BENCH_CREATE_RATE}/s; fan-out ${s.BENCH_SUBSCRIBERS} subscribers over ${s.BENCH_ORDERS} orders (${s.BENCH_SUBSCRIBERS_PER_SOCKET} per WebSocket), poll ${s.BENCH_POLL_INTERVAL_MS} ms, cost windows of ${s.BENCH_INTERVALS} intervals; soak ${s.BENCH_SOAK_S} s at ${s.BENCH_SOAK_RATE} req/s. CPU profile: ${s.BENCH_CPU_PROF ? 'on' : 'off'}.`,
+          '',
+          `Gateway (own process, \`src/main.ts\`): ${env}; every other variable at its default.`,
+          '',
+          renderTable(r),
+          '',
+        ]
+      : []),
     'Checks:',
     ...r.checks.map((c) => `- ${c.ok ? 'pass' : '**FAIL**'}: ${c.name}`),
   ].join('\n');
