@@ -10,6 +10,9 @@ import WebSocket from 'ws';
 
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
+/** Start-up through tsx takes 20 s and more when the machine is shared; only a hung start takes this long. */
+const START_TIMEOUT_MS = 120_000;
+
 export interface Child {
   pid: number;
   /** stdout and stderr lines, for the log file and the error count. */
@@ -17,8 +20,14 @@ export interface Child {
   stop(): Promise<void>;
 }
 
-function launch(entry: string, env: Record<string, string>, nodeArgs: string[] = []): { child: ChildProcess; lines: string[]; waitFor(pattern: RegExp, what: string): Promise<RegExpMatchArray> } {
-  const child = spawn(process.execPath, [...nodeArgs, '--import', 'tsx', entry], {
+export function launch(
+  entry: string,
+  env: Record<string, string>,
+  nodeArgs: string[] = [],
+  /** False for JavaScript entries (the compiled gateway, the peers): plain node, no TypeScript loader. */
+  tsx = true,
+): { child: ChildProcess; lines: string[]; waitFor(pattern: RegExp, what: string): Promise<RegExpMatchArray> } {
+  const child = spawn(process.execPath, [...nodeArgs, ...(tsx ? ['--import', 'tsx'] : []), entry], {
     cwd: ROOT,
     // Only what node and tsx need from our environment: nothing of the caller's gateway or upstream settings.
     env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', ...env },
@@ -43,7 +52,7 @@ function launch(entry: string, env: Record<string, string>, nodeArgs: string[] =
   child.stderr!.on('data', onData);
   const waitFor = (pattern: RegExp, what: string) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${entry}: no ${what} within 30 s\n${lines.join('\n')}`)), 30_000);
+      const timer = setTimeout(() => reject(new Error(`${entry}: no ${what} within ${START_TIMEOUT_MS / 1000} s\n${lines.join('\n')}`)), START_TIMEOUT_MS);
       child.once('exit', (code) => reject(new Error(`${entry} exited (${code}) before ${what}\n${lines.join('\n')}`)));
       waiters.push({ pattern, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });
@@ -51,7 +60,7 @@ function launch(entry: string, env: Record<string, string>, nodeArgs: string[] =
 }
 
 /** SIGTERM (both entries shut down gracefully, which also writes a --cpu-prof profile), SIGKILL after 15 s. */
-function stopper(child: ChildProcess): () => Promise<void> {
+export function stopper(child: ChildProcess): () => Promise<void> {
   return () =>
     new Promise((resolve) => {
       if (child.exitCode !== null || child.signalCode !== null) return resolve();
@@ -79,7 +88,7 @@ export async function startSandboxProcess(options: { latencyMs: number; token: s
   return { pid: child.pid!, lines, origin: new URL(baseUrl!).origin, baseUrl: baseUrl!, token: options.token, stop: stopper(child) };
 }
 
-async function freePort(): Promise<number> {
+export async function freePort(): Promise<number> {
   return new Promise((resolve, reject) => {
     const server = createServer();
     server.once('error', reject);
@@ -152,10 +161,10 @@ export async function startGatewayProcess(options: {
   };
 }
 
-async function waitUntilHealthy(url: string, child: ChildProcess): Promise<void> {
-  const deadline = Date.now() + 30_000;
+export async function waitUntilHealthy(url: string, child: ChildProcess, lines: string[] = []): Promise<void> {
+  const deadline = Date.now() + START_TIMEOUT_MS;
   while (Date.now() < deadline) {
-    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}`);
+    if (child.exitCode !== null) throw new Error(`gateway exited with ${child.exitCode}\n${lines.slice(-20).join('\n')}`);
     try {
       if ((await fetch(`${url}/health`)).ok) return;
     } catch {
@@ -163,7 +172,7 @@ async function waitUntilHealthy(url: string, child: ChildProcess): Promise<void>
     }
     await new Promise((r) => setTimeout(r, 100));
   }
-  throw new Error('gateway not healthy within 30 s');
+  throw new Error(`gateway not healthy within ${START_TIMEOUT_MS / 1000} s`);
 }
 
 function collectGarbage(inspectorUrl: string): Promise<void> {
@@ -198,7 +207,7 @@ export function metricSum(text: string, name: string): number {
   return sum;
 }
 
-function rssFromProc(pid: number): number {
+export function rssFromProc(pid: number): number {
   const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1];
   return Number(kb ?? 0) * 1024;
 }

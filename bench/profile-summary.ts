@@ -25,7 +25,9 @@ profile.samples.forEach((id, i) => selfUs.set(id, (selfUs.get(id) ?? 0) + (profi
 const byId = new Map(profile.nodes.map((n) => [n.id, n]));
 const totalUs = [...selfUs.values()].reduce((a, b) => a + b, 0);
 
-function area(url: string, name: string): string {
+function area(rawUrl: string, name: string): string {
+  // The compiled gateway (bench/results/compiled/) is src/ as far as the reader is concerned.
+  const url = rawUrl.replace('/bench/results/compiled/', '/src/');
   if (!url) return name === '(garbage collector)' || name === '(idle)' || name === '(program)' ? name : '(native)';
   const pkg = url.match(/node_modules\/((?:@[^/]+\/)?[^/]+)/)?.[1];
   if (pkg) return pkg;

@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Machine, Settings } from './settings.js';
+import type { CompareResult, RoundFigures, TargetResult } from './scenarios/compare.js';
 import type { CreateResult } from './scenarios/create.js';
 import type { FanOutResult } from './scenarios/fan-out.js';
 import type { NestedReadResult } from './scenarios/nested-read.js';
@@ -13,13 +14,15 @@ import type { SoakResult } from './scenarios/soak.js';
 export interface BenchResults {
   machine: Machine;
   settings: Settings;
-  gatewayEnv: Record<string, string>;
+  gatewayEnv?: Record<string, string>;
   totalSeconds: number;
-  overhead: OverheadResult;
-  nestedRead: NestedReadResult;
-  create: CreateResult;
-  fanOut: FanOutResult;
-  soak: SoakResult;
+  /** Each scenario is there when BENCH_SCENARIOS ran it. */
+  compare?: CompareResult;
+  overhead?: OverheadResult;
+  nestedRead?: NestedReadResult;
+  create?: CreateResult;
+  fanOut?: FanOutResult;
+  soak?: SoakResult;
   checks: Check[];
 }
 
@@ -37,23 +40,76 @@ const kb = (bytes: number) => `${(bytes / 1024).toFixed(1)} KB`;
 const n = (v: number, digits = 1) => String(Math.round(v * 10 ** digits) / 10 ** digits);
 
 export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Check[] {
+  const checks: Check[] = [];
+  const c = r.compare;
+  if (c) {
+    const first = c.targets[0]!;
+    checks.push(
+      { name: `compare: every target answers both queries byte for byte as ${first.label}`, ok: c.targets.every((t) => t.identical) },
+      { name: 'compare: no errors, every nested answer complete', ok: c.targets.every((t) => t.errors === 0) },
+      { name: 'compare: the same upstream requests per nested read for every target (cold and warm)', ok: c.targets.every((t) => t.coldUpstream === first.coldUpstream && t.median.serialUpstreamPerQuery === first.median.serialUpstreamPerQuery) },
+    );
+  }
+  if (r.overhead) checks.push({ name: 'overhead: no GraphQL errors, one upstream GET per funds query', ok: r.overhead.graphqlErrors === 0 && r.overhead.direct.errors === 0 && Math.abs(r.overhead.upstreamRequestsPerQuery - 1) < 0.01 });
+  if (r.nestedRead) {
+    checks.push(
+      { name: 'nested read: upstream requests per query equal the ideal (cold and warm)', ok: r.nestedRead.cold.measured === r.nestedRead.cold.ideal && r.nestedRead.serial.upstreamPerQuery === r.nestedRead.serial.idealUpstreamPerQuery && r.nestedRead.concurrent.upstreamPerQuery === r.nestedRead.serial.idealUpstreamPerQuery },
+      { name: 'nested read: no errors, every answer complete', ok: r.nestedRead.graphqlErrors === 0 },
+    );
+  }
+  if (r.create) {
+    checks.push(
+      { name: 'create: 100% success under injected 503s', ok: r.create.successRate === 1 },
+      { name: 'create: no duplicate and no lost orders', ok: r.create.duplicateOrders === 0 && r.create.lostOrders === 0 },
+    );
+  }
   const f = r.fanOut;
-  return [
-    { name: 'overhead: no GraphQL errors, one upstream GET per funds query', ok: r.overhead.graphqlErrors === 0 && r.overhead.direct.errors === 0 && Math.abs(r.overhead.upstreamRequestsPerQuery - 1) < 0.01 },
-    { name: 'nested read: upstream requests per query equal the ideal (cold and warm)', ok: r.nestedRead.cold.measured === r.nestedRead.cold.ideal && r.nestedRead.serial.upstreamPerQuery === r.nestedRead.serial.idealUpstreamPerQuery && r.nestedRead.concurrent.upstreamPerQuery === r.nestedRead.serial.idealUpstreamPerQuery },
-    { name: 'nested read: no errors, every answer complete', ok: r.nestedRead.graphqlErrors === 0 },
-    { name: 'create: 100% success under injected 503s', ok: r.create.successRate === 1 },
-    { name: 'create: no duplicate and no lost orders', ok: r.create.duplicateOrders === 0 && r.create.lostOrders === 0 },
-    // Per poll from the gateway's counters (exact); per interval from the sandbox, whose count at a window's
-    // edges can include polls not yet ended: within 5% (test/live/fan-out.test.ts checks exact equality).
-    { name: `fan-out: ${f.orders} pollers for ${f.subscribers} subscribers, upstream cost per poll and per interval as with one subscriber per order`, ok: Math.abs(f.all.requestsPerPoll - f.perOrderOnly.requestsPerPoll) <= 0.01 && Math.abs(f.all.requestsPerInterval - f.perOrderOnly.requestsPerInterval) <= 0.05 * f.perOrderOnly.requestsPerInterval },
-    { name: 'fan-out: every subscriber got every event, no errors, nothing left after close', ok: f.eventLatency.missing === 0 && f.subscriberErrors === 0 && f.afterClose.subscriptions === 0 && f.afterClose.pollers === 0 },
-    { name: 'soak: zero errors', ok: r.soak.errors.total === 0 },
+  if (f) {
+    checks.push(
+      // Per poll from the gateway's counters (exact); per interval from the sandbox, whose count at a window's
+      // edges can include polls not yet ended: within 5% (test/live/fan-out.test.ts checks exact equality).
+      { name: `fan-out: ${f.orders} pollers for ${f.subscribers} subscribers, upstream cost per poll and per interval as with one subscriber per order`, ok: Math.abs(f.all.requestsPerPoll - f.perOrderOnly.requestsPerPoll) <= 0.01 && Math.abs(f.all.requestsPerInterval - f.perOrderOnly.requestsPerInterval) <= 0.05 * f.perOrderOnly.requestsPerInterval },
+      { name: 'fan-out: every subscriber got every event, no errors, nothing left after close', ok: f.eventLatency.missing === 0 && f.subscriberErrors === 0 && f.afterClose.subscriptions === 0 && f.afterClose.pollers === 0 },
+    );
+  }
+  if (r.soak) checks.push({ name: 'soak: zero errors', ok: r.soak.errors.total === 0 });
+  return checks;
+}
+
+/** A median with its spread over the rounds: `27.5 (26.9–28.8)`. */
+function spread(t: TargetResult, figure: keyof RoundFigures, digits = 1): string {
+  const v = (x: number) => n(x, digits);
+  return t.rounds.length > 1 ? `${v(t.median[figure])} (${v(t.min[figure])}–${v(t.max[figure])})` : v(t.median[figure]);
+}
+
+export function renderCompare(c: CompareResult): string {
+  const header = `| figure (median of ${c.rounds} interleaved round${c.rounds > 1 ? 's' : ''}, min–max) | ${c.targets.map((t) => t.label).join(' | ')} |`;
+  const row = (figure: string, cell: (t: TargetResult) => string) => `| ${figure} | ${c.targets.map(cell).join(' | ')} |`;
+  const table = [
+    header,
+    `|---|${c.targets.map(() => '---|').join('')}`,
+    row(`\`{ funds }\` CPU ms per query, ${c.connections} connections`, (t) => spread(t, 'fundsCpuMsPerQuery', 2)),
+    row(`\`{ funds }\` q/s, ${c.connections} connections`, (t) => spread(t, 'fundsPerSecond', 0)),
+    row(`\`{ funds }\` p99 ms, ${c.connections} connections`, (t) => spread(t, 'fundsP99Ms', 0)),
+    row('nested read CPU ms per query', (t) => spread(t, 'nestedCpuMsPerQuery')),
+    row(`nested read q/s, ${c.connections} connections`, (t) => spread(t, 'nestedPerSecond')),
+    row(`nested read p50 / p99 ms, ${c.connections} connections`, (t) => `${spread(t, 'nestedP50Ms', 0)} / ${spread(t, 'nestedP99Ms', 0)}`),
+    row('nested read p50 ms, one at a time', (t) => spread(t, 'serialP50Ms', 0)),
+    row('idle RSS after start', (t) => mb(t.idleRssBytes)),
+    row('upstream requests per nested read, cold / warm', (t) => `${t.coldUpstream} / ${n(t.median.serialUpstreamPerQuery, 2)}`),
+    row('answers identical to the first column', (t) => (t.identical ? 'yes' : '**no**')),
   ];
+  const goals = [
+    '| goal (ratio of medians in this run) | target | ratio | bound | met |',
+    '|---|---|---|---|---|',
+    ...c.ratios.map((r) => `| ${r.goal} | ${r.target} | ${n(r.value, 2)} | ${r.atMost ? '≤' : '≥'} ${r.bound} | ${r.met ? 'yes' : 'no'} |`),
+  ];
+  return [...table, '', ...goals].join('\n');
 }
 
 export function renderTable(r: BenchResults): string {
   const { overhead: o, nestedRead: nr, create: c, fanOut: f, soak: s } = r;
+  if (!o || !nr || !c || !f || !s) return '(the gateway-only table needs all five of its scenarios; see latest.json for those that ran)';
   const rows: [string, string, string, string][] = [
     ['1 Overhead', `REST direct, ${o.connections} connections`, `${n(o.direct.perSecond, 0)} req/s · p50 ${ms(o.direct.p50Ms)} · p99 ${ms(o.direct.p99Ms)}`, ''],
     ['', `\`{ funds }\` via gateway, ${o.connections} connections`, `${n(o.gateway.perSecond, 0)} req/s · p50 ${ms(o.gateway.p50Ms)} · p99 ${ms(o.gateway.p99Ms)}`, ''],
@@ -83,19 +139,31 @@ export function renderTable(r: BenchResults): string {
 
 export function renderGenerated(r: BenchResults): string {
   const { machine: m, settings: s } = r;
-  const env = Object.entries(r.gatewayEnv)
+  const env = Object.entries(r.gatewayEnv ?? {})
     .filter(([k]) => k !== 'REWARD_API_TOKEN' && k !== 'REWARD_API_URL' && k !== 'PORT')
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
   return [
     `Run of ${m.date} on ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, ${m.platform}; ${r.totalSeconds} s in all.`,
     '',
-    `Settings: upstream latency ${s.BENCH_LATENCY_MS} ms (sandbox, own process); ${s.BENCH_CONNECTIONS} connections; overhead ${s.BENCH_DURATION_S} s per side after 2 s warm-up; nested ${s.BENCH_NESTED_SERIAL} serial + ${s.BENCH_NESTED_CONCURRENT} concurrent queries; ${s.BENCH_CREATES} creates at ${s.BENCH_CREATE_RATE}/s; fan-out ${s.BENCH_SUBSCRIBERS} subscribers over ${s.BENCH_ORDERS} orders (${s.BENCH_SUBSCRIBERS_PER_SOCKET} per WebSocket), poll ${s.BENCH_POLL_INTERVAL_MS} ms, cost windows of ${s.BENCH_INTERVALS} intervals; soak ${s.BENCH_SOAK_S} s at ${s.BENCH_SOAK_RATE} req/s. CPU profile: ${s.BENCH_CPU_PROF ? 'on' : 'off'}.`,
-    '',
-    `Gateway (own process, \`src/main.ts\`): ${env}; every other variable at its default.`,
-    '',
-    renderTable(r),
-    '',
+    ...(r.compare
+      ? [
+          `Side by side (\`compare\`): ${r.compare.targets.map((t) => t.label).join(', ')}; ${s.BENCH_ROUNDS} rounds, each target per round: ${s.BENCH_COMPARE_FUNDS_S} s of \`{ funds }\`, ${s.BENCH_COMPARE_SERIAL} nested reads one at a time, ${s.BENCH_COMPARE_CONCURRENT} at ${s.BENCH_CONNECTIONS} connections. Gateways: NODE_ENV=production, one API key, LOG_LEVEL=warn; peers: NODE_ENV=production.`,
+          '',
+          renderCompare(r.compare),
+          '',
+        ]
+      : []),
+    ...(r.gatewayEnv
+      ? [
+          `Settings: upstream latency ${s.BENCH_LATENCY_MS} ms (sandbox, own process); ${s.BENCH_CONNECTIONS} connections; overhead ${s.BENCH_DURATION_S} s per side after 2 s warm-up; nested ${s.BENCH_NESTED_SERIAL} serial + ${s.BENCH_NESTED_CONCURRENT} concurrent queries; ${s.BENCH_CREATES} creates at ${s.BENCH_CREATE_RATE}/s; fan-out ${s.BENCH_SUBSCRIBERS} subscribers over ${s.BENCH_ORDERS} orders (${s.BENCH_SUBSCRIBERS_PER_SOCKET} per WebSocket), poll ${s.BENCH_POLL_INTERVAL_MS} ms, cost windows of ${s.BENCH_INTERVALS} intervals; soak ${s.BENCH_SOAK_S} s at ${s.BENCH_SOAK_RATE} req/s. CPU profile: ${s.BENCH_CPU_PROF ? 'on' : 'off'}.`,
+          '',
+          `Gateway (own process, \`src/main.ts\`): ${env}; every other variable at its default.`,
+          '',
+          renderTable(r),
+          '',
+        ]
+      : []),
     'Checks:',
     ...r.checks.map((c) => `- ${c.ok ? 'pass' : '**FAIL**'}: ${c.name}`),
   ].join('\n');

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { sandboxClient } from './clients.js';
 import type { BenchContext } from './context.js';
 import { ROOT, startGatewayProcess, startSandboxProcess, type GatewayProcess, type SandboxProcess } from './processes.js';
-import { checksOf, renderTable, writeResults, type BenchResults } from './report.js';
+import { checksOf, renderCompare, renderTable, writeResults, type BenchResults } from './report.js';
+import { compare } from './scenarios/compare.js';
 import { create } from './scenarios/create.js';
 import { fanOut } from './scenarios/fan-out.js';
 import { nestedRead } from './scenarios/nested-read.js';
@@ -12,12 +13,14 @@ import { overhead } from './scenarios/overhead.js';
 import { soak } from './scenarios/soak.js';
 import { describeMachine, loadSettings } from './settings.js';
 
-// `npm run bench`: the sandbox and the gateway in their own processes, the five scenarios in turn, then
-// bench/results/latest.json, bench/RESULTS.md and the table on stdout. Exits 1 when a check fails.
+// `npm run bench`: the sandbox in its own process; first the side-by-side comparison with the peers (its own
+// gateway processes, production start), then the gateway alone in its own process for the five scenarios of
+// its own; then bench/results/latest.json, bench/RESULTS.md and the tables on stdout. Exits 1 when a check
+// fails. BENCH_SCENARIOS picks scenarios, BENCH_QUICK=1 shortens everything (bench/settings.ts).
 
 const BENCH_DIR = join(ROOT, 'bench');
 /** Far above the longest run; only a hung process would reach it. */
-const WATCHDOG_MS = 10 * 60_000;
+const WATCHDOG_MS = 20 * 60_000;
 /** Enough for every create of a run, in cents; stays a 32-bit GraphQL Int. */
 const BALANCE_CENTS = 2_000_000_000;
 
@@ -29,34 +32,40 @@ const log = (message: string) => process.stderr.write(`[bench ${((performance.no
 let sandbox: SandboxProcess | null = null;
 let gateway: GatewayProcess | null = null;
 const watchdog = setTimeout(() => {
-  log('watchdog: the run took over 10 minutes, stopping');
+  log('watchdog: the run took over 20 minutes, stopping');
   void Promise.all([gateway?.stop(), sandbox?.stop()]).finally(() => process.exit(2));
 }, WATCHDOG_MS);
 
 try {
   log(`${machine.cpus} CPUs, Node ${machine.node}; upstream latency ${settings.BENCH_LATENCY_MS} ms`);
   sandbox = await startSandboxProcess({ latencyMs: settings.BENCH_LATENCY_MS, token: `bench-${randomBytes(12).toString('hex')}`, balanceCents: BALANCE_CENTS });
-  gateway = await startGatewayProcess({
-    upstream: sandbox,
-    pollIntervalMs: settings.BENCH_POLL_INTERVAL_MS,
-    cpuProfDir: settings.BENCH_CPU_PROF ? join(BENCH_DIR, 'results', 'profiles') : null,
-  });
-  const ctx: BenchContext = { settings, sandbox, upstream: sandboxClient(sandbox), gateway, log };
+  const upstream = sandboxClient(sandbox);
+  const wanted = new Set(settings.BENCH_SCENARIOS);
+  // The comparison starts and stops its own servers; the development gateway is not even running meanwhile.
+  const compared = wanted.has('compare') ? await compare({ settings, sandbox, upstream, log }) : undefined;
 
-  const measured = {
-    machine,
-    settings,
-    // The sandbox token is random per run, but a token has no place in a record.
-    gatewayEnv: Object.fromEntries(Object.entries(gateway.env).filter(([name]) => name !== 'REWARD_API_TOKEN')),
-    overhead: await overhead(ctx),
-    nestedRead: await nestedRead(ctx),
-    create: await create(ctx),
-    fanOut: await fanOut(ctx),
-    soak: await soak(ctx),
-  };
+  let own: Partial<Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'gatewayEnv'>> = {};
+  if ([...wanted].some((s) => s !== 'compare')) {
+    gateway = await startGatewayProcess({
+      upstream: sandbox,
+      pollIntervalMs: settings.BENCH_POLL_INTERVAL_MS,
+      cpuProfDir: settings.BENCH_CPU_PROF ? join(BENCH_DIR, 'results', 'profiles') : null,
+    });
+    const ctx: BenchContext = { settings, sandbox, upstream, gateway, log };
+    own = {
+      // The sandbox token is random per run, but a token has no place in a record.
+      gatewayEnv: Object.fromEntries(Object.entries(gateway.env).filter(([name]) => name !== 'REWARD_API_TOKEN')),
+      overhead: wanted.has('overhead') ? await overhead(ctx) : undefined,
+      nestedRead: wanted.has('nested') ? await nestedRead(ctx) : undefined,
+      create: wanted.has('create') ? await create(ctx) : undefined,
+      fanOut: wanted.has('fan-out') ? await fanOut(ctx) : undefined,
+      soak: wanted.has('soak') ? await soak(ctx) : undefined,
+    };
+  }
+  const measured = { machine, settings, compare: compared, ...own };
   const results: BenchResults = { ...measured, totalSeconds: Math.round((performance.now() - began) / 1000), checks: checksOf(measured) };
   writeResults(BENCH_DIR, results);
-  process.stdout.write(`\n${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`);
+  process.stdout.write(`\n${results.compare ? renderCompare(results.compare) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`);
   log('wrote bench/results/latest.json and bench/RESULTS.md');
   process.exitCode = results.checks.every((c) => c.ok) ? 0 : 1;
 } catch (error) {

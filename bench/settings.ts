@@ -2,7 +2,10 @@ import { availableParallelism, cpus } from 'node:os';
 import { z } from 'zod';
 
 // Every knob of `npm run bench`, from the environment, with the defaults that fit a 2-core machine in
-// under five minutes. A typo stops the run with a message rather than measuring the wrong thing.
+// under ten minutes (BENCH_QUICK=1: about two). A typo stops the run with a message rather than measuring the wrong thing.
+
+export const SCENARIOS = ['compare', 'overhead', 'nested', 'create', 'fan-out', 'soak'] as const;
+export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'apollo', 'yoga'] as const;
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -32,12 +35,48 @@ const envSchema = z.object({
   BENCH_SOAK_RATE: int(1).default(30),
   /** 1: run the gateway with --cpu-prof; profiles land in bench/results/profiles/ (not committed). */
   BENCH_CPU_PROF: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  /** Which scenarios run, comma-separated; default all (compare first). */
+  BENCH_SCENARIOS: z
+    .string()
+    .default(SCENARIOS.join(','))
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(SCENARIOS)).min(1)),
+  /** Comparison: interleaved rounds, and per target and round: seconds of `{ funds }`, nested reads one at a time and at BENCH_CONNECTIONS. */
+  BENCH_ROUNDS: int(1).default(5),
+  BENCH_COMPARE_FUNDS_S: int(1).default(3),
+  BENCH_COMPARE_SERIAL: int(1).default(20),
+  BENCH_COMPARE_CONCURRENT: int(1).default(100),
+  /** Which servers the comparison measures, comma-separated; default all four. */
+  BENCH_TARGETS: z
+    .string()
+    .default(TARGETS.join(','))
+    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .pipe(z.array(z.enum(TARGETS)).min(1)),
+  /** A compiled gateway entry to use instead of building one (see bench/targets.ts). */
+  BENCH_COMPILED_ENTRY: z.string().min(1).optional(),
 });
+
+/** BENCH_QUICK=1: every knob the caller did not set takes a value that makes the whole run about two minutes. */
+const QUICK: Record<string, string> = {
+  BENCH_ROUNDS: '1',
+  BENCH_COMPARE_FUNDS_S: '2',
+  BENCH_COMPARE_SERIAL: '10',
+  BENCH_COMPARE_CONCURRENT: '40',
+  BENCH_DURATION_S: '2',
+  BENCH_NESTED_SERIAL: '20',
+  BENCH_NESTED_CONCURRENT: '50',
+  BENCH_CREATES: '40',
+  BENCH_SUBSCRIBERS: '200',
+  BENCH_INTERVALS: '4',
+  BENCH_SOAK_S: '6',
+};
 
 export type Settings = z.infer<typeof envSchema>;
 
 export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
-  const parsed = envSchema.safeParse(Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('BENCH_') && v !== '')));
+  const given = Object.fromEntries(Object.entries(env).filter(([k, v]) => k.startsWith('BENCH_') && k !== 'BENCH_QUICK' && v !== ''));
+  if (env.BENCH_QUICK !== undefined && !['0', '1', ''].includes(env.BENCH_QUICK)) throw new Error('bench: BENCH_QUICK must be 0 or 1');
+  const parsed = envSchema.safeParse(env.BENCH_QUICK === '1' ? { ...QUICK, ...given } : given);
   if (!parsed.success) {
     throw new Error(`bench: invalid settings\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
   }

@@ -1,7 +1,6 @@
 import { createHash } from 'node:crypto';
 import { promisify } from 'node:util';
 import { brotliCompress, constants, gzip } from 'node:zlib';
-import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import type { GraphiQLOptions, Plugin } from 'graphql-yoga';
 
 // The GraphiQL page: served from the package itself (no CDN, so it works offline), about 9 MB of HTML with
@@ -49,7 +48,7 @@ function negotiate(acceptEncoding: string | null): Encoding {
 
 export interface GraphiqlPage {
   /** Yoga's `renderGraphiQL`: renders once and remembers the page. */
-  render(options: GraphiQLOptions): string;
+  render(options: GraphiQLOptions): Promise<string>;
   /** Replaces yoga's uncompressed page response with the cached, compressed, revalidatable one. */
   plugin: Plugin;
 }
@@ -70,8 +69,10 @@ export function createGraphiqlPage(): GraphiqlPage {
   }
 
   return {
-    render(options) {
+    async render(options) {
       if (!page) {
+        // Imported on the first page only: the bundle is about 30 MB of heap, most of an idle gateway's.
+        const { renderGraphiQL } = await import('@graphql-yoga/render-graphiql');
         const html = renderGraphiQL(options);
         page = { html, etag: `"${createHash('sha256').update(html).digest('base64url').slice(0, 27)}"`, encoded: new Map() };
       }

@@ -108,13 +108,15 @@ export function createLoaders(
     }),
   );
 
+  // Not batched: a batch settles when its slowest page is back, so the rewards of ten orders would all wait
+  // for the tenth page. Each page resolves on its own; the loader still dedupes equal queries.
   const giftPage: Loaders['giftPage'] = new DataLoader(
     batch('giftPage', async (query: GiftQuery) => {
       const page = await client.listGifts(query, opts);
       for (const item of page.items) gift.prime(item.uuid, item);
       return page;
     }),
-    { cacheKeyFn: stableKey },
+    { cacheKeyFn: stableKey, batch: false },
   );
 
   const brand: Loaders['brand'] = new DataLoader(batch('brand', (code: string) => catalog.brand(code)));

@@ -5,7 +5,7 @@ import { listenFailure, StartUpFailure } from './ops/listen-failure.js';
 import { createLogger, logLevel } from './ops/logger.js';
 import { createMetrics } from './ops/metrics.js';
 import { handleShutdownSignals } from './ops/shutdown-signals.js';
-import { startSandbox, type RunningSandbox } from './sandbox/index.js';
+import type { RunningSandbox } from './sandbox/index.js';
 import { createGateway } from './server.js';
 import { upstreamClientFromConfig } from './upstream-from-config.js';
 
@@ -40,6 +40,8 @@ async function main(): Promise<void> {
   if (config.REWARD_API_URL && config.REWARD_API_TOKEN) {
     target = { baseUrl: config.REWARD_API_URL, token: config.REWARD_API_TOKEN };
   } else {
+    // Loaded only here: a gateway pointed at a real upstream never carries the sandbox's code.
+    const { startSandbox } = await import('./sandbox/index.js');
     const host = '127.0.0.1';
     sandbox = await startSandbox({ port: config.SANDBOX_PORT, host }).catch((error: unknown) => {
       // The embedded sandbox's host is fixed (loopback): only its port is the operator's to change.

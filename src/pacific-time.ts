@@ -12,10 +12,30 @@
 // Offsets are looked up, never assumed: the ones in force a day before and a day after are tried, and each
 // candidate is kept only if that offset is really in force at it.
 
-import { formatInTimeZone } from 'date-fns-tz';
-
 export const PACIFIC = 'America/Los_Angeles';
-const WIRE_FORMAT = 'yyyy-MM-dd HH:mm:ss';
+
+// The zone's rules come from the platform's Intl (ICU). A date library is not needed for the two formattings
+// below, and date-fns-tz loads the whole of date-fns (about 27 MB of resident memory).
+const PACIFIC_PARTS = new Intl.DateTimeFormat('en-US', {
+  timeZone: PACIFIC,
+  hourCycle: 'h23',
+  year: 'numeric',
+  month: '2-digit',
+  day: '2-digit',
+  hour: '2-digit',
+  minute: '2-digit',
+  second: '2-digit',
+});
+
+type Wall = Record<'year' | 'month' | 'day' | 'hour' | 'minute' | 'second', string>;
+
+/** Pacific wall-clock fields of an instant, zero-padded (seconds precision). */
+function pacificWall(instant: Date): Wall {
+  const wall: Wall = { year: '', month: '', day: '', hour: '', minute: '', second: '' };
+  for (const { type, value } of PACIFIC_PARTS.formatToParts(instant)) if (type in wall) wall[type as keyof Wall] = value;
+  wall.year = wall.year.padStart(4, '0');
+  return wall;
+}
 const DAY_MS = 86_400_000;
 const HOUR_MS = 3_600_000;
 
@@ -29,12 +49,14 @@ const FILTER_ISO = /^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d
 
 /** Instant → Pacific wall time, the wire form. In the fall-back hour two instants give the same text. */
 export function formatPacific(instant: Date): string {
-  return formatInTimeZone(instant, PACIFIC, WIRE_FORMAT);
+  const w = pacificWall(instant);
+  return `${w.year}-${w.month}-${w.day} ${w.hour}:${w.minute}:${w.second}`;
 }
 
 /** The Pacific calendar date (`yyyy-MM-dd`) of an instant. */
 export function pacificDate(instant: Date): string {
-  return formatInTimeZone(instant, PACIFIC, 'yyyy-MM-dd');
+  const w = pacificWall(instant);
+  return `${w.year}-${w.month}-${w.day}`;
 }
 
 /** Today's Pacific date: expiry dates are judged against it, not against UTC's date. */
@@ -48,10 +70,19 @@ export function pacificToday(now: Date = new Date()): string {
  * impossible day or time.
  */
 export function parsePacific(text: string): Date | null {
+  // The rewards of one order share their dates, and a nested read parses hundreds: recent answers are kept
+  // (as numbers: every caller gets its own Date).
+  const known = recentParses.get(text);
+  if (known !== undefined) return known === null ? null : new Date(known);
   const s = text.trim();
-  if (WITH_ZONE.test(s)) return validDate(new Date(s.replace(' ', 'T')));
-  return wallMatchToInstant(WALL.exec(s));
+  const parsed = WITH_ZONE.test(s) ? validDate(new Date(s.replace(' ', 'T'))) : wallMatchToInstant(WALL.exec(s));
+  if (recentParses.size >= RECENT_PARSES_MAX) recentParses.clear();
+  recentParses.set(text, parsed === null ? null : parsed.getTime());
+  return parsed;
 }
+
+const RECENT_PARSES_MAX = 10_000;
+const recentParses = new Map<string, number | null>();
 
 /**
  * The sandbox's date filter values: Pacific `yyyy-MM-dd HH:mm:ss`, a Pacific `yyyy-MM-dd` (midnight), or an
@@ -137,7 +168,8 @@ function pacificOffset(instant: number): number {
   const start = Math.floor(instant / HOUR_MS) * HOUR_MS;
   let offset = offsetByHour.get(start);
   if (offset === undefined) {
-    offset = Date.parse(formatInTimeZone(new Date(start), PACIFIC, "yyyy-MM-dd'T'HH:mm:ss'Z'")) - start;
+    const w = pacificWall(new Date(start));
+    offset = Date.UTC(Number(w.year), Number(w.month) - 1, Number(w.day), Number(w.hour), Number(w.minute), Number(w.second)) - start;
     if (offsetByHour.size >= 10_000) offsetByHour.clear();
     offsetByHour.set(start, offset);
   }

@@ -30,7 +30,7 @@ export interface NestedReadResult {
 }
 
 /** Orders for nested reads (also used by the soak); refs alternate caller id and uuid, as clients mix them. */
-export async function createNestedOrders({ upstream }: BenchContext, prefix: string): Promise<string[]> {
+export async function createNestedOrders({ upstream }: Pick<BenchContext, 'upstream'>, prefix: string): Promise<string[]> {
   const refs: string[] = [];
   for (let i = 0; i < ORDERS; i++) {
     const order = await upstream.createEmailOrder(`${prefix}-${i}`, { recipients: REWARDS, brandCode: BRANDS[i % BRANDS.length]! });

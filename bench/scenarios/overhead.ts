@@ -8,7 +8,7 @@ import { cpuSeconds } from '../processes.js';
 // BENCH_CONNECTIONS it includes queueing for the two cores the gateway shares with the sandbox and the load
 // generator; the same pair at one connection shows the unloaded cost.
 
-const FUNDS = `{ funds { balances { currency availableInCents pendingInCents reservedInCents } } }`;
+export const FUNDS = `{ funds { balances { currency availableInCents pendingInCents reservedInCents } } }`;
 
 export interface OverheadResult {
   connections: number;

@@ -58,45 +58,77 @@ function multiplier(field: FieldNode, type: GraphQLOutputType, variables: Variab
   return factor === 1 && isListType(unwrapped) ? 1 : factor;
 }
 
+/**
+ * The operation's fields with their types, resolved against the schema once per document: what stays to do per
+ * request is only the multipliers, which depend on the variables. A field with a selection keeps its node and
+ * type for `multiplier`; `fields` counts the 1 of every field.
+ */
+interface Plan {
+  fields: number;
+  nested: { field: FieldNode; type: GraphQLOutputType; below: Plan }[];
+}
+
+function evaluate(plan: Plan, variables: Variables): number {
+  let total = plan.fields;
+  for (const { field, type, below } of plan.nested) total += evaluate(below, variables) * multiplier(field, type, variables);
+  return total;
+}
+
+function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): Plan | null {
+  const fragments = new Map<string, FragmentDefinitionNode>();
+  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
+  const operation = document.definitions.find(
+    (def) => def.kind === Kind.OPERATION_DEFINITION && (!operationName || def.name?.value === operationName),
+  );
+  if (!operation || operation.kind !== Kind.OPERATION_DEFINITION) return null;
+  const root = schema.getRootType(operation.operation);
+  if (!root) return null;
+
+  const plan = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, seen: Set<string>, into: Plan): Plan => {
+    for (const selection of selectionSet.selections) {
+      if (selection.kind === Kind.FIELD) {
+        if (selection.name.value.startsWith('__')) continue;
+        const field = 'getFields' in parent ? parent.getFields()[selection.name.value] : undefined;
+        if (!field) continue;
+        into.fields += 1;
+        const child = getNamedType(field.type);
+        if (selection.selectionSet && isCompositeType(child)) {
+          into.nested.push({ field: selection, type: field.type, below: plan(selection.selectionSet, child, seen, { fields: 0, nested: [] }) });
+        }
+      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
+        const typed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
+        if (typed && isCompositeType(typed)) plan(selection.selectionSet, typed, seen, into);
+      } else {
+        const fragment = fragments.get(selection.name.value);
+        // A fragment spread inside itself is a validation error elsewhere; here it must not loop.
+        if (!fragment || seen.has(fragment.name.value)) continue;
+        const typed = schema.getType(fragment.typeCondition.name.value);
+        if (typed && isCompositeType(typed)) plan(fragment.selectionSet, typed, new Set([...seen, fragment.name.value]), into);
+      }
+    }
+    return into;
+  };
+  return plan(operation.selectionSet, root, new Set(), { fields: 0, nested: [] });
+}
+
+// yoga's parser cache hands out the same DocumentNode for the same query text, so a document held weakly is
+// planned once for as long as it is in use. Keyed by schema too: tests build several.
+// Only plans of operations that exist are kept, so made-up operation names cannot grow a document's entry.
+const plans = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, Plan>>>();
+
 export function operationCost(
   schema: GraphQLSchema,
   document: DocumentNode,
   operationName: string | null | undefined,
   variables: Variables,
 ): number {
-  const fragments = new Map<string, FragmentDefinitionNode>();
-  for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
-  const operation = document.definitions.find(
-    (def) => def.kind === Kind.OPERATION_DEFINITION && (!operationName || def.name?.value === operationName),
-  );
-  if (!operation || operation.kind !== Kind.OPERATION_DEFINITION) return 0;
-  const root = schema.getRootType(operation.operation);
-  if (!root) return 0;
-
-  const selectionCost = (selectionSet: SelectionSetNode, parent: GraphQLCompositeType, seen: Set<string>): number => {
-    let total = 0;
-    for (const selection of selectionSet.selections) {
-      if (selection.kind === Kind.FIELD) {
-        if (selection.name.value.startsWith('__')) continue;
-        const field = 'getFields' in parent ? parent.getFields()[selection.name.value] : undefined;
-        if (!field) continue;
-        const child = getNamedType(field.type);
-        const below = selection.selectionSet && isCompositeType(child) ? selectionCost(selection.selectionSet, child, seen) : 0;
-        total += 1 + below * multiplier(selection, field.type, variables);
-      } else if (selection.kind === Kind.INLINE_FRAGMENT) {
-        const typed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
-        if (typed && isCompositeType(typed)) total += selectionCost(selection.selectionSet, typed, seen);
-      } else {
-        const fragment = fragments.get(selection.name.value);
-        // A fragment spread inside itself is a validation error elsewhere; here it must not loop.
-        if (!fragment || seen.has(fragment.name.value)) continue;
-        const typed = schema.getType(fragment.typeCondition.name.value);
-        if (typed && isCompositeType(typed)) {
-          total += selectionCost(fragment.selectionSet, typed, new Set([...seen, fragment.name.value]));
-        }
-      }
-    }
-    return total;
-  };
-  return selectionCost(operation.selectionSet, root, new Set());
+  let bySchema = plans.get(schema);
+  if (!bySchema) plans.set(schema, (bySchema = new WeakMap()));
+  let byName = bySchema.get(document);
+  if (!byName) bySchema.set(document, (byName = new Map()));
+  const name = operationName ?? '';
+  const plan = byName.get(name) ?? planOf(schema, document, operationName);
+  if (!plan) return 0;
+  byName.set(name, plan);
+  return evaluate(plan, variables);
 }

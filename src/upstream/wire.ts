@@ -176,12 +176,110 @@ export type WirePage = { [K in keyof typeof pageFields]?: number | null | undefi
 
 export type Parsed<T> = { ok: true; value: T } | { ok: false; problem: string };
 
+// The hot lists (a nested read reads ten gift pages of twenty) have a hand-written fast path for the shape
+// the reward API actually sends: ids and texts as strings, integers as numbers, dates as Pacific wall time.
+// It accepts only what the zod schema accepts and returns what it returns (unknown fields dropped, dates as
+// instants); anything else (an id sent as a number, an integer as a string, a bad date) answers undefined
+// and the zod schema reads it instead, with its tolerance and its messages. One page: about a quarter of
+// the zod time, and far less garbage.
+
+const isText = (v: unknown) => v === null || v === undefined || typeof v === 'string';
+const isInt = (v: unknown) => Number.isSafeInteger(v);
+const isOptionalInt = (v: unknown) => v === null || v === undefined || Number.isSafeInteger(v);
+
+/** Date as the dateTime schema reads it; undefined when not the fast shape (or not a date at all). */
+function fastDate(v: unknown): Date | null | undefined {
+  if (v === null || v === undefined) return null;
+  if (typeof v !== 'string') return undefined;
+  if (v.trim() === '') return null;
+  return parsePacific(v) ?? undefined;
+}
+
+function fastGift(json: unknown): WireGift | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const g = json as Record<string, unknown>;
+  if (
+    typeof g.uuid !== 'string' ||
+    typeof g.campaign_uuid !== 'string' ||
+    !isText(g.campaign_id) ||
+    typeof g.status !== 'string' ||
+    typeof g.delivery_status !== 'string' ||
+    !isInt(g.price_in_cents) ||
+    !isText(g.brand_code) ||
+    !isText(g.recipient_email) ||
+    !isText(g.recipient_name) ||
+    !isOptionalInt(g.redelivery_count) ||
+    !isText(g.expiry) ||
+    !isText(g.management_dashboard_link) ||
+    !isText(g.shortlink)
+  ) {
+    return undefined;
+  }
+  const created = fastDate(g.created_date);
+  const delivered = fastDate(g.delivery_date);
+  const redeemed = fastDate(g.redeemed_date);
+  if (created === undefined || delivered === undefined || redeemed === undefined) return undefined;
+  return {
+    uuid: g.uuid,
+    campaign_uuid: g.campaign_uuid,
+    campaign_id: g.campaign_id as string | null | undefined,
+    status: g.status,
+    delivery_status: g.delivery_status,
+    price_in_cents: g.price_in_cents as number,
+    brand_code: g.brand_code as string | null | undefined,
+    recipient_email: g.recipient_email as string | null | undefined,
+    recipient_name: g.recipient_name as string | null | undefined,
+    redelivery_count: g.redelivery_count as number | null | undefined,
+    created_date: created,
+    delivery_date: delivered,
+    redeemed_date: redeemed,
+    expiry: g.expiry as string | null | undefined,
+    management_dashboard_link: g.management_dashboard_link as string | null | undefined,
+    shortlink: g.shortlink as string | null | undefined,
+  };
+}
+
+function fastGiftList(json: unknown): z.output<typeof wire.giftList> | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const w = json as Record<string, unknown>;
+  if (!Array.isArray(w.gifts) || !isOptionalInt(w.number_of_results) || !isOptionalInt(w.limit) || !isOptionalInt(w.offset) || !isOptionalInt(w.total_count)) {
+    return undefined;
+  }
+  const gifts: WireGift[] = [];
+  for (const item of w.gifts) {
+    const gift = fastGift(item);
+    if (!gift) return undefined;
+    gifts.push(gift);
+  }
+  return {
+    gifts,
+    number_of_results: w.number_of_results as number | null | undefined,
+    limit: w.limit as number | null | undefined,
+    offset: w.offset as number | null | undefined,
+    total_count: w.total_count as number | null | undefined,
+  };
+}
+
+function fastGiftRead(json: unknown): z.output<typeof wire.giftRead> | undefined {
+  if (typeof json !== 'object' || json === null) return undefined;
+  const gift = fastGift((json as { gift?: unknown }).gift);
+  return gift && { gift };
+}
+
+const fastPaths = new Map<z.ZodType, (json: unknown) => unknown>([
+  [wire.giftList, fastGiftList],
+  [wire.giftRead, fastGiftRead],
+]);
+
 /**
  * A body reader: validate with `schema`, then shape with `to`. A failure names at most three field paths and
  * zod's description of each, never the values (a body may hold recipients' details).
  */
 export function reader<S extends z.ZodType, T>(schema: S, to: (w: z.output<S>) => T): (json: unknown) => Parsed<T> {
+  const fast = fastPaths.get(schema) as ((json: unknown) => z.output<S> | undefined) | undefined;
   return (json) => {
+    const quick = fast?.(json);
+    if (quick !== undefined) return { ok: true, value: to(quick) };
     const result = schema.safeParse(json);
     if (result.success) return { ok: true, value: to(result.data) };
     const problem = result.error.issues

@@ -1,0 +1,58 @@
+import { spawnSync } from 'node:child_process';
+import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { sandboxClient } from './clients.js';
+import { sleep } from './context.js';
+import { graphqlRequest, runLoad } from './load.js';
+import { ROOT, startSandboxProcess } from './processes.js';
+import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
+import { AUTH_HEADERS, compiledEntry, startGatewayTarget } from './targets.js';
+
+// Where the nested read's time and the idle process's memory go: the gateway (production start; compiled
+// unless PROFILE_TARGET=tsx), once for a heap snapshot at idle after start (SIGUSR2), once under --cpu-prof
+// for PROFILE_QUERIES nested reads at 10 connections (start-up included, a few % of the profile); both summarised on stdout, files in bench/results/profiles/.
+// Usage: node --import tsx bench/profile.ts
+
+const dir = join(ROOT, 'bench', 'results', 'profiles');
+rmSync(dir, { recursive: true, force: true });
+mkdirSync(dir, { recursive: true });
+const log = (m: string) => process.stderr.write(`[profile] ${m}\n`);
+const queries = Number(process.env.PROFILE_QUERIES ?? 300);
+const tsx = process.env.PROFILE_TARGET === 'tsx';
+
+const sandbox = await startSandboxProcess({ latencyMs: 20, token: `profile-${process.pid}`, balanceCents: 2_000_000_000 });
+const entry = tsx ? 'src/main.ts' : compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
+if (!entry) throw new Error('no compiled entry');
+// Two processes: the heap snapshot's own CPU must not land in the profile of the load.
+const idle = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`]);
+try {
+  log(`idle RSS ${(idle.idleRssBytes / 1024 / 1024).toFixed(0)} MB; heap snapshot`);
+  process.kill(idle.pid, 'SIGUSR2');
+  // The file appears when writing starts: wait until its size stops changing.
+  for (let last = -1; ; await sleep(1_000)) {
+    const file = readdirSync(dir).find((f) => f.endsWith('.heapsnapshot'));
+    const size = file ? statSync(join(dir, file)).size : 0;
+    if (size > 0 && size === last) break;
+    last = size;
+  }
+} finally {
+  await idle.stop();
+}
+const gateway = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+try {
+  const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `profile-${Date.now()}`);
+  const request = graphqlRequest(NESTED, { refs });
+  const nested = { ...request, headers: { ...request.headers, ...AUTH_HEADERS } };
+  await runLoad({ url: gateway.url, connections: 10, amount: 30, requests: [nested] });
+  log(`${queries} nested reads at 10 connections`);
+  const result = await runLoad({ url: gateway.url, connections: 10, amount: queries, requests: [nested] });
+  log(`${result.perSecond} q/s, p50 ${result.p50Ms} ms, errors ${result.errors}`);
+} finally {
+  await gateway.stop();
+  await sandbox.stop();
+}
+const files = readdirSync(dir);
+const run = (script: string, file: string) =>
+  spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', script), join(dir, file), '30'], { cwd: ROOT, stdio: 'inherit' });
+run('heap-summary.ts', files.find((f) => f.endsWith('.heapsnapshot'))!);
+run('profile-summary.ts', files.find((f) => f.endsWith('.cpuprofile'))!);

@@ -1,0 +1,109 @@
+import { execFileSync } from 'node:child_process';
+import { randomBytes } from 'node:crypto';
+import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
+import { join } from 'node:path';
+import { freePort, launch, ROOT, rssFromProc, stopper, waitUntilHealthy, type Child, type SandboxProcess } from './processes.js';
+
+// The servers the comparison measures side by side, each in its own process against the same sandbox: the
+// gateway started the way production starts it (NODE_ENV=production, an API key), once through tsx and once
+// compiled to JavaScript, and the two peers of bench/peers/ (plain JavaScript on plain node).
+
+export type TargetName = 'gateway-tsx' | 'gateway-compiled' | 'apollo' | 'yoga';
+
+export const TARGET_LABELS: Record<TargetName, string> = {
+  'gateway-tsx': 'reward-gateway (tsx)',
+  'gateway-compiled': 'reward-gateway (compiled)',
+  apollo: 'Apollo + RESTDataSource',
+  yoga: 'plain yoga',
+};
+
+export interface Target extends Child {
+  name: TargetName;
+  url: string;
+  /** Resident set a few seconds after the server answered its first request, before any load. */
+  idleRssBytes: number;
+}
+
+/** The key the production gateway is started with; sent by every request of the comparison (peers ignore it). */
+export const BENCH_KEY = `gwk_bench_${randomBytes(16).toString('hex')}`;
+export const AUTH_HEADERS = { authorization: `Bearer ${BENCH_KEY}` };
+
+/** Let start-up garbage settle before reading the idle resident set. */
+const IDLE_SETTLE_MS = 3_000;
+
+/**
+ * The compiled gateway's entry: BENCH_COMPILED_ENTRY, else what `npm run build` produced (dist/main.js or
+ * dist/src/main.js; the build is run first when package.json has one), else a tsc build of src/ into
+ * bench/results/compiled/ (bench/tsconfig.compiled.json). Null when none can be had.
+ */
+export function compiledEntry(override: string | undefined, log: (m: string) => void): string | null {
+  if (override) return override;
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+  try {
+    if (scripts.build) {
+      log('compiled gateway: npm run build');
+      execFileSync('npm', ['run', '--silent', 'build'], { cwd: ROOT, stdio: 'ignore' });
+      for (const entry of ['dist/main.js', 'dist/src/main.js']) if (existsSync(join(ROOT, entry))) return entry;
+      log('compiled gateway: npm run build left no dist/main.js or dist/src/main.js');
+      return null;
+    }
+    const out = join(ROOT, 'bench/results/compiled/main.js');
+    if (existsSync(out) && statSync(out).mtimeMs > newestSource(join(ROOT, 'src'))) return 'bench/results/compiled/main.js';
+    log('compiled gateway: no build script, compiling src/ with tsc into bench/results/compiled/');
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'bench/tsconfig.compiled.json'], { cwd: ROOT, stdio: 'ignore' });
+    return 'bench/results/compiled/main.js';
+  } catch (error) {
+    log(`compiled gateway: build failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); measuring without it`);
+    return null;
+  }
+}
+
+/** The latest modification time of any file below `dir`. */
+function newestSource(dir: string): number {
+  let newest = 0;
+  for (const entry of readdirSync(dir, { withFileTypes: true, recursive: true })) {
+    if (entry.isFile()) newest = Math.max(newest, statSync(join(entry.parentPath, entry.name)).mtimeMs);
+  }
+  return newest;
+}
+
+async function settle(child: Child, name: TargetName, url: string): Promise<Target> {
+  await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
+  return { ...child, name, url, idleRssBytes: rssFromProc(child.pid) };
+}
+
+export async function startGatewayTarget(
+  name: 'gateway-tsx' | 'gateway-compiled',
+  entry: string,
+  upstream: SandboxProcess,
+  nodeArgs: string[] = [],
+): Promise<Target> {
+  const port = await freePort();
+  const env = {
+    NODE_ENV: 'production',
+    HOST: '127.0.0.1',
+    PORT: String(port),
+    REWARD_API_URL: upstream.baseUrl,
+    REWARD_API_TOKEN: upstream.token,
+    GATEWAY_API_KEYS: JSON.stringify([{ name: 'bench', key: BENCH_KEY, scopes: ['rewards:read', 'funds:read'] }]),
+    // The load generator is one caller; the per-key limiter is not what we measure.
+    RATE_LIMIT_PER_SECOND: '1000000',
+    RATE_LIMIT_BURST: '1000000',
+    LOG_LEVEL: 'warn',
+  };
+  const { child, lines } = launch(entry, env, nodeArgs, name === 'gateway-tsx');
+  const url = `http://127.0.0.1:${port}`;
+  await waitUntilHealthy(url, child, lines);
+  return settle({ pid: child.pid!, lines, stop: stopper(child) }, name, url);
+}
+
+export async function startPeer(name: 'apollo' | 'yoga', upstream: SandboxProcess): Promise<Target> {
+  const { child, lines, waitFor } = launch(
+    `bench/peers/${name}.mjs`,
+    { NODE_ENV: 'production', PEER_PORT: '0', REWARD_API_URL: upstream.baseUrl, REWARD_API_TOKEN: upstream.token },
+    [],
+    false,
+  );
+  const [, port] = await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, 'listening line');
+  return settle({ pid: child.pid!, lines, stop: stopper(child) }, name, `http://127.0.0.1:${port}`);
+}
