@@ -1,11 +1,10 @@
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { addFundsInput } from '../orders/order-rules.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
-import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { FundsRef } from './funds.js';
-import { InputValidationError } from './validation-error.js';
 
 const AddFundsPayload = builder.objectRef<{ funds: Funds }>('AddFundsPayload').implement({
   fields: (t) => ({ funds: t.field({ type: FundsRef, resolve: (p) => p.funds }) }),

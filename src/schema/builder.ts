@@ -6,8 +6,8 @@ import SimpleObjectsPlugin from '@pothos/plugin-simple-objects';
 import ZodPlugin from '@pothos/plugin-zod';
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
+import { InputValidationError } from '../orders/errors.js';
 import { SCOPES, type Scope } from '../security/scopes.js';
-import { InputValidationError } from './validation-error.js';
 
 // Set-up only: type files add the types and their root fields.
 // Convention: root query fields that reach the upstream are nullable, so one failing upstream call nulls

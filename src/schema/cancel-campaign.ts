@@ -1,8 +1,8 @@
 import { cancelUnredeemed, type CancelOutcome } from '../orders/cancel-campaign.js';
+import { NotCancellable, NotFound } from '../orders/errors.js';
 import type { Campaign } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
-import { NotCancellable, NotFound } from './errors.js';
 import { CampaignRef } from './refs.js';
 
 interface CancelCampaignPayloadShape extends CancelOutcome {

@@ -1,5 +1,6 @@
 import type { z } from 'zod';
 import type { GatewayContext } from '../context.js';
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { createCampaignInput, createDirectLinksInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
 import { fundingNow, orderBefore, wasReplayed, type OrderBefore } from '../orders/replays.js';
@@ -8,10 +9,8 @@ import type { Campaign, CreatedCampaign, Funding } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { DeliveryType } from './enums.js';
 import { MONEY } from './money.js';
-import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
 import { REPLAYED } from './replayed.js';
-import { InputValidationError } from './validation-error.js';
 
 // Creating orders. The caller's `id` is passed through unchanged as the upstream idempotency key, so a
 // client retrying the same create (or the gateway retrying on its own) never makes a second order.

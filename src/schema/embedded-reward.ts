@@ -1,13 +1,12 @@
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { createEmbeddedRewardInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
 import { orderBefore, wasReplayed } from '../orders/replays.js';
 import { rejectionsAsData, unknownCreate } from '../orders/upstream-rejections.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
-import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
 import { REPLAYED } from './replayed.js';
-import { InputValidationError } from './validation-error.js';
 
 // One brand, one reward, claimed automatically: the caller embeds the returned link in its own page.
 

@@ -1,8 +1,8 @@
+import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Gift } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { GiftStatus } from './enums.js';
-import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { GiftRef } from './refs.js';
 
 // Resend and cancel one reward.
