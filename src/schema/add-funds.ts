@@ -25,11 +25,7 @@ builder.mutationField('addFunds', (t) =>
     description:
       'Tops up the balance by card. Orders waiting for funds are released automatically, oldest first. ' +
       'A declined card is UpstreamRejected with code ERROR_FUNDS_CARD_ERROR.',
-    errors: {
-      types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown],
-      directResult: true,
-      union: { name: 'AddFundsResult' },
-    },
+    errors: { types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown] },
     args: { input: t.arg({ type: AddFundsInput, required: true, validate: { schema: addFundsInput } }) },
     resolve: async (_root, { input }, ctx) => {
       const funds = await rejectionsAsData(

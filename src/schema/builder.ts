@@ -52,6 +52,10 @@ export const builder = new SchemaBuilder<{
   },
   errors: {
     defaultTypes: [],
+    // Every mutation with expected failures answers a union `<Mutation>Result` of its payload (no wrapper
+    // object) and its error types, e.g. `CancelGiftResult = GiftPayload | NotFound | ...`.
+    directResult: true,
+    defaultUnionOptions: { name: ({ fieldName }) => `${fieldName.charAt(0).toUpperCase()}${fieldName.slice(1)}Result` },
   },
   zod: {
     validationError: (zodError) => InputValidationError.fromZod(zodError),

@@ -28,7 +28,7 @@ builder.mutationField('cancelCampaign', (t) =>
     type: CancelCampaignPayload,
     authScopes: { 'rewards:write': true },
     description: 'Cancels every unredeemed reward of an order and returns their funds. Safe to call again.',
-    errors: { types: [NotFound, NotCancellable], directResult: true, union: { name: 'CancelCampaignResult' } },
+    errors: { types: [NotFound, NotCancellable] },
     args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }) },
     resolve: async (_root, { ref }, ctx) => {
       const campaign: Campaign | null = await ctx.loaders.campaign.load(ref);

@@ -129,7 +129,7 @@ builder.mutationFields((t) => ({
     type: CreateCampaignPayload,
     authScopes: { 'rewards:write': true },
     description: 'Orders rewards delivered by email (default) or as short links.',
-    errors: { types: createErrors, directResult: true, union: { name: 'CreateCampaignResult' } },
+    errors: { types: createErrors },
     args: { input: t.arg({ type: CreateCampaignInput, required: true, validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) } }) },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
@@ -162,7 +162,7 @@ builder.mutationFields((t) => ({
     type: CreateCampaignPayload,
     authScopes: { 'rewards:write': true },
     description: 'Orders rewards as direct links: one claimable URL per link, returned in `links`.',
-    errors: { types: createErrors, directResult: true, union: { name: 'CreateDirectLinksResult' } },
+    errors: { types: createErrors },
     args: { input: t.arg({ type: CreateDirectLinksInput, required: true, validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) } }) },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);

@@ -42,11 +42,7 @@ builder.mutationField('createEmbeddedReward', (t) =>
   t.field({
     type: CreateEmbeddedRewardPayload,
     authScopes: { 'rewards:write': true },
-    errors: {
-      types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown],
-      directResult: true,
-      union: { name: 'CreateEmbeddedRewardResult' },
-    },
+    errors: { types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown] },
     args: {
       input: t.arg({ type: CreateEmbeddedRewardInput, required: true, validate: { schema: createEmbeddedRewardInput } }),
     },

@@ -18,7 +18,7 @@ builder.mutationFields((t) => ({
     description:
       'Sends the reward email again (clears an undeliverable state). Not idempotent: every call sends an email, ' +
       'so the gateway never retries it on its own.',
-    errors: { types: [NotFound, UpstreamRejected, OutcomeUnknown], directResult: true, union: { name: 'ResendGiftResult' } },
+    errors: { types: [NotFound, UpstreamRejected, OutcomeUnknown] },
     args: { uuid: t.arg.id({ required: true }) },
     resolve: async (_root, { uuid }, ctx) => {
       const gift = await rejectionsAsData(() => ctx.client.resendGift(uuid), {
@@ -38,11 +38,7 @@ builder.mutationFields((t) => ({
     type: GiftPayload,
     authScopes: { 'rewards:write': true },
     description: 'Cancels an unredeemed reward and returns its funds. Cancelling a cancelled reward returns it unchanged.',
-    errors: {
-      types: [NotFound, NotCancellable, UpstreamRejected, OutcomeUnknown],
-      directResult: true,
-      union: { name: 'CancelGiftResult' },
-    },
+    errors: { types: [NotFound, NotCancellable, UpstreamRejected, OutcomeUnknown] },
     args: { uuid: t.arg.id({ required: true }) },
     resolve: async (_root, { uuid }, ctx) => {
       const current = await ctx.loaders.gift.load(uuid);
