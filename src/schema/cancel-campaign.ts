@@ -2,7 +2,7 @@ import { cancelUnredeemed, type CancelOutcome } from '../orders/cancel-campaign.
 import { NotCancellable, NotFound } from '../orders/errors.js';
 import type { Campaign } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
+import { CampaignStatus, DeliveryType } from './enums.js';
 import { CampaignRef } from './refs.js';
 
 interface CancelCampaignPayloadShape extends CancelOutcome {
@@ -44,10 +44,7 @@ builder.mutationField('cancelCampaign', (t) =>
             'It will be sent once funded; cancel it after that.',
         );
       }
-      const outcome = await cancelUnredeemed(ctx.client, campaign.uuid, {
-        isOpen: (gift) => GiftStatus.read(gift.status) === 'SENT_AND_REDEEMABLE',
-        isCancelled: (gift) => GiftStatus.read(gift.status) === 'CANCELLED',
-      });
+      const outcome = await cancelUnredeemed(ctx.client, campaign.uuid);
       ctx.loaders.forgetAll();
       return { ...outcome, campaignUuid: campaign.uuid };
     },

@@ -1,8 +1,8 @@
 import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
+import { finalStateName, isCancelled } from '../orders/reward-state.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Gift } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { GiftStatus } from './enums.js';
 import { GiftRef } from './refs.js';
 
 // Resend and cancel one reward.
@@ -43,11 +43,9 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { uuid }, ctx) => {
       const current = await ctx.loaders.gift.load(uuid);
       if (!current) throw new NotFound(uuid, 'reward');
-      const status = GiftStatus.read(current.status);
-      if (status === 'CANCELLED') return { gift: current };
-      if (status === 'REDEEMED' || status === 'EXPIRED') {
-        throw new NotCancellable(`The reward is ${status.toLowerCase()}; only unredeemed rewards can be cancelled.`);
-      }
+      if (isCancelled(current)) return { gift: current };
+      const final = finalStateName(current);
+      if (final) throw new NotCancellable(`The reward is ${final}; only unredeemed rewards can be cancelled.`);
       const gift = await rejectionsAsData(() => ctx.client.cancelGift(uuid), {
         notFound: { ref: uuid, what: 'reward' },
         cancelling: true,
