@@ -1,4 +1,5 @@
-import { listAllGifts } from '../live/gift-pages.js';
+import pLimit from 'p-limit';
+import { listAllGifts } from '../upstream/gift-pages.js';
 import type { Gift, UpstreamClient } from '../upstream/types.js';
 import { isCancelled, isFinal } from './reward-state.js';
 
@@ -17,7 +18,7 @@ export interface CancelOutcome {
   failed: string[];
 }
 
-// Sorted so paging is stable while nothing changes; pages advance by what arrived, whatever the upstream's cap.
+// Sorted so paging is stable while nothing changes.
 const readAll = (client: UpstreamClient, campaignUuid: string) =>
   listAllGifts(client, { campaignUuid, sort: 'status', order: 'asc' });
 
@@ -26,18 +27,19 @@ export async function cancelUnredeemed(client: UpstreamClient, campaignUuid: str
   // Whatever is not final is tried, an unknown status included: the upstream decides (reward-state.ts says why).
   const open = gifts.filter((gift) => !isFinal(gift));
   const outcome: CancelOutcome = { cancelled: 0, alreadyFinal: gifts.length - open.length, failed: [] };
-  const queue = [...open];
-  const worker = async () => {
-    for (let gift = queue.shift(); gift; gift = queue.shift()) {
-      try {
-        await client.cancelGift(gift.uuid);
-        outcome.cancelled += 1;
-      } catch {
-        outcome.failed.push(gift.uuid);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, open.length) }, worker));
+  const limit = pLimit(CONCURRENCY);
+  await Promise.all(
+    open.map((gift) =>
+      limit(async () => {
+        try {
+          await client.cancelGift(gift.uuid);
+          outcome.cancelled += 1;
+        } catch {
+          outcome.failed.push(gift.uuid);
+        }
+      }),
+    ),
+  );
   return outcome.failed.length === 0 ? outcome : confirmFailures(client, campaignUuid, outcome);
 }
 
