@@ -1,8 +1,7 @@
 import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { createEmbeddedRewardInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
-import { orderBefore, wasReplayed } from '../orders/replays.js';
-import { rejectionsAsData, unknownCreate } from '../orders/upstream-rejections.js';
+import { sendCreate } from '../orders/replays.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
 import { CampaignRef } from './refs.js';
@@ -51,15 +50,13 @@ builder.mutationField('createEmbeddedReward', (t) =>
         path: ['input'],
         embeddable: true,
       });
-      const before = await orderBefore(input.id, ctx.loaders);
-      const created = await rejectionsAsData(
-        () => ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
-        { id: input.id, unknown: unknownCreate },
+      const { created, earlier, replayed } = await sendCreate(input.id, ctx.loaders, () =>
+        ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
       );
       ctx.loaders.forgetAll();
       // A replay changed nothing: the read made just before the create is the order as it stands.
-      if (before.known && before.campaign) ctx.loaders.campaign.prime(before.campaign.uuid, before.campaign);
-      return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink, replayed: wasReplayed(before) };
+      if (earlier) ctx.loaders.campaign.prime(earlier.uuid, earlier);
+      return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink, replayed };
     },
   }),
 );
