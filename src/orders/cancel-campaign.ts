@@ -1,5 +1,7 @@
-import { listAllGifts } from '../live/gift-pages.js';
+import pLimit from 'p-limit';
+import { listAllGifts } from '../upstream/gift-pages.js';
 import type { Gift, UpstreamClient } from '../upstream/types.js';
+import { isCancelled, isFinal } from './reward-state.js';
 
 // Cancelling a whole order: the upstream has no such endpoint (docs/reward-api.md), so the gateway cancels each
 // unredeemed reward. It first pages through every reward (collecting before cancelling, so offsets do not
@@ -16,37 +18,33 @@ export interface CancelOutcome {
   failed: string[];
 }
 
-export interface GiftStates {
-  /** Still cancellable: the ones this call cancels. */
-  isOpen: (gift: Gift) => boolean;
-  isCancelled: (gift: Gift) => boolean;
-}
-
-// Sorted so paging is stable while nothing changes; pages advance by what arrived, whatever the upstream's cap.
+// Sorted so paging is stable while nothing changes.
 const readAll = (client: UpstreamClient, campaignUuid: string) =>
   listAllGifts(client, { campaignUuid, sort: 'status', order: 'asc' });
 
-export async function cancelUnredeemed(client: UpstreamClient, campaignUuid: string, states: GiftStates): Promise<CancelOutcome> {
+export async function cancelUnredeemed(client: UpstreamClient, campaignUuid: string): Promise<CancelOutcome> {
   const gifts = await readAll(client, campaignUuid);
-  const open = gifts.filter(states.isOpen);
+  // Whatever is not final is tried, an unknown status included: the upstream decides (reward-state.ts says why).
+  const open = gifts.filter((gift) => !isFinal(gift));
   const outcome: CancelOutcome = { cancelled: 0, alreadyFinal: gifts.length - open.length, failed: [] };
-  const queue = [...open];
-  const worker = async () => {
-    for (let gift = queue.shift(); gift; gift = queue.shift()) {
-      try {
-        await client.cancelGift(gift.uuid);
-        outcome.cancelled += 1;
-      } catch {
-        outcome.failed.push(gift.uuid);
-      }
-    }
-  };
-  await Promise.all(Array.from({ length: Math.min(CONCURRENCY, open.length) }, worker));
-  return outcome.failed.length === 0 ? outcome : confirmFailures(client, campaignUuid, outcome, states);
+  const limit = pLimit(CONCURRENCY);
+  await Promise.all(
+    open.map((gift) =>
+      limit(async () => {
+        try {
+          await client.cancelGift(gift.uuid);
+          outcome.cancelled += 1;
+        } catch {
+          outcome.failed.push(gift.uuid);
+        }
+      }),
+    ),
+  );
+  return outcome.failed.length === 0 ? outcome : confirmFailures(client, campaignUuid, outcome);
 }
 
 /** Moves every "failed" reward that the upstream now shows cancelled to `cancelled`. */
-async function confirmFailures(client: UpstreamClient, campaignUuid: string, outcome: CancelOutcome, states: GiftStates): Promise<CancelOutcome> {
+async function confirmFailures(client: UpstreamClient, campaignUuid: string, outcome: CancelOutcome): Promise<CancelOutcome> {
   let now: Gift[];
   try {
     now = await readAll(client, campaignUuid);
@@ -54,7 +52,7 @@ async function confirmFailures(client: UpstreamClient, campaignUuid: string, out
     // Unconfirmed stays `failed`: calling again is safe and skips whatever did get cancelled.
     return outcome;
   }
-  const cancelled = new Set(now.filter(states.isCancelled).map((g) => g.uuid));
+  const cancelled = new Set(now.filter(isCancelled).map((g) => g.uuid));
   const failed = outcome.failed.filter((uuid) => !cancelled.has(uuid));
   return { ...outcome, cancelled: outcome.cancelled + outcome.failed.length - failed.length, failed };
 }

@@ -1,5 +1,6 @@
 import type { Loaders } from '../loaders.js';
 import type { Campaign, Funding } from '../upstream/types.js';
+import { rejectionsAsData, unknownCreate } from './upstream-rejections.js';
 
 // Re-sending a create with the same caller id makes the upstream answer with the original response, byte for
 // byte: the order as it stood then (say API_CREATING, waiting for funds), not as it stands now. The upstream
@@ -8,12 +9,12 @@ import type { Campaign, Funding } from '../upstream/types.js';
 // state. One GET through the request's loader, so the payload and the rest of the operation share it.
 
 /** What the upstream held under a create's caller id just before it was sent. */
-export type OrderBefore =
+type OrderBefore =
   | { known: true; campaign: Campaign | null }
   /** The lookup failed: the create goes ahead, and whether it was a replay stays unknown. */
   | { known: false };
 
-export async function orderBefore(id: string, loaders: Loaders): Promise<OrderBefore> {
+async function orderBefore(id: string, loaders: Loaders): Promise<OrderBefore> {
   try {
     return { known: true, campaign: await loaders.campaign.load(id) };
   } catch {
@@ -21,9 +22,23 @@ export async function orderBefore(id: string, loaders: Loaders): Promise<OrderBe
   }
 }
 
-/** True when the create was answered from an earlier request, null when that could not be told. */
-export function wasReplayed(before: OrderBefore): boolean | null {
-  return before.known ? before.campaign !== null : null;
+export interface SentCreate<T> {
+  created: T;
+  /** True when the create was answered from an earlier request, null when that could not be told. */
+  replayed: boolean | null;
+  /** For a replay, the order as it stands now (read just before the create); otherwise null. */
+  earlier: Campaign | null;
+}
+
+/**
+ * How every create is sent: its caller id looked up first (the only way to tell a replay), then the write, the
+ * upstream's refusals turned into typed errors and a lost answer into OutcomeUnknown (the same id makes a
+ * retry safe).
+ */
+export async function sendCreate<T>(id: string, loaders: Loaders, send: () => Promise<T>): Promise<SentCreate<T>> {
+  const before = await orderBefore(id, loaders);
+  const created = await rejectionsAsData(send, { id, unknown: unknownCreate });
+  return before.known ? { created, replayed: before.campaign !== null, earlier: before.campaign } : { created, replayed: null, earlier: null };
 }
 
 /** A replayed order's funding as it stands now: the earlier answer's, unless the order has been funded since. */

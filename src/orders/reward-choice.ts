@@ -1,5 +1,5 @@
 import type { Loaders } from '../loaders.js';
-import { InputValidationError, type ValidationIssueShape } from '../schema/validation-error.js';
+import { InputValidationError, type ValidationIssueShape } from './errors.js';
 import type { Brand } from '../upstream/types.js';
 
 // Checks the brand choice of an order against the (cached) catalog before anything is sent upstream, so a

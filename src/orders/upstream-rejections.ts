@@ -1,4 +1,4 @@
-import { IdempotencyConflict, NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from '../schema/errors.js';
+import { IdempotencyConflict, NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 import { IdConflictError } from '../upstream/recovery.js';
 

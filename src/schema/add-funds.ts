@@ -1,11 +1,10 @@
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { addFundsInput } from '../orders/order-rules.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
-import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { FundsRef } from './funds.js';
-import { InputValidationError } from './validation-error.js';
 
 const AddFundsPayload = builder.objectRef<{ funds: Funds }>('AddFundsPayload').implement({
   fields: (t) => ({ funds: t.field({ type: FundsRef, resolve: (p) => p.funds }) }),
@@ -26,11 +25,7 @@ builder.mutationField('addFunds', (t) =>
     description:
       'Tops up the balance by card. Orders waiting for funds are released automatically, oldest first. ' +
       'A declined card is UpstreamRejected with code ERROR_FUNDS_CARD_ERROR.',
-    errors: {
-      types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown],
-      directResult: true,
-      union: { name: 'AddFundsResult' },
-    },
+    errors: { types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown] },
     args: { input: t.arg({ type: AddFundsInput, required: true, validate: { schema: addFundsInput } }) },
     resolve: async (_root, { input }, ctx) => {
       const funds = await rejectionsAsData(

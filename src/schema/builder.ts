@@ -5,8 +5,8 @@ import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
 import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
+import { InputValidationError } from '../orders/errors.js';
 import { describeMissing, missingScopes, SCOPES, type Scope } from '../security/scopes.js';
-import { InputValidationError } from './validation-error.js';
 
 // Set-up only: type files add the types and their root fields.
 // Convention: root query fields that reach the upstream are nullable, so one failing upstream call nulls
@@ -51,6 +51,10 @@ export const builder = new SchemaBuilder<{
   },
   errors: {
     defaultTypes: [],
+    // Every mutation with expected failures answers a union `<Mutation>Result` of its payload (no wrapper
+    // object) and its error types, e.g. `CancelGiftResult = GiftPayload | NotFound | ...`.
+    directResult: true,
+    defaultUnionOptions: { name: ({ fieldName }) => `${fieldName.charAt(0).toUpperCase()}${fieldName.slice(1)}Result` },
   },
   zod: {
     validationError: (zodError) => InputValidationError.fromZod(zodError),

@@ -9,6 +9,7 @@ import { GiftConnection } from './gift.js';
 import { expiresAt } from '../orders/expiry.js';
 import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConnection } from './paging.js';
 import { BrandRef, CampaignRef } from './refs.js';
+import { rejectErrors } from './reject-errors.js';
 
 const MAX_REFS = 100;
 
@@ -100,9 +101,8 @@ builder.node(CampaignRef, {
         'read is null, with the error on its path.',
       resolve: async (c, _args, ctx) => {
         const brands = await ctx.loaders.brand.loadMany(c.brandCodes);
-        // Unknown codes are left out. An Error stays in the list: graphql-js reports it on that entry alone
-        // (the declared item type cannot say so, hence the cast).
-        return brands.filter((b) => b !== null) as Brand[];
+        // Unknown codes are left out; a failed read is an error on its entry alone.
+        return rejectErrors<Brand>(brands.filter((b) => b !== null));
       },
     }),
     region: t.exposeString('region', { nullable: true, description: 'Region of a full-catalog order.' }),
@@ -171,9 +171,8 @@ builder.queryFields((t) => ({
           extensions: { code: 'BAD_USER_INPUT' },
         });
       }
-      // A failed lookup stays an Error in the list: graphql-js turns it into an error on that entry alone,
-      // so one bad ref does not blank the others.
-      return (await ctx.loaders.campaign.loadMany(refs)) as (Campaign | null)[];
+      // A failed lookup is an error on that entry alone, so one bad ref does not blank the others.
+      return rejectErrors<Campaign | null>(await ctx.loaders.campaign.loadMany(refs));
     },
   }),
 }));

@@ -1,17 +1,15 @@
 import type { z } from 'zod';
 import type { GatewayContext } from '../context.js';
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { createCampaignInput, createDirectLinksInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
-import { fundingNow, orderBefore, wasReplayed, type OrderBefore } from '../orders/replays.js';
-import { rejectionsAsData, unknownCreate } from '../orders/upstream-rejections.js';
+import { fundingNow, sendCreate, type SentCreate } from '../orders/replays.js';
 import type { Campaign, CreatedCampaign, Funding } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { DeliveryType } from './enums.js';
 import { MONEY } from './money.js';
-import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
 import { REPLAYED } from './replayed.js';
-import { InputValidationError } from './validation-error.js';
 
 // Creating orders. The caller's `id` is passed through unchanged as the upstream idempotency key, so a
 // client retrying the same create (or the gateway retrying on its own) never makes a second order.
@@ -106,13 +104,12 @@ const CreateDirectLinksInput = builder.inputType('CreateDirectLinksInput', {
  * replay that is the read made just before the create (a replay changes nothing), not the earlier answer the
  * upstream repeats; for a new order it is the create's own answer. Either primes the request's loader.
  */
-function payloadOf(created: CreatedCampaign, before: OrderBefore, ctx: GatewayContext): CreateCampaignPayloadShape {
+function payloadOf({ created, earlier, replayed }: SentCreate<CreatedCampaign>, ctx: GatewayContext): CreateCampaignPayloadShape {
   ctx.loaders.forgetAll();
-  const earlier = before.known ? before.campaign : null;
   const now = earlier ?? created.campaign;
   ctx.loaders.campaign.prime(now.id, now).prime(now.uuid, now);
   const funding = earlier ? fundingNow(created.funding, earlier) : created.funding;
-  return { campaign: now, funding, links: created.directLinks, replayed: wasReplayed(before) };
+  return { campaign: now, funding, links: created.directLinks, replayed };
 }
 
 /**
@@ -130,56 +127,50 @@ builder.mutationFields((t) => ({
     type: CreateCampaignPayload,
     authScopes: { 'rewards:write': true },
     description: 'Orders rewards delivered by email (default) or as short links.',
-    errors: { types: createErrors, directResult: true, union: { name: 'CreateCampaignResult' } },
+    errors: { types: createErrors },
     args: { input: t.arg({ type: CreateCampaignInput, required: true, validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) } }) },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
-      const before = await orderBefore(input.id, ctx.loaders);
       const shortlinks = input.deliveryType === 'SHORTLINK';
-      const created = await rejectionsAsData(
-        () =>
-          ctx.client.createCampaign({
-            id: input.id,
-            priceInCents: input.priceInCents,
-            deliveryType: shortlinks ? 'SHORTLINK' : 'EMAIL',
-            ...choice,
-            contacts: input.contacts?.map((c) => ({
-              email: c.email.trim(),
-              firstName: c.firstName ?? undefined,
-              lastName: c.lastName ?? undefined,
-            })),
-            giftTemplate: input.giftTemplate ?? undefined,
-            subject: input.subject ?? undefined,
-            message: input.message ?? undefined,
-            linkCount: input.linkCount ?? undefined,
-            expiry: input.expiry ?? undefined,
-          }),
-        { id: input.id, unknown: unknownCreate },
+      const sent = await sendCreate(input.id, ctx.loaders, () =>
+        ctx.client.createCampaign({
+          id: input.id,
+          priceInCents: input.priceInCents,
+          deliveryType: shortlinks ? 'SHORTLINK' : 'EMAIL',
+          ...choice,
+          contacts: input.contacts?.map((c) => ({
+            email: c.email.trim(),
+            firstName: c.firstName ?? undefined,
+            lastName: c.lastName ?? undefined,
+          })),
+          giftTemplate: input.giftTemplate ?? undefined,
+          subject: input.subject ?? undefined,
+          message: input.message ?? undefined,
+          linkCount: input.linkCount ?? undefined,
+          expiry: input.expiry ?? undefined,
+        }),
       );
-      return payloadOf(created, before, ctx);
+      return payloadOf(sent, ctx);
     },
   }),
   createDirectLinks: t.field({
     type: CreateCampaignPayload,
     authScopes: { 'rewards:write': true },
     description: 'Orders rewards as direct links: one claimable URL per link, returned in `links`.',
-    errors: { types: createErrors, directResult: true, union: { name: 'CreateDirectLinksResult' } },
+    errors: { types: createErrors },
     args: { input: t.arg({ type: CreateDirectLinksInput, required: true, validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) } }) },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
-      const before = await orderBefore(input.id, ctx.loaders);
-      const created = await rejectionsAsData(
-        () =>
-          ctx.client.createDirectLinks({
-            id: input.id,
-            priceInCents: input.priceInCents,
-            ...choice,
-            linkCount: input.linkCount,
-            expiry: input.expiry ?? undefined,
-          }),
-        { id: input.id, unknown: unknownCreate },
+      const sent = await sendCreate(input.id, ctx.loaders, () =>
+        ctx.client.createDirectLinks({
+          id: input.id,
+          priceInCents: input.priceInCents,
+          ...choice,
+          linkCount: input.linkCount,
+          expiry: input.expiry ?? undefined,
+        }),
       );
-      return payloadOf(created, before, ctx);
+      return payloadOf(sent, ctx);
     },
   }),
 }));

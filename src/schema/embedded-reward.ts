@@ -1,13 +1,11 @@
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { createEmbeddedRewardInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
-import { orderBefore, wasReplayed } from '../orders/replays.js';
-import { rejectionsAsData, unknownCreate } from '../orders/upstream-rejections.js';
+import { sendCreate } from '../orders/replays.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
-import { IdempotencyConflict, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { CampaignRef } from './refs.js';
 import { REPLAYED } from './replayed.js';
-import { InputValidationError } from './validation-error.js';
 
 // One brand, one reward, claimed automatically: the caller embeds the returned link in its own page.
 
@@ -43,11 +41,7 @@ builder.mutationField('createEmbeddedReward', (t) =>
   t.field({
     type: CreateEmbeddedRewardPayload,
     authScopes: { 'rewards:write': true },
-    errors: {
-      types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown],
-      directResult: true,
-      union: { name: 'CreateEmbeddedRewardResult' },
-    },
+    errors: { types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown] },
     args: {
       input: t.arg({ type: CreateEmbeddedRewardInput, required: true, validate: { schema: createEmbeddedRewardInput } }),
     },
@@ -56,15 +50,13 @@ builder.mutationField('createEmbeddedReward', (t) =>
         path: ['input'],
         embeddable: true,
       });
-      const before = await orderBefore(input.id, ctx.loaders);
-      const created = await rejectionsAsData(
-        () => ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
-        { id: input.id, unknown: unknownCreate },
+      const { created, earlier, replayed } = await sendCreate(input.id, ctx.loaders, () =>
+        ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
       );
       ctx.loaders.forgetAll();
       // A replay changed nothing: the read made just before the create is the order as it stands.
-      if (before.known && before.campaign) ctx.loaders.campaign.prime(before.campaign.uuid, before.campaign);
-      return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink, replayed: wasReplayed(before) };
+      if (earlier) ctx.loaders.campaign.prime(earlier.uuid, earlier);
+      return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink, replayed };
     },
   }),
 );

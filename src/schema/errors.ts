@@ -1,65 +1,9 @@
-import type { ContactResult } from '../upstream/types.js';
+import { IdempotencyConflict, InputValidationError, NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected, type ValidationIssueShape } from '../orders/errors.js';
 import { builder } from './builder.js';
 import { ContactRef } from './campaign.js';
-import { InputValidationError, type ValidationIssueShape } from './validation-error.js';
 
-// Expected failures of mutations, returned as data in each mutation's result union. Every one implements
+// Registers the mutations' expected failures (src/orders/errors.ts) as GraphQL types. Every one implements
 // `Error { message }`, so a client can always select `... on Error { message }` and stay forward compatible.
-
-/** The upstream refused the request (a 4xx other than auth or rate limiting). */
-export class UpstreamRejected extends Error {
-  constructor(
-    message: string,
-    readonly code: string | null,
-    readonly status: number,
-    /** Per-recipient results, when the upstream refused an email order for its recipients. */
-    readonly contacts: ContactResult[] | null = null,
-  ) {
-    super(message);
-    this.name = 'UpstreamRejected';
-  }
-}
-
-export class NotFound extends Error {
-  constructor(readonly ref: string, what: string) {
-    super(`No ${what} is known by "${ref}".`);
-    this.name = 'NotFound';
-  }
-}
-
-export class NotCancellable extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = 'NotCancellable';
-  }
-}
-
-/** The caller's id was already used for a different order. */
-export class IdempotencyConflict extends Error {
-  constructor(
-    readonly id: string,
-    readonly conflictingFields: readonly string[],
-  ) {
-    const which = conflictingFields.length > 0 ? ` (it differs in ${conflictingFields.join(', ')})` : '';
-    super(`The id "${id}" was already used for a different request${which}; use a new id for a new order.`);
-    this.name = 'IdempotencyConflict';
-  }
-}
-
-/**
- * A write that may or may not have taken effect upstream, and the gateway could not find out which. Never a
- * "retry shortly": the fields say whether repeating is safe and what to look at first.
- */
-export class OutcomeUnknown extends Error {
-  constructor(
-    message: string,
-    readonly retrySameIdIsSafe: boolean,
-    readonly checkBefore: string | null,
-  ) {
-    super(message);
-    this.name = 'OutcomeUnknown';
-  }
-}
 
 export const ErrorInterface = builder.interfaceRef<Error>('Error').implement({
   description: 'An expected failure returned as data.',

@@ -1,8 +1,8 @@
+import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
+import { finalStateName, isCancelled } from '../orders/reward-state.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
 import type { Gift } from '../upstream/types.js';
 import { builder } from './builder.js';
-import { GiftStatus } from './enums.js';
-import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from './errors.js';
 import { GiftRef } from './refs.js';
 
 // Resend and cancel one reward.
@@ -18,7 +18,7 @@ builder.mutationFields((t) => ({
     description:
       'Sends the reward email again (clears an undeliverable state). Not idempotent: every call sends an email, ' +
       'so the gateway never retries it on its own.',
-    errors: { types: [NotFound, UpstreamRejected, OutcomeUnknown], directResult: true, union: { name: 'ResendGiftResult' } },
+    errors: { types: [NotFound, UpstreamRejected, OutcomeUnknown] },
     args: { uuid: t.arg.id({ required: true }) },
     resolve: async (_root, { uuid }, ctx) => {
       const gift = await rejectionsAsData(() => ctx.client.resendGift(uuid), {
@@ -38,20 +38,14 @@ builder.mutationFields((t) => ({
     type: GiftPayload,
     authScopes: { 'rewards:write': true },
     description: 'Cancels an unredeemed reward and returns its funds. Cancelling a cancelled reward returns it unchanged.',
-    errors: {
-      types: [NotFound, NotCancellable, UpstreamRejected, OutcomeUnknown],
-      directResult: true,
-      union: { name: 'CancelGiftResult' },
-    },
+    errors: { types: [NotFound, NotCancellable, UpstreamRejected, OutcomeUnknown] },
     args: { uuid: t.arg.id({ required: true }) },
     resolve: async (_root, { uuid }, ctx) => {
       const current = await ctx.loaders.gift.load(uuid);
       if (!current) throw new NotFound(uuid, 'reward');
-      const status = GiftStatus.read(current.status);
-      if (status === 'CANCELLED') return { gift: current };
-      if (status === 'REDEEMED' || status === 'EXPIRED') {
-        throw new NotCancellable(`The reward is ${status.toLowerCase()}; only unredeemed rewards can be cancelled.`);
-      }
+      if (isCancelled(current)) return { gift: current };
+      const final = finalStateName(current);
+      if (final) throw new NotCancellable(`The reward is ${final}; only unredeemed rewards can be cancelled.`);
       const gift = await rejectionsAsData(() => ctx.client.cancelGift(uuid), {
         notFound: { ref: uuid, what: 'reward' },
         cancelling: true,
