@@ -5,7 +5,7 @@
 import type { ClientConfig } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import { UpstreamError } from './errors.js';
-import { abortedFailure, amend, createRedactor, httpFailure, invalidResponseFailure, overloadedFailure } from './failures.js';
+import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
 import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
 import type { CallEvent } from './types.js';
@@ -52,7 +52,7 @@ export interface Caller {
 export function createCaller(config: ClientConfig): Caller {
   const transport = createTransport(config);
   const bulkhead = new Bulkhead(config.maxInFlight);
-  const redact = createRedactor(config.token);
+  const redact = upstreamTextRedactor(config.token);
   const { logger, retry: policy } = config;
   // A retry is only worth starting with time left for a real attempt: a tenth of the budget (at most the
   // per-attempt timeout). Without it the last attempt of a storm would be cut to a few milliseconds by the
@@ -76,7 +76,8 @@ export function createCaller(config: ClientConfig): Caller {
   function read<T>(spec: RequestSpec<T>, json: unknown): T {
     if (json === undefined) throw invalidResponseFailure(spec.route, 'the body is not JSON');
     const parsed = spec.parse(json);
-    if (!parsed.ok) throw invalidResponseFailure(spec.route, parsed.problem);
+    // The problem names field paths, and record keys are the upstream's text.
+    if (!parsed.ok) throw invalidResponseFailure(spec.route, redact(parsed.problem));
     return parsed.value;
   }
 
