@@ -34,6 +34,10 @@ const configSchema = z
     UPSTREAM_CONNECTIONS: count.default(16),
     UPSTREAM_MAX_IN_FLIGHT: count.default(32),
     UPSTREAM_QUEUE_TIMEOUT_MS: positiveMs.default(5_000),
+    /** Requests waiting for an upstream slot, all keys together; beyond it GATEWAY_OVERLOADED at once. */
+    UPSTREAM_QUEUE_MAX: count.default(512),
+    /** The part of UPSTREAM_MAX_IN_FLIGHT (and of the queue) one API key may hold, so others keep theirs. */
+    UPSTREAM_KEY_SHARE: z.coerce.number().gt(0).max(1).default(0.5),
     // Six attempts: with 10% upstream 5xx a create still succeeds all but once in a million (the budget bounds the wait).
     UPSTREAM_RETRY_ATTEMPTS: count.default(6),
     UPSTREAM_RETRY_BASE_MS: positiveMs.default(100),

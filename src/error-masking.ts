@@ -16,6 +16,13 @@ function describe(error: UpstreamError): { message: string; extensions: Record<s
   if (error.kind === 'timeout') {
     return { message: 'The reward API did not answer in time.', extensions: { code: 'UPSTREAM_TIMEOUT' } };
   }
+  if (error.kind === 'overloaded') {
+    // The gateway's own queue refused the call before it went out: not the reward API's doing.
+    return {
+      message: 'The gateway is at capacity right now (its queue for the reward API is full); retry shortly.',
+      extensions: { code: 'GATEWAY_OVERLOADED', retryAfterSeconds: 1 },
+    };
+  }
   if (error.kind === 'aborted') {
     return { message: 'The request was cancelled.', extensions: { code: 'REQUEST_ABORTED' } };
   }

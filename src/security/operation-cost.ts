@@ -20,6 +20,12 @@ import { DEFAULT_PAGE_SIZE } from '../schema/paging.js';
 // of connections, the length of list arguments such as `campaigns(refs:)`. `campaigns(refs: [10]) {
 // gifts(first: 20) { ... } }` therefore costs about 10 × 20 × the gift selection, which is what it makes
 // the upstream do. Computed with variable values, so a variable `first` cannot sneak past the limit.
+// Each entry of a list argument is also an upstream request of its own (`refs` are looked up one by one),
+// which costs far more than a field of an item in a page: LOOKUP_COST each, so an operation cannot make
+// thousands of lookups within the cost limit.
+
+/** What one upstream lookup named in a list argument adds to the cost. */
+export const LOOKUP_COST = 25;
 
 type Variables = Record<string, unknown> | null | undefined;
 
@@ -38,6 +44,16 @@ function argumentValue(node: ValueNode, variables: Variables): unknown {
 
 function isConnection(type: GraphQLOutputType): boolean {
   return getNamedType(type).name.endsWith('Connection');
+}
+
+/** Upstream lookups a field's list arguments ask for. */
+function lookups(field: FieldNode, variables: Variables): number {
+  let total = 0;
+  for (const arg of field.arguments ?? []) {
+    const value = argumentValue(arg.value, variables);
+    if (Array.isArray(value)) total += value.length;
+  }
+  return total;
 }
 
 /** How many times the selection below this field is resolved. */
@@ -82,7 +98,7 @@ export function operationCost(
         if (!field) continue;
         const child = getNamedType(field.type);
         const below = selection.selectionSet && isCompositeType(child) ? selectionCost(selection.selectionSet, child, seen) : 0;
-        total += 1 + below * multiplier(selection, field.type, variables);
+        total += 1 + below * multiplier(selection, field.type, variables) + lookups(selection, variables) * LOOKUP_COST;
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const typed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
         if (typed && isCompositeType(typed)) total += selectionCost(selection.selectionSet, typed, seen);

@@ -6,6 +6,7 @@ import type { ClientConfig } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import { UpstreamError } from './errors.js';
 import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
+import { currentLane } from './lane.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
 import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
 import type { CallEvent } from './types.js';
@@ -51,7 +52,7 @@ export interface Caller {
 
 export function createCaller(config: ClientConfig): Caller {
   const transport = createTransport(config);
-  const bulkhead = new Bulkhead(config.maxInFlight);
+  const bulkhead = new Bulkhead({ maxInFlight: config.maxInFlight, laneShare: config.laneShare, maxQueued: config.maxQueued });
   const redact = upstreamTextRedactor(config.token);
   const { logger, retry: policy } = config;
   // A retry is only worth starting with time left for a real attempt: a tenth of the budget (at most the
@@ -61,9 +62,9 @@ export function createCaller(config: ClientConfig): Caller {
 
   async function attemptOnce(spec: RequestSpec<unknown>, body: string | undefined, deadline: number, signal?: AbortSignal): Promise<WireResponse> {
     const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
-    const admission = await bulkhead.acquire(waitMs, signal);
+    const admission = await bulkhead.acquire(currentLane(), waitMs, signal);
     if (!admission.admitted) {
-      throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, waitMs);
+      throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, admission.reason, waitMs);
     }
     try {
       const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));

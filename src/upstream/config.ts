@@ -31,6 +31,10 @@ export interface UpstreamClientOptions {
   maxInFlight?: number;
   /** Bulkhead: how long a request may wait for a free slot. Default 5_000. */
   queueTimeoutMs?: number;
+  /** Bulkhead: the part (0–1] of maxInFlight and maxQueued one caller (lane) may take. Default 0.5. */
+  laneShare?: number;
+  /** Bulkhead: requests waiting for a slot, all callers together; more are refused at once. Default 512. */
+  maxQueued?: number;
   retry?: RetryOptions;
   /** One event per client method call, for metrics. */
   onCall?: (event: CallEvent) => void;
@@ -54,6 +58,8 @@ export interface ClientConfig {
   timeoutMs: number;
   maxInFlight: number;
   queueTimeoutMs: number;
+  laneShare: number;
+  maxQueued: number;
   retry: RetryPolicy;
   onCall: ((event: CallEvent) => void) | undefined;
   logger: UpstreamLogger | undefined;
@@ -69,6 +75,11 @@ function nonNegativeInt(name: string, value: number | undefined, fallback: numbe
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < 0) throw new TypeError(`upstream client: ${name} must be a non-negative integer`);
   return v;
+}
+
+function share(value: number): number {
+  if (!(value > 0 && value <= 1)) throw new TypeError('upstream client: laneShare must be in (0, 1]');
+  return value;
 }
 
 export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
@@ -94,6 +105,8 @@ export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
     timeoutMs: positiveInt('timeoutMs', opts.timeoutMs, 10_000),
     maxInFlight: positiveInt('maxInFlight', opts.maxInFlight, 32),
     queueTimeoutMs: nonNegativeInt('queueTimeoutMs', opts.queueTimeoutMs, 5_000),
+    laneShare: share(opts.laneShare ?? 0.5),
+    maxQueued: positiveInt('maxQueued', opts.maxQueued, 512),
     retry: {
       maxAttempts: positiveInt('retry.maxAttempts', opts.retry?.maxAttempts, 4),
       baseDelayMs: nonNegativeInt('retry.baseDelayMs', opts.retry?.baseDelayMs, 100),

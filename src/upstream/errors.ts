@@ -11,7 +11,7 @@ export type UpstreamErrorKind =
   | 'timeout'
   /** The caller's signal aborted the call. */
   | 'aborted'
-  /** The concurrency bulkhead's queue wait ran out before a slot was free. */
+  /** The gateway's bulkhead refused the request (queue full, or no slot freed in time); nothing was sent. */
   | 'overloaded'
   /** A 200 whose body could not be read as the expected shape. */
   | 'invalid_response';

@@ -123,8 +123,10 @@ export function abortedFailure(route: string): UpstreamError {
   return new UpstreamError(`${route}: cancelled by the caller`, { kind: 'aborted', route, retryable: false });
 }
 
-export function overloadedFailure(route: string, waitedMs: number): UpstreamError {
-  return new UpstreamError(`${route}: too many upstream requests in flight; no slot freed within ${waitedMs} ms`, {
+/** The gateway's own queue refused the request: it never went out. */
+export function overloadedFailure(route: string, reason: 'full' | 'timeout', waitedMs: number): UpstreamError {
+  const why = reason === 'full' ? 'the queue for upstream slots is full' : `no upstream slot freed within ${waitedMs} ms`;
+  return new UpstreamError(`${route}: the gateway is at capacity; ${why}`, {
     kind: 'overloaded',
     route,
     retryable: true,
