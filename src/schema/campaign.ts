@@ -1,4 +1,6 @@
 import { GraphQLError } from 'graphql';
+import { ref, refList } from '../orders/order-rules.js';
+import { REFS_MAX } from '../orders/limits.js';
 import type { Brand, Campaign, ContactResult, CostEntry, Fees, Link } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
@@ -8,7 +10,6 @@ import { BrandRef, CampaignRef } from './refs.js';
 
 /** The upstream pages links 50 at a time at most. */
 const MAX_LINK_PAGE = 50;
-const MAX_REFS = 100;
 
 const CostEntryRef = builder.objectRef<CostEntry>('CostEntry').implement({
   fields: (t) => ({
@@ -142,21 +143,16 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: { 'rewards:read': true },
     description: 'An order by caller id or uuid; null when the upstream does not know it.',
-    args: { ref: t.arg.string({ required: true }) },
+    args: { ref: t.arg.string({ required: true, validate: { schema: ref } }) },
     resolve: (_root, { ref }, ctx) => ctx.loaders.campaign.load(ref),
   }),
   campaigns: t.field({
     type: [CampaignRef],
     nullable: { list: false, items: true },
     authScopes: { 'rewards:read': true },
-    description: `Several orders at once, fetched concurrently; null entries for unknown refs. At most ${MAX_REFS}.`,
-    args: { refs: t.arg.stringList({ required: true }) },
+    description: `Several orders at once, fetched concurrently; null entries for unknown refs. At most ${REFS_MAX}.`,
+    args: { refs: t.arg.stringList({ required: true, validate: { schema: refList } }) },
     resolve: async (_root, { refs }, ctx) => {
-      if (refs.length > MAX_REFS) {
-        throw new GraphQLError(`"refs" takes at most ${MAX_REFS} entries, got ${refs.length}.`, {
-          extensions: { code: 'BAD_USER_INPUT' },
-        });
-      }
       // A failed lookup stays an Error in the list: graphql-js turns it into an error on that entry alone,
       // so one bad ref does not blank the others.
       return (await ctx.loaders.campaign.loadMany(refs)) as (Campaign | null)[];
@@ -171,7 +167,7 @@ builder.subscriptionField('campaignStatusChanged', (t) =>
     description:
       'The order (caller id or uuid) each time its status changes, e.g. AWAITING_FUNDS → CREATED. Completes ' +
       'once the order is created: no status follows that one.',
-    args: { ref: t.arg.string({ required: true }) },
+    args: { ref: t.arg.string({ required: true, validate: { schema: ref } }) },
     subscribe: async (_root, { ref }, ctx) => {
       const changes = await ctx.live.campaignStatus(ref, (r) => ctx.loaders.campaign.load(r));
       if (!changes) throw new GraphQLError(`No campaign is known by "${ref}".`, { extensions: { code: 'NOT_FOUND' } });

@@ -1,4 +1,5 @@
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import { ref } from '../orders/order-rules.js';
 import type { Gift } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { GiftStatus } from './enums.js';
@@ -19,7 +20,7 @@ builder.mutationFields((t) => ({
       'Sends the reward email again (clears an undeliverable state). Not idempotent: every call sends an email, ' +
       'so the gateway never retries it on its own.',
     errors: { types: [NotFound, UpstreamRejected], directResult: true, union: { name: 'ResendGiftResult' } },
-    args: { uuid: t.arg.id({ required: true }) },
+    args: { uuid: t.arg.id({ required: true, validate: { schema: ref } }) },
     resolve: async (_root, { uuid }, ctx) => {
       const gift = await rejectionsAsData(() => ctx.client.resendGift(uuid), { notFound: { ref: uuid, what: 'reward' } });
       ctx.loaders.forgetAll();
@@ -35,7 +36,7 @@ builder.mutationFields((t) => ({
       directResult: true,
       union: { name: 'CancelGiftResult' },
     },
-    args: { uuid: t.arg.id({ required: true }) },
+    args: { uuid: t.arg.id({ required: true, validate: { schema: ref } }) },
     resolve: async (_root, { uuid }, ctx) => {
       const current = await ctx.loaders.gift.load(uuid);
       if (!current) throw new NotFound(uuid, 'reward');

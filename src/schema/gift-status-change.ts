@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { ref } from '../orders/order-rules.js';
 import type { GiftChange } from '../live/gift-diff.js';
 import { builder } from './builder.js';
 import { DeliveryStatus, GiftStatus } from './enums.js';
@@ -42,7 +43,7 @@ builder.subscriptionField('giftStatusChanged', (t) =>
       'With `includeCurrent`, first the current state: every reward of the order, or for the account the ' +
       'rewards that can still change and recently created ones.',
     args: {
-      campaign: t.arg.string(),
+      campaign: t.arg.string({ validate: { schema: ref } }),
       includeCurrent: t.arg.boolean({ defaultValue: false }),
     },
     subscribe: async (_root, { campaign, includeCurrent }, ctx) => {

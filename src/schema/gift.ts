@@ -1,4 +1,5 @@
 import type { GiftQuery } from '../upstream/types.js';
+import { ref } from '../orders/order-rules.js';
 import { builder } from './builder.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
 import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
@@ -119,7 +120,7 @@ builder.queryFields((t) => ({
     type: GiftRef,
     nullable: true,
     authScopes: { 'rewards:read': true },
-    args: { uuid: t.arg.id({ required: true }) },
+    args: { uuid: t.arg.id({ required: true, validate: { schema: ref } }) },
     resolve: (_root, { uuid }, ctx) => ctx.loaders.gift.load(uuid),
   }),
   gifts: t.field({

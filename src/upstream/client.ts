@@ -9,6 +9,7 @@
 // error standing: "not found" and "could not look" both mean the caller should retry with the same id, which
 // is safe. The found order is trusted to be this request's: the id is the idempotency key.
 
+import { pathSegment } from '../path-segment.js';
 import { createCaller, type FailureFacts } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';
@@ -45,7 +46,7 @@ export type { UpstreamClientOptions } from './config.js';
 /** The upstream's own page size limit for links. */
 const LINKS_PAGE = 50;
 
-const seg = encodeURIComponent;
+const seg = (value: string) => pathSegment(value);
 
 /** Lookups answer "not found" as null, never as an exception. */
 async function notFound(error: UpstreamError): Promise<{ value: null; recovered: false } | null> {
