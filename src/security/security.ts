@@ -8,6 +8,7 @@ import { createRateLimiter } from './rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
+import { useContentNegotiation } from './use-content-negotiation.js';
 import { operationLimitPlugins } from './use-operation-limits.js';
 import { useUpstreamLanes } from './use-upstream-lanes.js';
 import type { WebSocketPolicy } from '../websocket.js';
@@ -59,6 +60,8 @@ export function createSecurity(config: Config): Security {
     // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
     // CSRF header does.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
+    // Before anything executes: yoga itself only finds out after running the operation.
+    useContentNegotiation({ graphiql: graphiqlEnabled(config) }),
     ...operationLimitPlugins({
       maxDepth: config.MAX_DEPTH,
       maxAliases: config.MAX_ALIASES,
