@@ -116,6 +116,11 @@ export function createGateway({
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     drain.track(res);
+    if (!security.hostAllowed(req.headers.host)) {
+      return json(res, 403, {
+        errors: [{ message: 'This gateway has no API keys configured and serves loopback host names only (localhost, 127.0.0.1, [::1]).', extensions: { code: 'HOST_NOT_ALLOWED' } }],
+      });
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/health') return json(res, 200, { status: 'ok' });
     if (path === '/metrics') return void metrics.respond(res);

@@ -23,6 +23,8 @@ export interface WebSocketPolicy {
   /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
   allowedOrigins: readonly string[];
   maxPayloadBytes: number;
+  /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
+  hostAllowed(host: string | undefined): boolean;
 }
 
 /** Non-browser clients send no Origin; a browser's must be the gateway's own or an allowed one. */
@@ -87,7 +89,7 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
     server,
     path: yoga.graphqlEndpoint,
     maxPayload: policy.maxPayloadBytes,
-    verifyClient: ({ req }: { req: IncomingMessage }) => originAllowed(req, policy.allowedOrigins),
+    verifyClient: ({ req }: { req: IncomingMessage }) => policy.hostAllowed(req.headers.host) && originAllowed(req, policy.allowedOrigins),
   });
   const endpoint = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; socket: WebSocket }>(
     {
