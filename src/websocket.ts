@@ -27,6 +27,9 @@ export interface WebSocketPolicy {
   hostAllowed(host: string | undefined): boolean;
 }
 
+/** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
+export const CLOSE_RATE_LIMITED = 4429;
+
 /** Non-browser clients send no Origin; a browser's must be the gateway's own or an allowed one. */
 function originAllowed(request: IncomingMessage, allowed: readonly string[]): boolean {
   const origin = request.headers.origin;
@@ -95,7 +98,15 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
     {
       // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
       // every subscribe spends from the key's rate like an HTTP operation does.
-      onConnect: (ctx) => !('refusal' in door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request))),
+      onConnect: (ctx) => {
+        const admitted = door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request));
+        if (!('refusal' in admitted)) return true;
+        const { status, retryAfterSeconds } = admitted.refusal;
+        // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a
+        // close frame can carry).
+        if (status === 429) ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${retryAfterSeconds ?? 1}s`);
+        return false;
+      },
       execute: (args) => (args as EnvelopedArgs).execute(args) as never,
       subscribe: (args) => (args as EnvelopedArgs).subscribe(args) as never,
       onSubscribe: async (ctx, _id, payload) => {
@@ -125,10 +136,17 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
         } catch (error) {
           return [error instanceof GraphQLError ? error : new GraphQLError('The query could not be parsed.')];
         }
-        const errors = [
-          ...validate(schema, document),
-          ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule])),
-        ];
+        // A rule that throws must fail this operation only: thrown out of onSubscribe it would close the socket
+        // (4500) and every other subscription on it.
+        let errors: readonly GraphQLError[];
+        try {
+          errors = [
+            ...validate(schema, document),
+            ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule])),
+          ];
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be validated.')];
+        }
         if (errors.length > 0) return errors;
         const args: EnvelopedArgs = {
           schema,
