@@ -23,6 +23,13 @@ function describe(error: UpstreamError): { message: string; extensions: Record<s
       extensions: { code: 'GATEWAY_OVERLOADED', retryAfterSeconds: 1 },
     };
   }
+  if (error.kind === 'aborted' && error.inFlight) {
+    // Cut while the reward API was handling it (the gateway stopping): like a timeout, it may have happened.
+    return {
+      message: 'The request was cancelled while the reward API was handling it: it may have taken effect. Check before repeating it (a create retried with the same id is safe).',
+      extensions: { code: 'REQUEST_ABORTED', retryable: false },
+    };
+  }
   if (error.kind === 'aborted') {
     return { message: 'The request was cancelled.', extensions: { code: 'REQUEST_ABORTED' } };
   }

@@ -14,6 +14,7 @@ import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
 import { reportUnexpectedErrors } from './ops/report-unexpected-errors.js';
 import { useOperationLog } from './ops/use-operation-log.js';
 import { useOperationMetrics } from './ops/use-operation-metrics.js';
+import { useUpstreamScope } from './ops/use-upstream-scope.js';
 import { requestIdOf, useRequestId } from './ops/use-request-id.js';
 import { yogaLogger } from './ops/yoga-logger.js';
 import { createReadiness } from './readiness.js';
@@ -78,6 +79,8 @@ export function createGateway({
   metrics.watchLive(live);
   const drain = createDrain();
   const security = createSecurity(config);
+  // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
+  const stopping = new AbortController();
   for (const warning of security.warnings) logger.warn(warning);
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
@@ -97,6 +100,7 @@ export function createGateway({
       useRequestId(),
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),
+      useUpstreamScope({ stopping: stopping.signal }),
     ],
     context: (initial) =>
       createContext(
@@ -162,7 +166,10 @@ export function createGateway({
       for (const res of eventStreams) res.destroy();
       live.close();
       server.closeIdleConnections();
-      const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
+      const deadline = setTimeout(() => {
+        stopping.abort();
+        server.closeAllConnections();
+      }, deadlineMs);
       deadline.unref();
       await closed;
       clearTimeout(deadline);

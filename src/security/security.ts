@@ -10,7 +10,6 @@ import { loadTrustedDocuments, useTrustedDocuments } from './trusted-documents.j
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
 import { useContentNegotiation } from './use-content-negotiation.js';
 import { operationLimitPlugins } from './use-operation-limits.js';
-import { useUpstreamLanes } from './use-upstream-lanes.js';
 import type { WebSocketPolicy } from '../websocket.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config.
@@ -84,7 +83,6 @@ export function createSecurity(config: Config): Security {
       maxCost: config.MAX_COST,
       blockSuggestions: !introspection,
     }),
-    useUpstreamLanes(),
   ];
   if (!introspection) plugins.push(useDisableIntrospection());
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;

@@ -6,7 +6,7 @@ import type { ClientConfig } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import { UpstreamError } from './errors.js';
 import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
-import { currentLane } from './lane.js';
+import { currentScope, withScopeSignal } from './scope.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
 import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
 import type { CallEvent } from './types.js';
@@ -62,7 +62,7 @@ export function createCaller(config: ClientConfig): Caller {
 
   async function attemptOnce(spec: RequestSpec<unknown>, body: string | undefined, deadline: number, signal?: AbortSignal): Promise<WireResponse> {
     const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
-    const admission = await bulkhead.acquire(currentLane(), waitMs, signal);
+    const admission = await bulkhead.acquire(currentScope().lane, waitMs, signal);
     if (!admission.admitted) {
       throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, admission.reason, waitMs);
     }
@@ -82,7 +82,7 @@ export function createCaller(config: ClientConfig): Caller {
     return parsed.value;
   }
 
-  async function request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
+  async function attempts<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
     const deadline = Date.now() + policy.budgetMs;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     let ambiguous = false;
@@ -137,9 +137,18 @@ export function createCaller(config: ClientConfig): Caller {
     }
   }
 
-  async function call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
+  /** Retries of one request under the operation's scope signal as well as its own. */
+  function request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
+    return withScopeSignal(signal, (combined) => attempts(spec, combined));
+  }
+
+  function call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
+    return withScopeSignal(signal, (combined) => callOnce(spec, combined));
+  }
+
+  async function callOnce<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
     const started = performance.now();
-    const result = await request(spec, signal);
+    const result = await attempts(spec, signal);
     const base = { route: spec.route, status: result.status, attempts: result.attempts };
     if (result.ok) {
       emit({ ...base, durationMs: elapsed(started), outcome: 'ok' });

@@ -35,6 +35,11 @@ export interface UpstreamErrorDetails {
   retryAfterSeconds?: number | null;
   /** The upstream's own error text (`error.message`), token redacted, for errors shown as UpstreamRejected. */
   upstreamMessage?: string | null;
+  /**
+   * `aborted` only: the request had already gone out when it was aborted (e.g. at the shutdown deadline), so
+   * the upstream may have processed it — as unclear an outcome as a timeout.
+   */
+  inFlight?: boolean;
 }
 
 export class UpstreamError extends Error {
@@ -46,6 +51,7 @@ export class UpstreamError extends Error {
   readonly attempts: number;
   readonly retryAfterSeconds: number | null;
   readonly upstreamMessage: string | null;
+  readonly inFlight: boolean;
 
   constructor(message: string, details: UpstreamErrorDetails) {
     super(message);
@@ -58,6 +64,7 @@ export class UpstreamError extends Error {
     this.attempts = details.attempts ?? 1;
     this.retryAfterSeconds = details.retryAfterSeconds ?? null;
     this.upstreamMessage = details.upstreamMessage ?? null;
+    this.inFlight = details.inFlight ?? false;
   }
 }
 

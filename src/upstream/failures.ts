@@ -37,6 +37,7 @@ export function amend(error: UpstreamError, patch: Partial<UpstreamErrorDetails>
     attempts: error.attempts,
     retryAfterSeconds: error.retryAfterSeconds,
     upstreamMessage: error.upstreamMessage,
+    inFlight: error.inFlight,
     ...patch,
   });
 }
@@ -119,8 +120,10 @@ export function timeoutFailure(route: string, afterMs: number): UpstreamError {
   });
 }
 
-export function abortedFailure(route: string): UpstreamError {
-  return new UpstreamError(`${route}: cancelled by the caller`, { kind: 'aborted', route, retryable: false });
+/** `inFlight`: the request had gone out already, so it may have been processed (see UpstreamError.inFlight). */
+export function abortedFailure(route: string, inFlight = false): UpstreamError {
+  const message = inFlight ? `${route}: cancelled while the upstream was handling it` : `${route}: cancelled by the caller`;
+  return new UpstreamError(message, { kind: 'aborted', route, retryable: false, inFlight });
 }
 
 /** The gateway's own queue refused the request: it never went out. */

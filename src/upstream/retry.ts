@@ -15,6 +15,7 @@ export function isTransient(error: UpstreamError): boolean {
 /** The request may have been processed even though no success came back. A 429 is a clear "not processed". */
 export function isAmbiguous(error: UpstreamError): boolean {
   if (error.kind === 'network' || error.kind === 'timeout') return true;
+  if (error.kind === 'aborted') return error.inFlight;
   return error.kind === 'http' && error.status >= 500;
 }
 

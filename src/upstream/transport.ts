@@ -87,7 +87,8 @@ export function createTransport(config: ClientConfig): Transport {
         };
       } catch (err) {
         if (stop === 'timeout') throw timeoutFailure(req.route, timeoutMs);
-        if (stop === 'aborted') throw abortedFailure(req.route);
+        // The request was handed to the connection: it may have reached the upstream.
+        if (stop === 'aborted') throw abortedFailure(req.route, true);
         throw networkFailure(req.route, err);
       } finally {
         clearTimeout(timer);

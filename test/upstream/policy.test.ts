@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Bulkhead } from '../../src/upstream/bulkhead.js';
-import { parseRetryAfter, retryDelayMs } from '../../src/upstream/retry.js';
+import { abortedFailure } from '../../src/upstream/failures.js';
+import { isAmbiguous, parseRetryAfter, retryDelayMs } from '../../src/upstream/retry.js';
 
 const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000, budgetMs: 10_000 };
 
@@ -35,6 +36,13 @@ describe('retry delays', () => {
     expect(parseRetryAfter('Fri, 01 May 2026 09:00:00 GMT', now)).toBe(0);
     expect(parseRetryAfter('soon')).toBeNull();
     expect(parseRetryAfter(undefined)).toBeNull();
+  });
+});
+
+describe('aborts', () => {
+  it('are an unclear outcome once the request had gone out (shutdown deadline), a clear one before', () => {
+    expect(isAmbiguous(abortedFailure('POST /campaign', true))).toBe(true);
+    expect(isAmbiguous(abortedFailure('POST /campaign'))).toBe(false);
   });
 });
 
