@@ -7,6 +7,7 @@ import { ROOT, startGatewayProcess, startSandboxProcess, type GatewayProcess, ty
 import { checksOf, renderTable, writeResults, type BenchResults } from './report.js';
 import { create } from './scenarios/create.js';
 import { fanOut } from './scenarios/fan-out.js';
+import { hostileNeighbour } from './scenarios/hostile-neighbour.js';
 import { nestedRead } from './scenarios/nested-read.js';
 import { overhead } from './scenarios/overhead.js';
 import { soak } from './scenarios/soak.js';
@@ -53,9 +54,15 @@ try {
     create: await create(ctx),
     fanOut: await fanOut(ctx),
     soak: await soak(ctx),
+    hostileNeighbour: await hostileNeighbour(ctx),
   };
   const results: BenchResults = { ...measured, totalSeconds: Math.round((performance.now() - began) / 1000), checks: checksOf(measured) };
   writeResults(BENCH_DIR, results);
+  const h = measured.hostileNeighbour;
+  process.stdout.write(
+    `\nHostile neighbour: victim nested read p50 ${h.victimSolo.p50Ms} → ${h.victimUnderFlood.p50Ms} ms, p99 ${h.victimSolo.p99Ms} → ${h.victimUnderFlood.p99Ms} ms ` +
+      `(x${h.p99Ratio}), victim errors ${h.victimUnderFlood.graphqlErrors + h.victimUnderFlood.errors}; /health p99 ${h.health.p99Ms} ms, failed ${h.health.failed}/${h.health.probes}\n`,
+  );
   process.stdout.write(`\n${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`);
   log('wrote bench/results/latest.json and bench/RESULTS.md');
   process.exitCode = results.checks.every((c) => c.ok) ? 0 : 1;
