@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
@@ -81,6 +82,8 @@ export function createGateway({
   const security = createSecurity(config);
   // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
   const stopping = new AbortController();
+  // One listener per upstream call in flight or queued: hundreds are normal, not a leak.
+  setMaxListeners(0, stopping.signal);
   for (const warning of security.warnings) logger.warn(warning);
 
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({

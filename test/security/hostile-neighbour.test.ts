@@ -43,7 +43,8 @@ async function timed(send: () => Promise<Response>, ok: (status: number, body: a
 }
 
 describe('a key flooding at its rate limit', () => {
-  it('leaves /health and another key served', async () => {
+  // Flooding for seconds, then waiting for the flood's answers: far longer than the default test timeout.
+  it('leaves /health and another key served', { timeout: 120_000 }, async () => {
     const stop = new AbortController();
     const flood: Promise<unknown>[] = [];
     const floodCodes = new Map<string, number>();
