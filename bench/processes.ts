@@ -116,6 +116,8 @@ export async function startGatewayProcess(options: {
   upstream: SandboxProcess;
   pollIntervalMs: number;
   cpuProfDir: string | null;
+  /** Settings a scenario needs on top of these (e.g. API keys and a real rate limit). */
+  env?: Record<string, string>;
 }): Promise<GatewayProcess> {
   const port = await freePort();
   const env = {
@@ -131,6 +133,7 @@ export async function startGatewayProcess(options: {
     POLL_INTERVAL_FLOOR_MS: String(Math.min(options.pollIntervalMs, 1_000)),
     LOG_LEVEL: 'warn',
     GRAPHIQL: 'false',
+    ...options.env,
   };
   // The inspector listens on an ephemeral loopback port only so the bench can ask for a GC before reading heap.
   const nodeArgs = ['--inspect=127.0.0.1:0'];

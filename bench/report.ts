@@ -7,6 +7,7 @@ import type { FanOutResult } from './scenarios/fan-out.js';
 import type { NestedReadResult } from './scenarios/nested-read.js';
 import type { OverheadResult } from './scenarios/overhead.js';
 import type { SoakResult } from './scenarios/soak.js';
+import type { HostileNeighbourResult } from './scenarios/hostile-neighbour.js';
 
 // The record of a run: bench/results/latest.json (everything measured) and the generated part of
 // bench/RESULTS.md (machine, settings, one table), which keeps the hand-written analysis around it.
@@ -23,6 +24,7 @@ export interface BenchResults {
   create?: CreateResult;
   fanOut?: FanOutResult;
   soak?: SoakResult;
+  hostileNeighbour?: HostileNeighbourResult;
   checks: Check[];
 }
 

@@ -8,6 +8,7 @@ import { checksOf, renderCompare, renderTable, writeResults, type BenchResults }
 import { compare } from './scenarios/compare.js';
 import { create } from './scenarios/create.js';
 import { fanOut } from './scenarios/fan-out.js';
+import { hostileNeighbour } from './scenarios/hostile-neighbour.js';
 import { nestedRead } from './scenarios/nested-read.js';
 import { overhead } from './scenarios/overhead.js';
 import { soak } from './scenarios/soak.js';
@@ -44,7 +45,7 @@ try {
   // The comparison starts and stops its own servers; the development gateway is not even running meanwhile.
   const compared = wanted.has('compare') ? await compare({ settings, sandbox, upstream, log }) : undefined;
 
-  let own: Partial<Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'gatewayEnv'>> = {};
+  let own: Partial<Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'gatewayEnv'>> = {};
   if ([...wanted].some((s) => s !== 'compare')) {
     gateway = await startGatewayProcess({
       upstream: sandbox,
@@ -60,11 +61,19 @@ try {
       create: wanted.has('create') ? await create(ctx) : undefined,
       fanOut: wanted.has('fan-out') ? await fanOut(ctx) : undefined,
       soak: wanted.has('soak') ? await soak(ctx) : undefined,
+      hostileNeighbour: wanted.has('hostile') ? await hostileNeighbour(ctx) : undefined,
     };
   }
   const measured = { machine, settings, compare: compared, ...own };
   const results: BenchResults = { ...measured, totalSeconds: Math.round((performance.now() - began) / 1000), checks: checksOf(measured) };
   writeResults(BENCH_DIR, results);
+  const h = results.hostileNeighbour;
+  if (h) {
+    process.stdout.write(
+      `\nHostile neighbour: victim nested read p50 ${h.victimSolo.p50Ms} → ${h.victimUnderFlood.p50Ms} ms, p99 ${h.victimSolo.p99Ms} → ${h.victimUnderFlood.p99Ms} ms ` +
+        `(x${h.p99Ratio}), victim errors ${h.victimUnderFlood.graphqlErrors + h.victimUnderFlood.errors}; /health p99 ${h.health.p99Ms} ms, failed ${h.health.failed}/${h.health.probes}\n`,
+    );
+  }
   process.stdout.write(`\n${results.compare ? renderCompare(results.compare) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`);
   log('wrote bench/results/latest.json and bench/RESULTS.md');
   process.exitCode = results.checks.every((c) => c.ok) ? 0 : 1;

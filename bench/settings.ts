@@ -4,7 +4,7 @@ import { z } from 'zod';
 // Every knob of `npm run bench`, from the environment, with the defaults that fit a 2-core machine in
 // under ten minutes (BENCH_QUICK=1: about two). A typo stops the run with a message rather than measuring the wrong thing.
 
-export const SCENARIOS = ['compare', 'overhead', 'nested', 'create', 'fan-out', 'soak'] as const;
+export const SCENARIOS = ['compare', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile'] as const;
 export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'apollo', 'yoga'] as const;
 
 const int = (min: number) => z.coerce.number().int().min(min);

@@ -36,6 +36,10 @@ const configSchema = z
     UPSTREAM_CONNECTIONS: count.default(CLIENT_DEFAULTS.connections),
     UPSTREAM_MAX_IN_FLIGHT: count.default(CLIENT_DEFAULTS.maxInFlight),
     UPSTREAM_QUEUE_TIMEOUT_MS: positiveMs.default(CLIENT_DEFAULTS.queueTimeoutMs),
+    /** Requests waiting for an upstream slot, all keys together; beyond it GATEWAY_OVERLOADED at once. */
+    UPSTREAM_QUEUE_MAX: count.default(CLIENT_DEFAULTS.maxQueued),
+    /** The part of UPSTREAM_MAX_IN_FLIGHT (and of the queue) one API key may hold, so others keep theirs. */
+    UPSTREAM_KEY_SHARE: z.coerce.number().gt(0).max(1).default(CLIENT_DEFAULTS.laneShare),
     UPSTREAM_RETRY_ATTEMPTS: count.default(CLIENT_DEFAULTS.retry.maxAttempts),
     UPSTREAM_RETRY_BASE_MS: positiveMs.default(CLIENT_DEFAULTS.retry.baseDelayMs),
     UPSTREAM_RETRY_MAX_DELAY_MS: positiveMs.default(CLIENT_DEFAULTS.retry.maxDelayMs),

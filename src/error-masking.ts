@@ -16,6 +16,20 @@ function describe(error: UpstreamError): { message: string; extensions: Record<s
   if (error.kind === 'timeout') {
     return { message: 'The reward API did not answer in time.', extensions: { code: 'UPSTREAM_TIMEOUT' } };
   }
+  if (error.kind === 'overloaded') {
+    // The gateway's own queue refused the call before it went out: not the reward API's doing.
+    return {
+      message: 'The gateway is at capacity right now (its queue for the reward API is full); retry shortly.',
+      extensions: { code: 'GATEWAY_OVERLOADED', retryAfterSeconds: 1 },
+    };
+  }
+  if (error.kind === 'aborted' && error.inFlight) {
+    // Cut while the reward API was handling it (the gateway stopping): like a timeout, it may have happened.
+    return {
+      message: 'The request was cancelled while the reward API was handling it: it may have taken effect. Check before repeating it (a create retried with the same id is safe).',
+      extensions: { code: 'REQUEST_ABORTED', retryable: false },
+    };
+  }
   if (error.kind === 'aborted') {
     return { message: 'The request was cancelled.', extensions: { code: 'REQUEST_ABORTED' } };
   }

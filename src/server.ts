@@ -1,3 +1,4 @@
+import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
@@ -15,6 +16,7 @@ import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
 import { reportUnexpectedErrors } from './ops/report-unexpected-errors.js';
 import { useOperationLog } from './ops/use-operation-log.js';
 import { useOperationMetrics } from './ops/use-operation-metrics.js';
+import { useUpstreamScope } from './ops/use-upstream-scope.js';
 import { requestIdOf, useRequestId } from './ops/use-request-id.js';
 import { yogaLogger } from './ops/yoga-logger.js';
 import { createReadiness } from './readiness.js';
@@ -95,6 +97,10 @@ export function createGateway({
   metrics.watchLive(live, shared.redisUp);
   const drain = createDrain();
   const security = createSecurity(config, shared.rateLimitBuckets);
+  // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
+  const stopping = new AbortController();
+  // One listener per upstream call in flight or queued: hundreds are normal, not a leak.
+  setMaxListeners(0, stopping.signal);
   for (const warning of security.warnings) logger.warn(warning);
 
   const graphiqlPage = createGraphiqlPage();
@@ -115,6 +121,7 @@ export function createGateway({
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),
       graphiqlPage.plugin,
+      useUpstreamScope({ stopping: stopping.signal }),
     ],
     context: (initial) =>
       createContext(
@@ -134,6 +141,11 @@ export function createGateway({
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     drain.track(res);
+    if (!security.hostAllowed(req.headers.host)) {
+      return json(res, 403, {
+        errors: [{ message: 'This gateway has no API keys configured and serves loopback host names only (localhost, 127.0.0.1, [::1]).', extensions: { code: 'HOST_NOT_ALLOWED' } }],
+      });
+    }
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/') return pointToGraphql(req, res, graphiqlEnabled(config));
     if (path === '/health') return json(res, 200, { status: 'ok' });
@@ -182,7 +194,10 @@ export function createGateway({
       live.close();
       await shared.store.close();
       server.closeIdleConnections();
-      const deadline = setTimeout(() => server.closeAllConnections(), deadlineMs);
+      const deadline = setTimeout(() => {
+        stopping.abort();
+        server.closeAllConnections();
+      }, deadlineMs);
       deadline.unref();
       await closed;
       clearTimeout(deadline);

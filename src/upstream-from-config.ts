@@ -19,6 +19,8 @@ export function upstreamClientFromConfig(
     timeoutMs: config.UPSTREAM_TIMEOUT_MS,
     maxInFlight: config.UPSTREAM_MAX_IN_FLIGHT,
     queueTimeoutMs: config.UPSTREAM_QUEUE_TIMEOUT_MS,
+    laneShare: config.UPSTREAM_KEY_SHARE,
+    maxQueued: config.UPSTREAM_QUEUE_MAX,
     retry: {
       maxAttempts: config.UPSTREAM_RETRY_ATTEMPTS,
       baseDelayMs: config.UPSTREAM_RETRY_BASE_MS,

@@ -23,7 +23,12 @@ export interface WebSocketPolicy {
   /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
   allowedOrigins: readonly string[];
   maxPayloadBytes: number;
+  /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
+  hostAllowed(host: string | undefined): boolean;
 }
+
+/** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
+export const CLOSE_RATE_LIMITED = 4429;
 
 /** Non-browser clients send no Origin; a browser's must be the gateway's own or an allowed one. */
 function originAllowed(request: IncomingMessage, allowed: readonly string[]): boolean {
@@ -91,14 +96,22 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
     noServer: true,
     path: yoga.graphqlEndpoint,
     maxPayload: policy.maxPayloadBytes,
-    verifyClient: ({ req }: { req: IncomingMessage }) => originAllowed(req, policy.allowedOrigins),
+    verifyClient: ({ req }: { req: IncomingMessage }) => policy.hostAllowed(req.headers.host) && originAllowed(req, policy.allowedOrigins),
   });
   server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
   const endpoint = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; socket: WebSocket }>(
     {
       // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
       // every subscribe spends from the key's rate like an HTTP operation does.
-      onConnect: async (ctx) => !('refusal' in (await door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request)))),
+      onConnect: async (ctx) => {
+        const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request));
+        if (!('refusal' in admitted)) return true;
+        const { status, retryAfterSeconds } = admitted.refusal;
+        // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a
+        // close frame can carry).
+        if (status === 429) ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${retryAfterSeconds ?? 1}s`);
+        return false;
+      },
       execute: (args) => (args as EnvelopedArgs).execute(args) as never,
       subscribe: (args) => (args as EnvelopedArgs).subscribe(args) as never,
       onSubscribe: async (ctx, _id, payload) => {
@@ -128,10 +141,17 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
         } catch (error) {
           return [error instanceof GraphQLError ? error : new GraphQLError('The query could not be parsed.')];
         }
-        const errors = [
-          ...validate(schema, document),
-          ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule])),
-        ];
+        // A rule that throws must fail this operation only: thrown out of onSubscribe it would close the socket
+        // (4500) and every other subscription on it.
+        let errors: readonly GraphQLError[];
+        try {
+          errors = [
+            ...validate(schema, document),
+            ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule])),
+          ];
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be validated.')];
+        }
         if (errors.length > 0) return errors;
         const args: EnvelopedArgs = {
           schema,

@@ -1,6 +1,7 @@
 import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import type { Config } from '../config.js';
+import { formsOf } from '../redaction.js';
 
 // Structured JSON logs, one object per line on stdout. Secrets are kept out twice: pino `redact` blanks the
 // fields that carry them (headers, tokens, keys), and every finished line is scrubbed of the secret strings
@@ -37,15 +38,17 @@ export function logLevel(config: Pick<Config, 'LOG_LEVEL' | 'NODE_ENV'>): LevelW
 }
 
 function scrubber(secrets: Set<string>, out: LogDestination): LogDestination {
+  // Whole encoded forms only (JSON-escaped, base64, percent-encoded): cheap enough for every line. Upstream
+  // text, where cut-short copies come from, is already redacted more thoroughly before it is logged.
+  const forms = new Map<string, string[]>();
   return {
     write(line: string) {
       let clean = line.replace(BEARER, `$1${CENSOR}`);
       for (const secret of secrets) {
         if (!secret) continue;
-        // A secret holding quotes or backslashes appears JSON-escaped inside the line.
-        for (const form of new Set([secret, JSON.stringify(secret).slice(1, -1)])) {
-          clean = clean.replaceAll(form, CENSOR);
-        }
+        let known = forms.get(secret);
+        if (!known) forms.set(secret, (known = formsOf(secret)));
+        for (const form of known) clean = clean.replaceAll(form, CENSOR);
       }
       return out.write(clean);
     },

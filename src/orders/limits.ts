@@ -7,6 +7,8 @@ export const ID_MAX_LENGTH = 4_096;
 /** $10,000 per reward: above the largest face value any catalog brand offers. */
 export const PRICE_MAX_CENTS = 1_000_000;
 export const CONTACTS_MAX = 1_000;
+/** Orders one `campaigns(refs:)` looks up; each is an upstream request. */
+export const REFS_MAX = 100;
 export const LINK_COUNT_MAX = 1_000;
 export const BRANDS_MAX = 50;
 export const SUBJECT_MAX_LENGTH = 200;

@@ -3,24 +3,31 @@ import {
   BRANDS_MAX,
   CONTACTS_MAX,
   EXPIRY_MAX_DAYS,
-  ID_MAX_LENGTH,
   LINK_COUNT_MAX,
   MESSAGE_MAX_LENGTH,
   PRICE_MAX_CENTS,
+  REFS_MAX,
   SUBJECT_MAX_LENGTH,
   TOP_UP_MAX_CENTS,
   TOP_UP_MIN_CENTS,
 } from './limits.js';
+import { segmentProblem } from '../path-segment.js';
 import { addDays, pacificToday } from '../pacific-time.js';
 
 // The rules every create input must meet before anything is sent upstream. Each rule names itself in its
 // message, and paths point at the offending input field, so a client can put the message next to the field.
 
-export const callerId = z
-  .string()
-  .min(1, 'must not be empty')
-  .max(ID_MAX_LENGTH, `must be at most ${ID_MAX_LENGTH} characters`)
-  .refine((id) => id.trim() === id, 'must not start or end with white space');
+/** Anything that becomes a path segment upstream: refs, uuids, codes (see src/path-segment.ts). */
+export const ref = z.string().superRefine((value, ctx) => {
+  const problem = segmentProblem(value);
+  if (problem) ctx.addIssue({ code: 'custom', message: problem });
+});
+
+/** `refs` lists: each is an upstream lookup, so they are bounded (and weigh in the operation cost). */
+export const refList = z.array(ref).max(REFS_MAX, `must hold at most ${REFS_MAX} refs`);
+
+// The id is looked up as a path segment after an unclear failure, so it obeys the same rule.
+export const callerId = ref.refine((id) => id.trim() === id, 'must not start or end with white space');
 
 export const priceInCents = z
   .number()
@@ -28,7 +35,7 @@ export const priceInCents = z
   .positive('must be positive')
   .max(PRICE_MAX_CENTS, `must be at most ${PRICE_MAX_CENTS} cents`);
 
-const brandCode = z.string().min(1, 'must not be empty').max(100, 'must be at most 100 characters');
+const brandCode = ref.pipe(z.string().max(100, 'must be at most 100 characters'));
 
 /** Exactly one of brand, brands or region (the GraphQL @oneOf already guarantees exactly one is set). */
 export const rewardChoice = z.object({

@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { ref } from '../orders/order-rules.js';
 import type { GatewayContext } from '../context.js';
 import type { Brand, BrandQuery, BrandSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
@@ -131,7 +132,7 @@ builder.queryFields((t) => ({
     type: BrandRef,
     nullable: true,
     authScopes: { 'rewards:read': true },
-    args: { code: t.arg.string({ required: true }) },
+    args: { code: t.arg.string({ required: true, validate: { schema: ref } }) },
     resolve: (_root, { code }, ctx) => ctx.loaders.brand.load(code),
   }),
   brands: t.field({

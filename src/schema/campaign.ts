@@ -1,6 +1,8 @@
 import { GraphQLError } from 'graphql';
 import { LINKS_PAGE_MAX, type Brand, type Campaign, type ContactResult, type CostEntry, type Fees, type Link } from '../upstream/types.js';
 import type { CampaignStatusChange } from '../live/live.js';
+import { ref, refList } from '../orders/order-rules.js';
+import { REFS_MAX } from '../orders/limits.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
 import { AFTER_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
@@ -11,7 +13,6 @@ import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConne
 import { BrandRef, CampaignRef } from './refs.js';
 import { rejectErrors } from './reject-errors.js';
 
-const MAX_REFS = 100;
 
 const CostEntryRef = builder.objectRef<CostEntry>('CostEntry').implement({
   fields: (t) => ({
@@ -156,21 +157,16 @@ builder.queryFields((t) => ({
     nullable: true,
     authScopes: { 'rewards:read': true },
     description: 'An order by caller id or uuid; null when the upstream does not know it.',
-    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }) },
+    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.', validate: { schema: ref } }) },
     resolve: (_root, { ref }, ctx) => ctx.loaders.campaign.load(ref),
   }),
   campaigns: t.field({
     type: [CampaignRef],
     nullable: { list: false, items: true },
     authScopes: { 'rewards:read': true },
-    description: `Several orders at once, fetched concurrently; null entries for unknown refs. At most ${MAX_REFS}.`,
-    args: { refs: t.arg.idList({ required: true, description: 'Caller ids or uuids.' }) },
+    description: `Several orders at once, fetched concurrently; null entries for unknown refs. At most ${REFS_MAX}.`,
+    args: { refs: t.arg.idList({ required: true, description: 'Caller ids or uuids.', validate: { schema: refList } }) },
     resolve: async (_root, { refs }, ctx) => {
-      if (refs.length > MAX_REFS) {
-        throw new GraphQLError(`"refs" takes at most ${MAX_REFS} entries, got ${refs.length}.`, {
-          extensions: { code: 'BAD_USER_INPUT' },
-        });
-      }
       // A failed lookup is an error on that entry alone, so one bad ref does not blank the others.
       return rejectErrors<Campaign | null>(await ctx.loaders.campaign.loadMany(refs));
     },
@@ -197,7 +193,7 @@ builder.subscriptionField('campaignStatusChanged', (t) =>
     description:
       'The order (caller id or uuid) each time its status changes, e.g. AWAITING_FUNDS → CREATED. Completes ' +
       'once the order is created: no status follows that one.',
-    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }), after: t.arg.string({ description: AFTER_DESCRIPTION }) },
+    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.', validate: { schema: ref } }), after: t.arg.string({ description: AFTER_DESCRIPTION }) },
     subscribe: async (_root, { ref, after }, ctx) => {
       const changes = await ctx.live.campaignStatus({
         ref,

@@ -1,5 +1,6 @@
 import { cancelUnredeemed, type CancelOutcome } from '../orders/cancel-campaign.js';
 import { NotCancellable, NotFound } from '../orders/errors.js';
+import { ref } from '../orders/order-rules.js';
 import type { Campaign } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { CampaignStatus, DeliveryType } from './enums.js';
@@ -29,7 +30,7 @@ builder.mutationField('cancelCampaign', (t) =>
     authScopes: { 'rewards:write': true },
     description: 'Cancels every unredeemed reward of an order and returns their funds. Safe to call again.',
     errors: { types: [NotFound, NotCancellable] },
-    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.' }) },
+    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.', validate: { schema: ref } }) },
     resolve: async (_root, { ref }, ctx) => {
       const campaign: Campaign | null = await ctx.loaders.campaign.load(ref);
       if (!campaign) throw new NotFound(ref, 'order');

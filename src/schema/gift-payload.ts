@@ -1,6 +1,7 @@
 import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
 import { finalStateName, isCancelled } from '../orders/reward-state.js';
 import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import { ref } from '../orders/order-rules.js';
 import type { Gift } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { GiftRef } from './refs.js';
@@ -19,7 +20,7 @@ builder.mutationFields((t) => ({
       'Sends the reward email again (clears an undeliverable state). Not idempotent: every call sends an email, ' +
       'so the gateway never retries it on its own.',
     errors: { types: [NotFound, UpstreamRejected, OutcomeUnknown] },
-    args: { uuid: t.arg.id({ required: true }) },
+    args: { uuid: t.arg.id({ required: true, validate: { schema: ref } }) },
     resolve: async (_root, { uuid }, ctx) => {
       const gift = await rejectionsAsData(() => ctx.client.resendGift(uuid), {
         notFound: { ref: uuid, what: 'reward' },
@@ -39,7 +40,7 @@ builder.mutationFields((t) => ({
     authScopes: { 'rewards:write': true },
     description: 'Cancels an unredeemed reward and returns its funds. Cancelling a cancelled reward returns it unchanged.',
     errors: { types: [NotFound, NotCancellable, UpstreamRejected, OutcomeUnknown] },
-    args: { uuid: t.arg.id({ required: true }) },
+    args: { uuid: t.arg.id({ required: true, validate: { schema: ref } }) },
     resolve: async (_root, { uuid }, ctx) => {
       const current = await ctx.loaders.gift.load(uuid);
       if (!current) throw new NotFound(uuid, 'reward');

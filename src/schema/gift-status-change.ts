@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { ref } from '../orders/order-rules.js';
 import type { GiftStatusChange } from '../live/live.js';
 import { builder } from './builder.js';
 import { DeliveryStatus, GiftStatus } from './enums.js';
@@ -44,7 +45,7 @@ builder.subscriptionField('giftStatusChanged', (t) =>
       'With `includeCurrent`, first the current state: every reward of the order, or for the account the ' +
       'rewards that can still change and recently created ones.',
     args: {
-      campaign: t.arg.id({ description: 'Caller id or uuid of the order; omit for the whole account.' }),
+      campaign: t.arg.id({ description: 'Caller id or uuid of the order; omit for the whole account.', validate: { schema: ref } }),
       includeCurrent: t.arg.boolean({ defaultValue: false }),
       after: t.arg.string({ description: AFTER_DESCRIPTION }),
     },

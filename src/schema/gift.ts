@@ -1,6 +1,7 @@
 import type { GatewayContext } from '../context.js';
 import { expiresAt } from '../orders/expiry.js';
 import type { Gift, GiftQuery } from '../upstream/types.js';
+import { ref } from '../orders/order-rules.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
@@ -142,7 +143,7 @@ builder.queryFields((t) => ({
     type: GiftRef,
     nullable: true,
     authScopes: { 'rewards:read': true },
-    args: { uuid: t.arg.id({ required: true }) },
+    args: { uuid: t.arg.id({ required: true, validate: { schema: ref } }) },
     resolve: (_root, { uuid }, ctx) => ctx.loaders.gift.load(uuid),
   }),
   gifts: t.field({

@@ -20,6 +20,14 @@ import { DEFAULT_PAGE_SIZE } from '../schema/paging.js';
 // of connections, the length of list arguments such as `campaigns(refs:)`. `campaigns(refs: [10]) {
 // gifts(first: 20) { ... } }` therefore costs about 10 × 20 × the gift selection, which is what it makes
 // the upstream do. Computed with variable values, so a variable `first` cannot sneak past the limit.
+// Each entry of a list argument is also an upstream request of its own (`refs` are looked up one by one),
+// which costs far more than a field of an item in a page: LOOKUP_COST each. At the default limit one
+// operation can name about 120 lookups (one full `campaigns(refs:)` list), not thousands: measured with a
+// flood at the rate limit, 900 lookups per operation kept the event loop busy for seconds building one
+// error per refused entry, while 100 per operation left /health and other keys unaffected.
+
+/** What one upstream lookup named in a list argument adds to the cost. */
+export const LOOKUP_COST = 200;
 
 type Variables = Record<string, unknown> | null | undefined;
 
@@ -38,6 +46,16 @@ function argumentValue(node: ValueNode, variables: Variables): unknown {
 
 function isConnection(type: GraphQLOutputType): boolean {
   return getNamedType(type).name.endsWith('Connection');
+}
+
+/** Upstream lookups a field's list arguments ask for. */
+function lookups(field: FieldNode, variables: Variables): number {
+  let total = 0;
+  for (const arg of field.arguments ?? []) {
+    const value = argumentValue(arg.value, variables);
+    if (Array.isArray(value)) total += value.length;
+  }
+  return total;
 }
 
 /** How many times the selection below this field is resolved. */
@@ -65,11 +83,14 @@ function multiplier(field: FieldNode, type: GraphQLOutputType, variables: Variab
  */
 interface Plan {
   fields: number;
+  /** Fields with arguments: a list argument's length (known only with the variables) adds its lookups. */
+  withArguments: FieldNode[];
   nested: { field: FieldNode; type: GraphQLOutputType; below: Plan }[];
 }
 
 function evaluate(plan: Plan, variables: Variables): number {
   let total = plan.fields;
+  for (const field of plan.withArguments) total += lookups(field, variables) * LOOKUP_COST;
   for (const { field, type, below } of plan.nested) total += evaluate(below, variables) * multiplier(field, type, variables);
   return total;
 }
@@ -91,9 +112,10 @@ function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: st
         const field = 'getFields' in parent ? parent.getFields()[selection.name.value] : undefined;
         if (!field) continue;
         into.fields += 1;
+        if (selection.arguments?.length) into.withArguments.push(selection);
         const child = getNamedType(field.type);
         if (selection.selectionSet && isCompositeType(child)) {
-          into.nested.push({ field: selection, type: field.type, below: plan(selection.selectionSet, child, seen, { fields: 0, nested: [] }) });
+          into.nested.push({ field: selection, type: field.type, below: plan(selection.selectionSet, child, seen, { fields: 0, withArguments: [], nested: [] }) });
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const typed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
@@ -108,7 +130,7 @@ function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: st
     }
     return into;
   };
-  return plan(operation.selectionSet, root, new Set(), { fields: 0, nested: [] });
+  return plan(operation.selectionSet, root, new Set(), { fields: 0, withArguments: [], nested: [] });
 }
 
 // yoga's parser cache hands out the same DocumentNode for the same query text, so a document held weakly is

@@ -9,6 +9,7 @@ import { createSharedRateLimiter, type SharedBucket } from './shared-rate-limit.
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
+import { useContentNegotiation } from './use-content-negotiation.js';
 import { operationLimitPlugins } from './use-operation-limits.js';
 import type { WebSocketPolicy } from '../websocket.js';
 
@@ -27,11 +28,23 @@ export interface Security {
   warnings: string[];
   /** The same rules for graphql-ws, whose messages yoga's HTTP plugins never see. */
   websocket: WebSocketPolicy;
+  /**
+   * Whether a request's Host may be served. Without API keys only loopback names: a page on a foreign origin
+   * whose name resolves to 127.0.0.1 (DNS rebinding) would otherwise reach a gateway that trusts everyone.
+   */
+  hostAllowed(host: string | undefined): boolean;
   /** A refusal for request bodies the gateway will not read, or null. */
   checkBody(req: IncomingMessage): { status: 411 | 413; message: string } | null;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
+
+/** localhost and *.localhost (browsers resolve those to loopback themselves), 127.0.0.0/8, [::1]; any port. */
+const LOOPBACK_HOST = /^(?:(?:[a-z0-9-]+\.)*localhost\.?|127(?:\.\d{1,3}){3}|\[::1\])(?::\d{1,5})?$/i;
+
+export function isLoopbackHost(host: string): boolean {
+  return LOOPBACK_HOST.test(host);
+}
 /** The caller a request gets when its key is unknown; the door refuses it first, this is defence in depth. */
 const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
 
@@ -56,12 +69,17 @@ export function createSecurity(config: Config, shared?: SharedBucket): Security 
     }
   }
 
+  // A request without Host cannot come from a browser, which is what DNS rebinding needs.
+  const hostAllowed = (hostHeader: string | undefined) => keyring !== null || hostHeader === undefined || isLoopbackHost(hostHeader);
+
   const introspection = introspectionEnabled(config);
   const plugins: Plugin[] = [
     useApiKeys(door, { graphiql: graphiqlEnabled(config) }),
     // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
     // CSRF header does.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
+    // Before anything executes: yoga itself only finds out after running the operation.
+    useContentNegotiation({ graphiql: graphiqlEnabled(config) }),
     ...operationLimitPlugins({
       maxDepth: config.MAX_DEPTH,
       maxAliases: config.MAX_ALIASES,
@@ -81,7 +99,8 @@ export function createSecurity(config: Config, shared?: SharedBucket): Security 
     cors: config.CORS_ORIGINS?.length ? { origin: config.CORS_ORIGINS, methods: ['GET', 'POST'], credentials: false } : false,
     host,
     warnings,
-    websocket: { door, trusted, introspection, allowedOrigins: config.CORS_ORIGINS ?? [], maxPayloadBytes: config.MAX_BODY_BYTES },
+    hostAllowed,
+    websocket: { door, trusted, introspection, allowedOrigins: config.CORS_ORIGINS ?? [], maxPayloadBytes: config.MAX_BODY_BYTES, hostAllowed },
     checkBody(req) {
       if (req.method !== 'POST') return null;
       const length = req.headers['content-length'];

@@ -2,7 +2,7 @@ import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-fi
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { GraphQLError, type ExecutionArgs, type ExecutionResult, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { operationCost } from './operation-cost.js';
 
@@ -39,13 +39,40 @@ function costLimitPlugin(maxCost: number): Plugin {
   return { onExecute: check, onSubscribe: check };
 }
 
+/** graphql-armor's message ("Syntax Error: Query depth limit of 12 exceeded, found 13.") without the misleading prefix. */
+function armorMessage(error: GraphQLError): string {
+  return error.message.replace(/^Syntax Error: /, '');
+}
+
+/**
+ * graphql-armor's rejections carry no code, and its validation rules throw, which ends a whole WebSocket
+ * (4500) instead of one operation. Depth and aliases are reported as ordinary validation errors with a
+ * stable code; the token limit, checked while parsing, throws its coded error so parsing stops there.
+ */
+function reportAs(code: string, limit: number) {
+  return {
+    propagateOnRejection: false,
+    onReject: [
+      (context: ValidationContext | null, error: GraphQLError) =>
+        context?.reportError(new GraphQLError(armorMessage(error), { extensions: { code, limit } })),
+    ],
+  };
+}
+
 export function operationLimitPlugins(limits: OperationLimits): Plugin[] {
   // graphql-armor types its plugins as plain envelop plugins with an empty context; yoga runs envelop
   // plugins as they are, only the context type parameter differs.
   const plugins = [
-    maxTokensPlugin({ n: limits.maxTokens }),
-    maxDepthPlugin({ n: limits.maxDepth, flattenFragments: true }),
-    maxAliasesPlugin({ n: limits.maxAliases }),
+    maxTokensPlugin({
+      n: limits.maxTokens,
+      onReject: [
+        (_context: unknown, error: GraphQLError) => {
+          throw new GraphQLError(armorMessage(error), { extensions: { code: 'TOKEN_LIMIT_EXCEEDED', limit: limits.maxTokens } });
+        },
+      ],
+    }),
+    maxDepthPlugin({ n: limits.maxDepth, flattenFragments: true, ...reportAs('DEPTH_LIMIT_EXCEEDED', limits.maxDepth) }),
+    maxAliasesPlugin({ n: limits.maxAliases, ...reportAs('ALIAS_LIMIT_EXCEEDED', limits.maxAliases) }),
     costLimitPlugin(limits.maxCost),
   ] as Plugin[];
   if (limits.blockSuggestions) plugins.push(blockFieldSuggestionsPlugin() as Plugin);

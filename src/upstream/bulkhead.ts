@@ -1,63 +1,135 @@
-// A counting semaphore in front of the connection pool: a burst of gateway work (a big query fanning out,
-// many pollers waking at once) cannot put more than `maxInFlight` requests on the upstream. The rest wait in
-// FIFO order, each for a bounded time, so overload turns into a fast, clear error instead of a growing queue.
+// A counting semaphore in front of the connection pool, shared fairly between callers. A burst of gateway
+// work (a big query fanning out, many pollers waking at once) cannot put more than `maxInFlight` requests on
+// the upstream, and one lane (one API key) cannot hold more than its share of them: the others keep slots of
+// their own instead of queueing behind it. Waiters queue per lane; a freed slot goes to the lane served
+// longest ago, so lanes take turns. Queues are bounded and each wait is bounded, so overload turns into a
+// fast, clear refusal instead of a growing queue; leaving a queue (timeout, abort) is O(1) whatever its size.
 
-export type Admission =
-  | { admitted: true; release: () => void }
-  | { admitted: false; reason: 'timeout' | 'aborted' };
+import { Yallist, type Node } from 'yallist';
+
+export type Refusal = 'timeout' | 'aborted' | 'full';
+
+export type Admission = { admitted: true; release: () => void } | { admitted: false; reason: Refusal };
+
+export interface BulkheadOptions {
+  /** Upstream requests in flight at once, all lanes together. */
+  maxInFlight: number;
+  /** The part (0–1] of maxInFlight and of maxQueued one lane may take. */
+  laneShare: number;
+  /** Requests waiting for a slot, all lanes together; beyond it a request is refused at once. */
+  maxQueued: number;
+}
 
 interface Waiter {
-  admit: () => void;
+  admit(): void;
+}
+
+interface Lane {
+  name: string;
+  active: number;
+  waiting: Yallist<Waiter>;
 }
 
 export class Bulkhead {
+  readonly maxInFlight: number;
+  /** Slots one lane may hold at once. */
+  readonly laneMaxInFlight: number;
+  readonly maxQueued: number;
+  readonly laneMaxQueued: number;
   #active = 0;
-  readonly #queue: Waiter[] = [];
+  #queued = 0;
+  /** Lanes with work in flight or waiting, least recently served first (a served lane moves to the end). */
+  readonly #lanes = new Map<string, Lane>();
 
-  constructor(readonly maxInFlight: number) {}
+  constructor({ maxInFlight, laneShare, maxQueued }: BulkheadOptions) {
+    this.maxInFlight = maxInFlight;
+    this.laneMaxInFlight = Math.max(1, Math.floor(maxInFlight * laneShare));
+    this.maxQueued = maxQueued;
+    this.laneMaxQueued = Math.max(1, Math.ceil(maxQueued * laneShare));
+  }
 
   get inFlight(): number {
     return this.#active;
   }
 
-  acquire(waitMs: number, signal?: AbortSignal): Promise<Admission> {
+  get queued(): number {
+    return this.#queued;
+  }
+
+  acquire(laneName: string, waitMs: number, signal?: AbortSignal): Promise<Admission> {
     if (signal?.aborted) return Promise.resolve({ admitted: false, reason: 'aborted' });
-    if (this.#active < this.maxInFlight) {
-      this.#active++;
-      return Promise.resolve({ admitted: true, release: this.#releaser() });
+    const lane = this.#lanes.get(laneName) ?? { name: laneName, active: 0, waiting: new Yallist<Waiter>() };
+    // A lane with waiters keeps its order: a newcomer of that lane cannot overtake them.
+    if (lane.waiting.length === 0 && this.#active < this.maxInFlight && lane.active < this.laneMaxInFlight) {
+      this.#lanes.set(laneName, lane);
+      return Promise.resolve(this.#admit(lane));
     }
+    if (this.#queued >= this.maxQueued || lane.waiting.length >= this.laneMaxQueued) {
+      return Promise.resolve({ admitted: false, reason: 'full' });
+    }
+    this.#lanes.set(laneName, lane);
     return new Promise((resolve) => {
-      const leave = (reason: 'timeout' | 'aborted') => {
+      const leave = (reason: Refusal) => {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
-        const i = this.#queue.indexOf(waiter);
-        if (i >= 0) this.#queue.splice(i, 1);
+        lane.waiting.removeNode(node);
+        this.#queued--;
+        this.#forgetIfIdle(lane);
         resolve({ admitted: false, reason });
       };
       const onAbort = () => leave('aborted');
       const timer = setTimeout(() => leave('timeout'), waitMs);
-      const waiter: Waiter = {
+      lane.waiting.push({
         admit: () => {
           clearTimeout(timer);
           signal?.removeEventListener('abort', onAbort);
-          resolve({ admitted: true, release: this.#releaser() });
+          resolve(this.#admit(lane));
         },
-      };
+      });
+      const node = lane.waiting.tail as Node<Waiter>;
+      this.#queued++;
       signal?.addEventListener('abort', onAbort, { once: true });
-      this.#queue.push(waiter);
     });
   }
 
-  /** A release that works once: a double release must not open an extra slot. */
-  #releaser(): () => void {
+  #admit(lane: Lane): Admission {
+    this.#active++;
+    lane.active++;
     let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      // Hand the slot straight to the next waiter so a newcomer cannot overtake the queue.
-      const next = this.#queue.shift();
-      if (next) next.admit();
-      else this.#active--;
+    return {
+      admitted: true,
+      // Works once: a double release must not open an extra slot.
+      release: () => {
+        if (released) return;
+        released = true;
+        this.#active--;
+        lane.active--;
+        this.#forgetIfIdle(lane);
+        this.#dispatch();
+      },
     };
+  }
+
+  /** Hands free slots to waiting lanes in turn, skipping lanes already at their share. */
+  #dispatch(): void {
+    while (this.#active < this.maxInFlight && this.#queued > 0) {
+      let next: Lane | undefined;
+      for (const lane of this.#lanes.values()) {
+        if (lane.waiting.length > 0 && lane.active < this.laneMaxInFlight) {
+          next = lane;
+          break;
+        }
+      }
+      if (!next) return;
+      const waiter = next.waiting.shift() as Waiter;
+      this.#queued--;
+      this.#lanes.delete(next.name);
+      this.#lanes.set(next.name, next);
+      waiter.admit();
+    }
+  }
+
+  #forgetIfIdle(lane: Lane): void {
+    if (lane.active === 0 && lane.waiting.length === 0) this.#lanes.delete(lane.name);
   }
 }

@@ -7,7 +7,8 @@
 import type { ClientConfig } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import { UpstreamError } from './errors.js';
-import { abortedFailure, amend, createRedactor, httpFailure, invalidResponseFailure, overloadedFailure } from './failures.js';
+import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
+import { currentScope, withScopeSignal } from './scope.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
 import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
 import type { CallEvent } from './types.js';
@@ -53,8 +54,8 @@ export interface Caller {
 
 export function createCaller(config: ClientConfig): Caller {
   const transport = createTransport(config);
-  const bulkhead = new Bulkhead(config.maxInFlight);
-  const redact = createRedactor(config.token);
+  const bulkhead = new Bulkhead({ maxInFlight: config.maxInFlight, laneShare: config.laneShare, maxQueued: config.maxQueued });
+  const redact = upstreamTextRedactor(config.token);
   const { logger, retry: policy } = config;
   // A retry is only worth starting with time left for a real attempt: a tenth of the budget (at most the
   // per-attempt timeout). Without it the last attempt of a storm would be cut to a few milliseconds by the
@@ -63,9 +64,9 @@ export function createCaller(config: ClientConfig): Caller {
 
   async function attemptOnce(spec: RequestSpec<unknown>, body: string | undefined, deadline: number, signal?: AbortSignal): Promise<WireResponse> {
     const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
-    const admission = await bulkhead.acquire(waitMs, signal);
+    const admission = await bulkhead.acquire(currentScope().lane, waitMs, signal);
     if (!admission.admitted) {
-      throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, waitMs);
+      throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, admission.reason, waitMs);
     }
     try {
       const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
@@ -78,11 +79,12 @@ export function createCaller(config: ClientConfig): Caller {
   function read<T>(spec: RequestSpec<T>, json: unknown): T {
     if (json === undefined) throw invalidResponseFailure(spec.route, 'the body is not JSON');
     const parsed = spec.parse(json);
-    if (!parsed.ok) throw invalidResponseFailure(spec.route, parsed.problem);
+    // The problem names field paths, and record keys are the upstream's text.
+    if (!parsed.ok) throw invalidResponseFailure(spec.route, redact(parsed.problem));
     return parsed.value;
   }
 
-  async function request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
+  async function attempts<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
     const deadline = Date.now() + policy.budgetMs;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     let ambiguous = false;
@@ -138,9 +140,18 @@ export function createCaller(config: ClientConfig): Caller {
     }
   }
 
-  async function call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
+  /** Retries of one request under the operation's scope signal as well as its own. */
+  function request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
+    return withScopeSignal(signal, (combined) => attempts(spec, combined));
+  }
+
+  function call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
+    return withScopeSignal(signal, (combined) => callOnce(spec, combined));
+  }
+
+  async function callOnce<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
     const started = performance.now();
-    const result = await request(spec, signal);
+    const result = await attempts(spec, signal);
     const base = { route: spec.route, status: result.status, attempts: result.attempts };
     if (result.ok) {
       emit({ ...base, durationMs: elapsed(started), outcome: 'ok' });

@@ -4,6 +4,7 @@
 //
 // Recovery after a lost answer (and naming the fields of an id conflict) is recovery.ts's.
 
+import { pathSegment } from '../path-segment.js';
 import { createCaller } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';
@@ -35,7 +36,7 @@ import { reader, wire } from './wire.js';
 
 export type { UpstreamClientOptions } from './config.js';
 
-const seg = encodeURIComponent;
+const seg = (value: string) => pathSegment(value);
 
 /** Lookups answer "not found" as null, never as an exception. */
 async function notFound(error: UpstreamError): Promise<{ value: null; recovered: false } | null> {

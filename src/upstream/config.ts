@@ -24,6 +24,8 @@ export const CLIENT_DEFAULTS = {
   timeoutMs: 10_000,
   maxInFlight: 32,
   queueTimeoutMs: 5_000,
+  laneShare: 0.5,
+  maxQueued: 512,
   retry: { maxAttempts: 6, baseDelayMs: 100, maxDelayMs: 2_000, budgetMs: 15_000 },
 } as const;
 
@@ -44,6 +46,10 @@ export interface UpstreamClientOptions {
   maxInFlight?: number;
   /** Bulkhead: how long a request may wait for a free slot. */
   queueTimeoutMs?: number;
+  /** Bulkhead: the part (0–1] of maxInFlight and maxQueued one caller (lane) may take. Default 0.5. */
+  laneShare?: number;
+  /** Bulkhead: requests waiting for a slot, all callers together; more are refused at once. Default 512. */
+  maxQueued?: number;
   retry?: RetryOptions;
   /** One event per client method call, for metrics. */
   onCall?: (event: CallEvent) => void;
@@ -72,6 +78,8 @@ export interface ClientConfig {
   timeoutMs: number;
   maxInFlight: number;
   queueTimeoutMs: number;
+  laneShare: number;
+  maxQueued: number;
   retry: RetryPolicy;
   onCall: ((event: CallEvent) => void) | undefined;
   logger: UpstreamLogger | undefined;
@@ -88,6 +96,11 @@ function nonNegativeInt(name: string, value: number | undefined, fallback: numbe
   const v = value ?? fallback;
   if (!Number.isInteger(v) || v < 0) throw new TypeError(`upstream client: ${name} must be a non-negative integer`);
   return v;
+}
+
+function share(value: number): number {
+  if (!(value > 0 && value <= 1)) throw new TypeError('upstream client: laneShare must be in (0, 1]');
+  return value;
 }
 
 export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
@@ -113,6 +126,8 @@ export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
     timeoutMs: positiveInt('timeoutMs', opts.timeoutMs, CLIENT_DEFAULTS.timeoutMs),
     maxInFlight: positiveInt('maxInFlight', opts.maxInFlight, CLIENT_DEFAULTS.maxInFlight),
     queueTimeoutMs: nonNegativeInt('queueTimeoutMs', opts.queueTimeoutMs, CLIENT_DEFAULTS.queueTimeoutMs),
+    laneShare: share(opts.laneShare ?? CLIENT_DEFAULTS.laneShare),
+    maxQueued: positiveInt('maxQueued', opts.maxQueued, CLIENT_DEFAULTS.maxQueued),
     retry: {
       maxAttempts: positiveInt('retry.maxAttempts', opts.retry?.maxAttempts, CLIENT_DEFAULTS.retry.maxAttempts),
       baseDelayMs: nonNegativeInt('retry.baseDelayMs', opts.retry?.baseDelayMs, CLIENT_DEFAULTS.retry.baseDelayMs),

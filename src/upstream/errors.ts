@@ -13,7 +13,7 @@ export type UpstreamErrorKind =
   | 'timeout'
   /** The caller's signal aborted the call. */
   | 'aborted'
-  /** The concurrency bulkhead's queue wait ran out before a slot was free. */
+  /** The gateway's bulkhead refused the request (queue full, or no slot freed in time); nothing was sent. */
   | 'overloaded'
   /** A 200 whose body could not be read as the expected shape. */
   | 'invalid_response';
@@ -44,6 +44,11 @@ export interface UpstreamErrorDetails {
   outcomeUnknown?: boolean;
   /** A refused create's per-contact results (a 422 with a partial campaign), when the body had them. */
   contacts?: ContactResult[] | null;
+  /**
+   * `aborted` only: the request had already gone out when it was aborted (e.g. at the shutdown deadline), so
+   * the upstream may have processed it — as unclear an outcome as a timeout.
+   */
+  inFlight?: boolean;
 }
 
 export class UpstreamError extends Error {
@@ -57,6 +62,7 @@ export class UpstreamError extends Error {
   readonly upstreamMessage: string | null;
   readonly outcomeUnknown: boolean;
   readonly contacts: ContactResult[] | null;
+  readonly inFlight: boolean;
 
   constructor(message: string, details: UpstreamErrorDetails) {
     super(message);
@@ -71,6 +77,7 @@ export class UpstreamError extends Error {
     this.upstreamMessage = details.upstreamMessage ?? null;
     this.outcomeUnknown = details.outcomeUnknown ?? false;
     this.contacts = details.contacts ?? null;
+    this.inFlight = details.inFlight ?? false;
   }
 }
 

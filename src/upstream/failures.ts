@@ -3,14 +3,28 @@
 // upstream goes through `redact` first, and no underlying error is attached as `cause`, so util.inspect of an
 // UpstreamError cannot reach socket or request internals.
 
+import { createRedactor, type Redact } from '../redaction.js';
 import { UpstreamError, type UpstreamErrorDetails } from './errors.js';
 import { rejectedContacts } from './rejected-contacts.js';
 
-export type Redact = (text: string) => string;
+/** Upstream free text as clients may see it: every form of the token blanked, a whole HTML page kept out. */
+export function upstreamTextRedactor(token: string): Redact {
+  const redact = createRedactor([token]);
+  // Cut first (bounding the scan), redact, cut again: redaction happens on the whole kept text so a token
+  // straddling the cut is still caught by its prefix.
+  return (text) => redact(text.slice(0, 400)).slice(0, 300);
+}
 
-/** Replaces every occurrence of the token; a length cap keeps a whole HTML page out of messages. */
-export function createRedactor(token: string): Redact {
-  return (text) => text.split(token).join('[redacted]').slice(0, 300);
+/**
+ * What an upstream code may be to pass through: codes are matched by clients and written to logs and
+ * metrics labels, so anything else (free text, an echoed credential) becomes UPSTREAM_ERROR.
+ */
+const CODE_SHAPE = /^[A-Z0-9_]{1,64}$/;
+export const UNRECOGNISED_CODE = 'UPSTREAM_ERROR';
+
+export function sanitiseCode(code: string | null): string | null {
+  if (code === null) return null;
+  return CODE_SHAPE.test(code) ? code : UNRECOGNISED_CODE;
 }
 
 /** A copy with some details changed; UpstreamError is immutable so retries and recovery make new ones. */
@@ -26,6 +40,7 @@ export function amend(error: UpstreamError, patch: Partial<UpstreamErrorDetails>
     upstreamMessage: error.upstreamMessage,
     outcomeUnknown: error.outcomeUnknown,
     contacts: error.contacts,
+    inFlight: error.inFlight,
     ...patch,
   });
 }
@@ -71,7 +86,7 @@ export function httpFailure(
   redact: Redact,
 ): UpstreamError {
   const envelope = readEnvelope(json);
-  const code = envelope.code ?? CODE_BY_STATUS[status] ?? null;
+  const code = sanitiseCode(envelope.code) ?? CODE_BY_STATUS[status] ?? null;
   const upstreamMessage = envelope.message === null ? null : redact(envelope.message);
   const message = `${route}: ${describe(status, code)}${upstreamMessage ? `: ${upstreamMessage}` : ''}`;
   return new UpstreamError(message, {
@@ -109,12 +124,16 @@ export function timeoutFailure(route: string, afterMs: number): UpstreamError {
   });
 }
 
-export function abortedFailure(route: string): UpstreamError {
-  return new UpstreamError(`${route}: cancelled by the caller`, { kind: 'aborted', route, retryable: false });
+/** `inFlight`: the request had gone out already, so it may have been processed (see UpstreamError.inFlight). */
+export function abortedFailure(route: string, inFlight = false): UpstreamError {
+  const message = inFlight ? `${route}: cancelled while the upstream was handling it` : `${route}: cancelled by the caller`;
+  return new UpstreamError(message, { kind: 'aborted', route, retryable: false, inFlight });
 }
 
-export function overloadedFailure(route: string, waitedMs: number): UpstreamError {
-  return new UpstreamError(`${route}: too many upstream requests in flight; no slot freed within ${waitedMs} ms`, {
+/** The gateway's own queue refused the request: it never went out. */
+export function overloadedFailure(route: string, reason: 'full' | 'timeout', waitedMs: number): UpstreamError {
+  const why = reason === 'full' ? 'the queue for upstream slots is full' : `no upstream slot freed within ${waitedMs} ms`;
+  return new UpstreamError(`${route}: the gateway is at capacity; ${why}`, {
     kind: 'overloaded',
     route,
     retryable: true,

@@ -13,6 +13,7 @@
 // leaves the original error standing; call.ts has marked it `outcomeUnknown`, and retrying with the same id
 // is safe.
 
+import { pathSegment } from '../path-segment.js';
 import type { Caller, FailureFacts } from './call.js';
 import type { UpstreamLogger } from './config.js';
 import { UpstreamError } from './errors.js';
@@ -31,7 +32,7 @@ import type {
 import { LINKS_PAGE_MAX } from './types.js';
 import { reader, wire } from './wire.js';
 
-const seg = encodeURIComponent;
+const seg = (value: string) => pathSegment(value);
 
 /**
  * Names of the create inputs that can disagree with a found order. They are the GraphQL input field names, so

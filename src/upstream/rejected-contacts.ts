@@ -1,4 +1,4 @@
-import type { Redact } from './failures.js';
+import type { Redact } from '../redaction.js';
 import { toContact } from './normalise.js';
 import type { ContactResult } from './types.js';
 import { wire } from './wire.js';

@@ -18,6 +18,7 @@ export function isTransient(error: UpstreamError): boolean {
  */
 export function isAmbiguous(error: UpstreamError): boolean {
   if (error.kind === 'network' || error.kind === 'timeout' || error.kind === 'invalid_response') return true;
+  if (error.kind === 'aborted') return error.inFlight;
   return error.kind === 'http' && error.status >= 500;
 }
 

@@ -90,8 +90,8 @@ export function createTransport(config: ClientConfig): Transport {
         };
       } catch (err) {
         if (stop === 'timeout') throw timeoutFailure(req.route, timeoutMs);
-        // A write cut off mid-exchange may already have reached the upstream: its outcome is unknown.
-        if (stop === 'aborted') throw amend(abortedFailure(req.route), { outcomeUnknown: req.method !== 'GET' });
+        // The request was handed to the connection: it may have reached the upstream.
+        if (stop === 'aborted') throw abortedFailure(req.route, true);
         throw networkFailure(req.route, err);
       } finally {
         clearTimeout(timer);

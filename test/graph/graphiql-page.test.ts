@@ -75,7 +75,7 @@ describe('the GraphiQL page', () => {
     expect(Object.keys(headers)).toContain('x-graphql-yoga-csrf');
 
     // A subscription as GraphiQL sends it: a GET asking for an event stream, with the page's headers.
-    const query = encodeURIComponent('subscription { fundsChanged { balances { currency } } }');
+    const query = encodeURIComponent('subscription { fundsChanged { funds { balances { currency } } } }');
     const controller = new AbortController();
     const withHeader = await fetch(`${gw.url}/graphql?query=${query}`, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
     expect(withHeader.status).toBe(200);

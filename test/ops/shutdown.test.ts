@@ -93,6 +93,29 @@ describe('graceful stop', () => {
     await expect(slow).rejects.toThrow();
   });
 
+  it('aborts upstream calls still running at the deadline, creates included, so the process can stop', async () => {
+    // A per-attempt timeout longer than the create takes: only the shutdown can end it early.
+    const t = await start({ UPSTREAM_TIMEOUT_MS: '120000', UPSTREAM_RETRY_BUDGET_MS: '240000' });
+    // The create would take a minute upstream: longer than this test may run.
+    await t.sandbox.control.fault({ route: 'POST /campaign', latency_ms: 60_000, rate: 1, count: 1 });
+    const create = fetch(`${t.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename } }',
+        variables: { input: { id: 'shutdown-create-1', priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: 'ada@example.com' }], subject: 'Hi', message: 'Thanks.' } },
+      }),
+    });
+    await upstreamReached(t, 'POST /campaign');
+    await stop(t, 50);
+    await expect(create).rejects.toThrow();
+    // What main.ts does next: closing the upstream pool waits for requests in flight. Without the abort it
+    // waited for the minute-long create.
+    await t.client.close();
+    await t.sandbox.close();
+    gw = null;
+  });
+
   it('answers /ready with 503 while draining, still serving, and closes each connection after its answer', async () => {
     const t = await start({ READY_CACHE_MS: '0' });
     expect((await fetch(`${t.url}/ready`)).status).toBe(200);

@@ -1,6 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { Bulkhead } from '../../src/upstream/bulkhead.js';
-import { parseRetryAfter, retryDelayMs } from '../../src/upstream/retry.js';
+import { abortedFailure } from '../../src/upstream/failures.js';
+import { isAmbiguous, parseRetryAfter, retryDelayMs } from '../../src/upstream/retry.js';
 
 const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000, budgetMs: 10_000 };
 
@@ -38,15 +39,22 @@ describe('retry delays', () => {
   });
 });
 
+describe('aborts', () => {
+  it('are an unclear outcome once the request had gone out (shutdown deadline), a clear one before', () => {
+    expect(isAmbiguous(abortedFailure('POST /campaign', true))).toBe(true);
+    expect(isAmbiguous(abortedFailure('POST /campaign'))).toBe(false);
+  });
+});
+
 describe('bulkhead', () => {
   it('admits up to N, queues the rest in order, and hands slots over on release', async () => {
-    const bulkhead = new Bulkhead(2);
-    const a = await bulkhead.acquire(1_000);
-    const b = await bulkhead.acquire(1_000);
+    const bulkhead = new Bulkhead({ maxInFlight: 2, laneShare: 1, maxQueued: 10 });
+    const a = await bulkhead.acquire('k', 1_000);
+    const b = await bulkhead.acquire('k', 1_000);
     expect(a.admitted && b.admitted).toBe(true);
     const order: string[] = [];
-    const c = bulkhead.acquire(1_000).then((r) => (order.push('c'), r));
-    const d = bulkhead.acquire(1_000).then((r) => (order.push('d'), r));
+    const c = bulkhead.acquire('k', 1_000).then((r) => (order.push('c'), r));
+    const d = bulkhead.acquire('k', 1_000).then((r) => (order.push('d'), r));
     expect(bulkhead.inFlight).toBe(2);
     if (a.admitted) a.release();
     if (a.admitted) a.release(); // a second release must not free another slot
@@ -62,13 +70,59 @@ describe('bulkhead', () => {
   });
 
   it('gives up after the queue wait, and at once on abort', async () => {
-    const bulkhead = new Bulkhead(1);
-    const held = await bulkhead.acquire(0);
-    expect(await bulkhead.acquire(5)).toEqual({ admitted: false, reason: 'timeout' });
+    const bulkhead = new Bulkhead({ maxInFlight: 1, laneShare: 1, maxQueued: 10 });
+    const held = await bulkhead.acquire('k', 0);
+    expect(await bulkhead.acquire('k', 5)).toEqual({ admitted: false, reason: 'timeout' });
     const controller = new AbortController();
-    const waiting = bulkhead.acquire(60_000, controller.signal);
+    const waiting = bulkhead.acquire('k', 60_000, controller.signal);
     controller.abort();
     expect(await waiting).toEqual({ admitted: false, reason: 'aborted' });
+    if (held.admitted) held.release();
+    expect(bulkhead.inFlight).toBe(0);
+  });
+
+  it('refuses at once, without waiting, when the queue is full', async () => {
+    const bulkhead = new Bulkhead({ maxInFlight: 1, laneShare: 1, maxQueued: 2 });
+    const held = await bulkhead.acquire('k', 0);
+    const waiting = [bulkhead.acquire('k', 60_000), bulkhead.acquire('k', 60_000)];
+    expect(await bulkhead.acquire('k', 60_000)).toEqual({ admitted: false, reason: 'full' });
+    if (held.admitted) held.release();
+    for (const w of waiting) {
+      const r = await w;
+      if (r.admitted) r.release();
+    }
+    expect(bulkhead.inFlight).toBe(0);
+    expect(bulkhead.queued).toBe(0);
+  });
+
+  it('keeps one lane to its share of the slots and of the queue; other lanes are served in turn', async () => {
+    const bulkhead = new Bulkhead({ maxInFlight: 4, laneShare: 0.5, maxQueued: 8 });
+    const flood = await Promise.all([bulkhead.acquire('flood', 0), bulkhead.acquire('flood', 0)]);
+    expect(flood.every((a) => a.admitted)).toBe(true);
+    // The flooding lane is at its share: it waits although two slots are free...
+    const third = bulkhead.acquire('flood', 60_000);
+    // ...which the other lane gets at once.
+    expect((await bulkhead.acquire('victim', 0)).admitted).toBe(true);
+    const queued = [1, 2, 3].map(() => bulkhead.acquire('flood', 60_000));
+    // Its queue share (4 of 8) is used up: a fifth waiter is refused, another lane may still queue.
+    expect(await bulkhead.acquire('flood', 60_000)).toEqual({ admitted: false, reason: 'full' });
+    expect(bulkhead.queued).toBe(4);
+    const first = flood[0]!;
+    if (first.admitted) first.release();
+    const admitted = await third;
+    expect(admitted.admitted).toBe(true);
+    expect(bulkhead.inFlight).toBe(3);
+    for (const w of queued) void w.then((r) => r.admitted && r.release());
+  });
+
+  it('lets 50,000 waiters time out, each unlinking its own entry', async () => {
+    // Removal is O(1) (a linked list): with an array and splice this took seconds and blocked the event loop.
+    const bulkhead = new Bulkhead({ maxInFlight: 1, laneShare: 1, maxQueued: 50_000 });
+    const held = await bulkhead.acquire('k', 0);
+    const waits = Array.from({ length: 50_000 }, (_, i) => bulkhead.acquire('k', 10 + (i % 7)));
+    expect(bulkhead.queued).toBe(50_000);
+    expect((await Promise.all(waits)).every((r) => !r.admitted && r.reason === 'timeout')).toBe(true);
+    expect(bulkhead.queued).toBe(0);
     if (held.admitted) held.release();
     expect(bulkhead.inFlight).toBe(0);
   });

@@ -305,9 +305,12 @@ describe('tolerant reader', () => {
     ]);
   });
 
-  it('encodes path parameters', async () => {
-    server.on('GET /campaign/a%2Fb%20c', json(200, { campaign: wireCampaign }));
-    expect(await c.client.getCampaign('a/b c')).not.toBeNull();
+  it('encodes path parameters, and refuses those no encoding makes safe before sending anything', async () => {
+    server.on('GET /campaign/a%3Fb%20c%23', json(200, { campaign: wireCampaign }));
+    expect(await c.client.getCampaign('a?b c#')).not.toBeNull();
+    const sent = server.requests.length;
+    for (const bad of ['a/b', '..', '\uD800']) await expect((async () => c.client.getCampaign(bad))()).rejects.toMatchObject({ name: 'BadPathSegment' });
+    expect(server.requests.length).toBe(sent);
   });
 
   it('reports one event per call with the route pattern', async () => {

@@ -1,0 +1,39 @@
+import { GraphQLError } from 'graphql';
+import { ID_MAX_LENGTH } from './orders/limits.js';
+
+// Caller ids, uuids, refs and brand codes travel as one path segment of an upstream URL (GET /campaign/{ref}).
+// Percent-encoding keeps most characters harmless, but not all: a lone surrogate cannot be encoded at all
+// (encodeURIComponent throws URIError), `.` and `..` are resolved as "this" and "parent" directory by servers
+// and proxies on the way, and encoded slashes are decoded by some of them. One rule, applied by the input
+// validation of every such argument and again where the client builds the path.
+
+// With the u flag a surrogate code unit matches only when it is not half of a pair.
+const LONE_SURROGATE = /[\uD800-\uDFFF]/u;
+// eslint-disable-next-line no-control-regex
+const CONTROL = /[\u0000-\u001F\u007F]/;
+
+/** Why `value` cannot be a path segment, or null when it can. */
+export function segmentProblem(value: string): string | null {
+  if (value.length === 0) return 'must not be empty';
+  if (value.length > ID_MAX_LENGTH) return `must be at most ${ID_MAX_LENGTH} characters`;
+  if (LONE_SURROGATE.test(value)) return 'must be well-formed Unicode (it holds a lone surrogate)';
+  if (CONTROL.test(value)) return 'must not contain control characters';
+  if (/^\.+$/.test(value)) return 'must not be only dots';
+  if (/[/\\]/.test(value)) return 'must not contain a slash or a backslash';
+  return null;
+}
+
+/** A value that reached the upstream client without passing input validation (e.g. inside a node id). */
+export class BadPathSegment extends GraphQLError {
+  constructor(what: string, problem: string) {
+    super(`Invalid ${what}: ${problem}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+    this.name = 'BadPathSegment';
+  }
+}
+
+/** Encodes one path segment, refusing what no encoding makes safe. */
+export function pathSegment(value: string, what = 'reference'): string {
+  const problem = segmentProblem(value);
+  if (problem) throw new BadPathSegment(what, problem);
+  return encodeURIComponent(value);
+}

@@ -1,0 +1,46 @@
+import { AsyncLocalStorage } from 'node:async_hooks';
+
+// What the upstream client needs to know about the operation a request is made for, carried by async
+// context rather than threaded through every client method: an operation's resolvers, its DataLoader batches
+// and its rescues all run inside the operation that caused them.
+// - `lane`: whose share of upstream concurrency it uses (the bulkhead's fair share per API key);
+// - `signal`: aborts every upstream call of the operation, creates included, when the gateway stops.
+
+export interface UpstreamScope {
+  lane: string;
+  signal?: AbortSignal;
+}
+
+/** Work not made for one caller: readiness pings, live pollers started outside an operation. */
+export const GATEWAY_SCOPE: UpstreamScope = { lane: 'gateway' };
+
+const scopes = new AsyncLocalStorage<UpstreamScope>();
+
+export function inScope<T>(scope: UpstreamScope, run: () => T): T {
+  return scopes.run(scope, run);
+}
+
+export function currentScope(): UpstreamScope {
+  return scopes.getStore() ?? GATEWAY_SCOPE;
+}
+
+/**
+ * Runs `fn` with a signal that aborts when either the call's own signal or the scope's does. Listeners are
+ * removed afterwards (AbortSignal.any would tie every call to the long-lived stop signal until collected).
+ */
+export async function withScopeSignal<T>(own: AbortSignal | undefined, fn: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
+  const ambient = currentScope().signal;
+  if (!ambient || ambient === own) return fn(own);
+  if (!own) return fn(ambient);
+  const linked = new AbortController();
+  const abort = () => linked.abort();
+  if (own?.aborted || ambient.aborted) linked.abort();
+  own?.addEventListener('abort', abort, { once: true });
+  ambient.addEventListener('abort', abort, { once: true });
+  try {
+    return await fn(linked.signal);
+  } finally {
+    own?.removeEventListener('abort', abort);
+    ambient.removeEventListener('abort', abort);
+  }
+}

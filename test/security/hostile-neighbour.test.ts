@@ -1,0 +1,102 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { bearer, KEYS, KEYS_ENV } from './keys.js';
+
+// One key floods fan-out queries at its rate limit against a slow upstream while another key reads its
+// account and a load balancer polls /health. The flood must not starve them: its lookups wait in its own lane
+// of the bulkhead, its worst operations are refused by cost before they run, and /health never queues.
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({
+    env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_BURST: '20' },
+  });
+  // Every order lookup takes 300 ms: 32 upstream slots serve ~100 lookups/s, far less than the flood asks.
+  await gw.sandbox.control.fault({ route: 'GET /campaign/:id', latency_ms: 300, rate: 1 });
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+const refs = Array.from({ length: 100 }, (_, i) => `flood-${i}`);
+const wide = `query($v: [ID!]!) { ${Array.from({ length: 20 }, (_, i) => `a${i}: campaigns(refs: $v) { uuid }`).join(' ')} }`;
+const narrow = 'query($v: [ID!]!) { campaigns(refs: $v) { uuid } }';
+
+interface Timed {
+  ms: number;
+  ok: boolean;
+  detail: string;
+}
+
+async function timed(send: () => Promise<Response>, ok: (status: number, body: any) => boolean): Promise<Timed> {
+  const started = performance.now();
+  const res = await send();
+  const text = await res.text();
+  let body: unknown = null;
+  try {
+    body = JSON.parse(text);
+  } catch {
+    // /health answers JSON; anything else is a failure reported below.
+  }
+  return { ms: Math.round(performance.now() - started), ok: ok(res.status, body), detail: `${res.status} ${text.slice(0, 200)}` };
+}
+
+describe('a key flooding at its rate limit', () => {
+  // Flooding for seconds, then waiting for the flood's answers: far longer than the default test timeout.
+  it('leaves /health and another key served', { timeout: 120_000 }, async () => {
+    const stop = new AbortController();
+    const flood: Promise<unknown>[] = [];
+    const floodCodes = new Map<string, number>();
+    // 20 operations per second for 3 s, alternating the 2,000-lookup query and a 100-lookup one.
+    for (let i = 0; i < 60; i++) {
+      const query = i % 2 === 0 ? wide : narrow;
+      flood.push(
+        fetch(`${gw.url}/graphql`, {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', ...bearer(KEYS.reader) },
+          body: JSON.stringify({ query, variables: { v: refs } }),
+          signal: stop.signal,
+        })
+          .then((res) => res.json())
+          .then((body: any) => {
+            for (const e of body.errors ?? []) floodCodes.set(e.extensions?.code, (floodCodes.get(e.extensions?.code) ?? 0) + 1);
+          })
+          .catch(() => undefined),
+      );
+      await new Promise((resolve) => setTimeout(resolve, 50));
+      if (i % 6 === 5) {
+        // While the flood runs: the victim's read and the probe, measured side by side.
+        const [viewer, health] = await Promise.all([
+          timed(
+            () =>
+              fetch(`${gw.url}/graphql`, {
+                method: 'POST',
+                headers: { 'content-type': 'application/json', ...bearer(KEYS.writer) },
+                body: JSON.stringify({ query: '{ viewer { username } }' }),
+              }),
+            (status, body) => status === 200 && typeof body?.data?.viewer?.username === 'string' && !body.errors,
+          ),
+          timed(() => fetch(`${gw.url}/health`), (status) => status === 200),
+        ]);
+        victim.push(viewer);
+        probes.push(health);
+      }
+    }
+    stop.abort();
+    await Promise.all(flood);
+
+    expect(victim.length).toBe(10);
+    for (const v of victim) expect(v.ok, v.detail).toBe(true);
+    for (const h of probes) expect(h.ok, h.detail).toBe(true);
+    // The 2,000-lookup operations were refused by cost before running, not queued.
+    expect(floodCodes.get('COST_LIMIT_EXCEEDED')).toBeGreaterThan(0);
+    console.info(
+      `victim { viewer } ms: ${victim.map((v) => v.ms).join(' ')}; /health ms: ${probes.map((p) => p.ms).join(' ')}; ` +
+        `flood errors: ${JSON.stringify(Object.fromEntries(floodCodes))}`,
+    );
+  });
+});
+
+const victim: Timed[] = [];
+const probes: Timed[] = [];
