@@ -1,0 +1,94 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { uniqueId } from '../support/fixtures.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// Findings of an adversarial review of the money paths, each reproduced through the gateway against the
+// sandbox and counted in /__sandbox/stats.
+
+let gw: TestGateway;
+
+beforeAll(async () => {
+  gw = await startTestGateway({ sandbox: { balances: { USD: 100_000_000 } } });
+});
+afterEach(async () => {
+  await gw.sandbox.control.clearFaults();
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+const UNKNOWN = '... on OutcomeUnknown { message retrySameIdIsSafe }';
+const CONFLICT = '... on IdempotencyConflict { id conflictingFields }';
+const CREATE = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
+  __typename ... on CreateCampaignPayload { orderId orderUuid replayed campaign { id uuid } } ${CONFLICT} ${UNKNOWN} } }`;
+const EMBED = `mutation($input: CreateEmbeddedRewardInput!) { createEmbeddedReward(input: $input) {
+  __typename ... on CreateEmbeddedRewardPayload { rewardLink replayed campaign { id uuid } } ${CONFLICT} ${UNKNOWN} } }`;
+const ADD = `mutation($input: AddFundsInput!) { addFunds(input: $input) {
+  __typename ... on AddFundsPayload { funds { usd: balance(currency: "USD") { availableInCents } } } ${CONFLICT} ${UNKNOWN} } }`;
+
+const creates = async (id: string) => (await gw.sandbox.control.stats()).creates[id] ?? 0;
+
+function emailInput(overrides: Record<string, unknown> = {}) {
+  return {
+    id: uniqueId('review'),
+    priceInCents: 1000,
+    reward: { brand: 'sbxcoffeeus' },
+    contacts: [{ email: 'ada@example.com' }],
+    subject: 'Thanks',
+    message: 'Thank you.',
+    ...overrides,
+  };
+}
+
+// GET /campaign/{id} takes the caller id *or the uuid*. A new create whose id happens to be another order's
+// uuid finds that other order when it looks its id up; it must never be reported as this create's order.
+describe('a create whose id is another order\'s uuid', () => {
+  it('reports the order it made, not the order whose uuid the id is', async () => {
+    const first = await gw.gql(CREATE, { input: emailInput() });
+    const other = first.body.data.createCampaign;
+    expect(other.__typename).toBe('CreateCampaignPayload');
+
+    const input = emailInput({ id: other.orderUuid });
+    const { body } = await gw.gql(CREATE, { input });
+    const result = body.data.createCampaign;
+    expect(result, JSON.stringify(body)).toMatchObject({ __typename: 'CreateCampaignPayload', orderId: input.id });
+    // Whether it was a replay cannot be told from a lookup that found another order: null, never true.
+    expect(result.replayed).toBeNull();
+    expect(result.orderUuid).not.toBe(other.orderUuid);
+    expect(result.campaign.id).toBe(input.id);
+    expect(await creates(input.id)).toBe(1);
+  });
+
+  it('is never recovered as the other order when its answer is lost before it was processed', async () => {
+    const sameFields = emailInput();
+    const first = await gw.gql(CREATE, { input: sameFields });
+    const other = first.body.data.createCampaign;
+    expect(other.__typename).toBe('CreateCampaignPayload');
+
+    // The very same order fields, under an id that is the first order's uuid; no POST gets through.
+    const input = { ...sameFields, id: other.orderUuid };
+    await gw.sandbox.control.fault({ route: 'POST /campaign', status: 503, rate: 1 });
+    const { body } = await gw.gql(CREATE, { input });
+    expect(JSON.stringify(body)).not.toContain(sameFields.id);
+    expect(body.data.createCampaign, JSON.stringify(body)).toMatchObject({ __typename: 'OutcomeUnknown', retrySameIdIsSafe: true });
+    expect(await creates(input.id)).toBe(0);
+
+    await gw.sandbox.control.clearFaults();
+    const retry = await gw.gql(CREATE, { input });
+    expect(retry.body.data.createCampaign).toMatchObject({ __typename: 'CreateCampaignPayload', orderId: input.id });
+    expect(await creates(input.id)).toBe(1);
+  });
+
+  it('an embedded reward under such an id is not said to be replayed, nor shown as the other order', async () => {
+    const first = await gw.gql(CREATE, { input: emailInput() });
+    const other = first.body.data.createCampaign;
+    const input = { id: other.orderUuid, brand: 'sbxcoffeeus', priceInCents: 500 };
+    const { body } = await gw.gql(EMBED, { input });
+    expect(body.data.createEmbeddedReward, JSON.stringify(body)).toMatchObject({
+      __typename: 'CreateEmbeddedRewardPayload',
+      replayed: null,
+      campaign: { id: input.id },
+    });
+    expect(await creates(input.id)).toBe(1);
+  });
+});
