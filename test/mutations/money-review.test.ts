@@ -92,3 +92,22 @@ describe('a create whose id is another order\'s uuid', () => {
     expect(await creates(input.id)).toBe(1);
   });
 });
+// A replayed top-up is answered with the original response, balances as they stood then. The payload must
+// show the balance as it stands now, as a create's payload does since issue 13.
+describe('an addFunds replay', () => {
+  it('shows the balance as it stands now, not the one the original answer carried', async () => {
+    const input = { id: uniqueId('topup'), currency: 'USD', amountInCents: 50_000 };
+    const first = await gw.gql(ADD, { input });
+    expect(first.body.data.addFunds.__typename).toBe('AddFundsPayload');
+
+    // Money moves after the top-up: an order is paid from the balance.
+    const order = await gw.gql(CREATE, { input: emailInput({ priceInCents: 2500 }) });
+    expect(order.body.data.createCampaign.__typename).toBe('CreateCampaignPayload');
+    const now = (await gw.sandbox.api('GET', '/funds')).body.fundsbycurrency.USD.available_in_cents;
+    expect(now).toBeLessThan(first.body.data.addFunds.funds.usd.availableInCents);
+
+    const replay = await gw.gql(ADD, { input });
+    expect(replay.body.data.addFunds).toEqual({ __typename: 'AddFundsPayload', funds: { usd: { availableInCents: now } } });
+    expect(await creates(input.id)).toBe(1);
+  });
+});
