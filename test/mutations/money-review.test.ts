@@ -111,3 +111,21 @@ describe('an addFunds replay', () => {
     expect(await creates(input.id)).toBe(1);
   });
 });
+
+// SafeInt is exact up to 2^53 − 1. An amount beyond it cannot be read exactly, so it must not be read at all:
+// a top-up whose answer carries such a balance was recorded upstream, and "Unexpected error." (INTERNAL) would
+// invite a second top-up with a new id.
+describe('money past 2^53 − 1 on the wire', () => {
+  it('a recorded top-up whose answer holds an unsafe balance is OutcomeUnknown, never an unexpected error', async () => {
+    const edge = await startTestGateway({ sandbox: { balances: { USD: Number.MAX_SAFE_INTEGER - 20_000 } } });
+    try {
+      const input = { id: uniqueId('topup'), currency: 'USD', amountInCents: 50_000 };
+      const { body } = await edge.gql(ADD, { input });
+      expect(body.errors, JSON.stringify(body)).toBeUndefined();
+      expect(body.data.addFunds).toMatchObject({ __typename: 'OutcomeUnknown', retrySameIdIsSafe: true });
+      expect((await edge.sandbox.control.stats()).creates[input.id]).toBe(1);
+    } finally {
+      await edge.close();
+    }
+  });
+});
