@@ -46,7 +46,9 @@ const CreateCampaignPayload = builder.objectRef<CreateCampaignPayloadShape>('Cre
     funding: t.field({ type: FundingState, resolve: (p) => p.funding }),
     links: t.stringList({
       nullable: true,
-      description: 'Direct-link orders: one claimable URL per link. Short links: see campaign.links.',
+      description:
+        'Direct-link orders: one claimable URL per link (empty while the order waits for funds). Short links: see ' +
+        'campaign.links. Null on a replay of an answer given before the order was funded: read campaign.links.',
       resolve: (p) => p.links,
     }),
     replayed: t.boolean({ nullable: true, description: REPLAYED, resolve: (p) => p.replayed }),
@@ -112,7 +114,10 @@ function payloadOf(created: CreatedCampaign, before: OrderBefore, ctx: GatewayCo
   const now = earlier ?? created.campaign;
   ctx.loaders.campaign.prime(now.id, now).prime(now.uuid, now);
   const funding = earlier ? fundingNow(created.funding, earlier) : created.funding;
-  return { campaign: now, funding, links: created.directLinks, replayed: wasReplayed(before) };
+  // Links exist once an order is funded. A replay of an answer given while the order waited for funds repeats
+  // that answer's empty list; null (read campaign.links) rather than telling the caller there are no links.
+  const links = earlier && created.funding !== 'FUNDED' ? null : created.directLinks;
+  return { campaign: now, funding, links, replayed: wasReplayed(before) };
 }
 
 /**

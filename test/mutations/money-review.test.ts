@@ -129,3 +129,31 @@ describe('money past 2^53 − 1 on the wire', () => {
     }
   });
 });
+
+// A direct-link order accepted while waiting for funds is answered with no links (they exist once funded).
+// Re-sending the create later repeats that answer; the payload says FUNDED (read fresh) and must not pair it
+// with the stale empty list, which tells the caller its paid-for links do not exist.
+describe('a direct-links replay after the order was funded', () => {
+  it('does not answer FUNDED with the earlier answer\'s empty link list', async () => {
+    const poor = await startTestGateway({ sandbox: { balances: { USD: 0 } } });
+    try {
+      const LINKS = `mutation($input: CreateDirectLinksInput!) { createDirectLinks(input: $input) {
+        __typename ... on CreateCampaignPayload { funding replayed links } } }`;
+      const input = { id: uniqueId('poor-links'), priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, linkCount: 2 };
+      const first = await poor.gql(LINKS, { input });
+      expect(first.body.data.createDirectLinks).toMatchObject({ funding: 'AWAITING_FUNDS', links: [] });
+      await poor.sandbox.control.topUp('USD', 1_000_000);
+      const links: string[] = (await poor.sandbox.api('GET', `/links/${input.id}`)).body.directlinks.map((l: { link: string }) => l.link);
+      expect(links).toHaveLength(2);
+
+      const replay = await poor.gql(LINKS, { input });
+      const payload = replay.body.data.createDirectLinks;
+      expect(payload, JSON.stringify(replay.body)).toMatchObject({ funding: 'FUNDED', replayed: true });
+      expect(payload.links).not.toEqual([]);
+      if (payload.links !== null) expect([...payload.links].sort()).toEqual([...links].sort());
+      expect((await poor.sandbox.control.stats()).creates[input.id]).toBe(1);
+    } finally {
+      await poor.close();
+    }
+  });
+});
