@@ -157,3 +157,30 @@ describe('a direct-links replay after the order was funded', () => {
     }
   });
 });
+
+// The pre-create lookup can fail; the create then goes ahead and may be answered from an earlier request,
+// byte for byte: the order as it stood then. The payload must not present that old state as current.
+describe('a replayed create whose pre-create lookup failed', () => {
+  it('does not report AWAITING_FUNDS for an order that has been funded since', async () => {
+    const poor = await startTestGateway({ sandbox: { balances: { USD: 0 } }, env: { UPSTREAM_RETRY_ATTEMPTS: '1' } });
+    try {
+      const CREATE_FUNDING = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
+        __typename ... on CreateCampaignPayload { funding replayed campaign { status } } } }`;
+      const input = emailInput();
+      const first = await poor.gql(CREATE_FUNDING, { input });
+      expect(first.body.data.createCampaign).toMatchObject({ funding: 'AWAITING_FUNDS' });
+      await poor.sandbox.control.topUp('USD', 1_000_000);
+
+      // The one lookup before the create fails; nothing else does.
+      await poor.sandbox.control.fault({ route: 'GET /campaign/:id', status: 503, rate: 1, count: 1 });
+      const replay = await poor.gql(CREATE_FUNDING, { input });
+      const payload = replay.body.data.createCampaign;
+      expect(payload, JSON.stringify(replay.body)).toMatchObject({ __typename: 'CreateCampaignPayload', funding: 'FUNDED' });
+      expect(payload.replayed).not.toBe(false);
+      expect(payload.campaign.status).not.toBe('AWAITING_FUNDS');
+      expect((await poor.sandbox.control.stats()).creates[input.id]).toBe(1);
+    } finally {
+      await poor.close();
+    }
+  });
+});
