@@ -16,7 +16,11 @@ type OrderBefore =
 
 async function orderBefore(id: string, loaders: Loaders): Promise<OrderBefore> {
   try {
-    return { known: true, campaign: await loaders.campaign.load(id) };
+    const campaign = await loaders.campaign.load(id);
+    // The lookup also takes a uuid: an id that is another order's uuid finds that order, which says nothing
+    // about this id (and must never be shown as this create's order).
+    if (campaign && campaign.id !== id) return { known: false };
+    return { known: true, campaign };
   } catch {
     return { known: false };
   }

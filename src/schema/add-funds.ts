@@ -7,7 +7,16 @@ import { MONEY } from './money.js';
 import { FundsRef } from './funds.js';
 
 const AddFundsPayload = builder.objectRef<{ funds: Funds }>('AddFundsPayload').implement({
-  fields: (t) => ({ funds: t.field({ type: FundsRef, resolve: (p) => p.funds }) }),
+  fields: (t) => ({
+    funds: t.field({
+      type: FundsRef,
+      description: 'The balances as they stand now (read again after the top-up).',
+      // A top-up re-sent with the same id is answered with the original response, balances as they stood
+      // then; the upstream does not say it is a replay. So the balances are read fresh (one GET, shared with
+      // the rest of the operation); only if that read fails does the top-up's own answer stand in.
+      resolve: (p, _args, ctx) => ctx.loaders.funds().catch(() => p.funds),
+    }),
+  }),
 });
 
 const AddFundsInput = builder.inputType('AddFundsInput', {

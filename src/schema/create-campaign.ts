@@ -44,7 +44,10 @@ const CreateCampaignPayload = builder.objectRef<CreateCampaignPayloadShape>('Cre
     funding: t.field({ type: FundingState, resolve: (p) => p.funding }),
     links: t.stringList({
       nullable: true,
-      description: 'Direct-link orders: one claimable URL per link. Short links: see campaign.links.',
+      description:
+        'Direct-link orders: one claimable URL per link (empty while the order waits for funds). Short links: see ' +
+        'campaign.links. Null when the create was answered with an earlier answer given before the order was ' +
+        'funded (a replay): read campaign.links.',
       resolve: (p) => p.links,
     }),
     replayed: t.boolean({ nullable: true, description: REPLAYED, resolve: (p) => p.replayed }),
@@ -102,14 +105,26 @@ const CreateDirectLinksInput = builder.inputType('CreateDirectLinksInput', {
 /**
  * After a write the request's cached reads are stale; the payload must show what the upstream now holds. For a
  * replay that is the read made just before the create (a replay changes nothing), not the earlier answer the
- * upstream repeats; for a new order it is the create's own answer. Either primes the request's loader.
+ * upstream repeats; for a new order it is the create's own answer. When that lookup failed, the answer may be
+ * such a repeat, so the order is read once more (falling back to the answer if that fails too). Either primes
+ * the request's loader.
  */
-function payloadOf({ created, earlier, replayed }: SentCreate<CreatedCampaign>, ctx: GatewayContext): CreateCampaignPayloadShape {
+async function payloadOf({ created, earlier, replayed }: SentCreate<CreatedCampaign>, ctx: GatewayContext): Promise<CreateCampaignPayloadShape> {
   ctx.loaders.forgetAll();
-  const now = earlier ?? created.campaign;
+  const current = replayed === null ? await readAgain(created.campaign.id, ctx) : earlier;
+  const now = current ?? created.campaign;
   ctx.loaders.campaign.prime(now.id, now).prime(now.uuid, now);
-  const funding = earlier ? fundingNow(created.funding, earlier) : created.funding;
-  return { campaign: now, funding, links: created.directLinks, replayed };
+  const funding = current ? fundingNow(created.funding, current) : created.funding;
+  // Links exist once an order is funded. A repeated answer given while the order waited for funds carries an
+  // empty list; once the order is funded that list is wrong: null (read campaign.links) instead.
+  const links = created.funding !== 'FUNDED' && funding === 'FUNDED' ? null : created.directLinks;
+  return { campaign: now, funding, links, replayed };
+}
+
+/** The order under this id as it stands, or null when it cannot be read (or the read names another order). */
+async function readAgain(id: string, ctx: GatewayContext): Promise<Campaign | null> {
+  const found = await ctx.loaders.campaign.load(id).catch(() => null);
+  return found && found.id === id ? found : null;
 }
 
 /**

@@ -172,7 +172,10 @@ export interface Recovery {
 }
 
 export function createRecovery(caller: Caller, logger: UpstreamLogger | undefined): Recovery {
-  /** GET /campaign/{id}: the campaign and the info of that read, or null for any failure. */
+  /**
+   * GET /campaign/{id}: the campaign and the info of that read, or null for any failure. The route also takes
+   * a uuid, so an id that is another order's uuid finds that order: only an order carrying this very id counts.
+   */
   async function findCampaign(id: string, signal?: AbortSignal): Promise<{ info: Info; campaign: Campaign } | null> {
     const result = await caller.request(
       {
@@ -184,7 +187,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
       },
       signal,
     );
-    return result.ok ? result.value : null;
+    return result.ok && result.value.campaign.id === id ? result.value : null;
   }
 
   /** Every URL of a link order, paging through GET /links/{id}; null while generating or on any failure. */

@@ -6,9 +6,11 @@
 import { z } from 'zod';
 import { parsePacific } from '../pacific-time.js';
 
+// zod's int() is a safe integer (|n| ≤ 2^53 − 1); a string is held to the same bound once converted, since
+// past it Number() rounds and money would be read as an amount nobody sent.
 const int = z.union([
   z.number().int(),
-  z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer').transform(Number),
+  z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer').transform(Number).pipe(z.number().int()),
 ]);
 const decimal = z.union([
   z.number(),

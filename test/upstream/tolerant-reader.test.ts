@@ -271,6 +271,16 @@ describe('tolerant reader', () => {
     ]);
   });
 
+  it('refuses money past 2^53 − 1, sent as a number or as a string: a recorded top-up is then an unknown outcome', async () => {
+    // Read as a number it would be rounded (and the SafeInt scalar would refuse to send it), so the answer is
+    // unreadable: for a write that is an unknown outcome, never a success with the wrong amount.
+    server.on('POST /funds', json(200, { info: info('INFO_FUNDS_ADDED'), fundsbycurrency: { USD: { available_in_cents: '9007199254790993' } } }));
+    const error = await c.client.addFunds({ id: 't-1', currency: 'USD', amountInCents: 50_000 }).catch((e: unknown) => e);
+    expect(error).toMatchObject({ kind: 'invalid_response', outcomeUnknown: true });
+    server.on('GET /funds', json(200, { fundsbycurrency: { USD: { available_in_cents: 2 ** 53 } } }));
+    await expect(c.client.getFunds()).rejects.toMatchObject({ kind: 'invalid_response' });
+  });
+
   it('reads link pages of both kinds and the still-generating answer', async () => {
     server.on(
       'GET /links/short-1',
