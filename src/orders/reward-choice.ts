@@ -1,10 +1,14 @@
+import { GraphQLError } from 'graphql';
 import type { Loaders } from '../loaders.js';
 import { InputValidationError, type ValidationIssueShape } from './errors.js';
 import type { Brand } from '../upstream/types.js';
 
 // Checks the brand choice of an order against the (cached) catalog before anything is sent upstream, so a
-// caller hears "that price is not offered" from us instead of a 422 after a round trip. When the catalog
-// cannot be read the check steps aside: the upstream validates orders itself.
+// caller hears "that price is not offered" from us instead of a 422 after a round trip. The catalog also gives
+// the upstream's spelling of what the caller typed (codes and region names match ignoring case), so the body of
+// a create depends on it: when it cannot be read nothing is sent. Sending the caller's spelling instead would
+// let a retry under the same id carry another body (the catalog readable by then) and be refused as a
+// different order.
 
 export interface RewardChoiceInput {
   brand?: string | null;
@@ -41,7 +45,7 @@ export async function resolveRewardChoice(
 
   if (choice.region != null) {
     const regions = await loaders.regions().catch(() => null);
-    if (!regions) return { region: choice.region };
+    if (!regions) throw catalogUnavailable();
     const match = regions.find((r) => r.name.toLowerCase() === choice.region!.trim().toLowerCase());
     if (!match) {
       throw new InputValidationError([
@@ -53,13 +57,14 @@ export async function resolveRewardChoice(
 
   const single = choice.brand != null;
   const codes = single ? [choice.brand!] : (choice.brands ?? []);
-  // undefined: the catalog could not be read (no opinion); null: the catalog does not know the brand.
-  const brands = await Promise.all(codes.map((code) => loaders.brand.load(code).catch(() => undefined)));
+  // undefined: the catalog could not be read; null: the catalog does not know the brand.
+  const read = await Promise.all(codes.map((code) => loaders.brand.load(code).catch(() => undefined)));
+  if (read.includes(undefined)) throw catalogUnavailable();
+  const brands = read as (Brand | null)[];
   const currencies = new Set<string>();
   const unknown: { path: string[]; code: string }[] = [];
   brands.forEach((brand, i) => {
     const path = single ? [...base, 'brand'] : [...base, 'brands', String(i)];
-    if (brand === undefined) return;
     if (brand === null) {
       unknown.push({ path, code: codes[i]! });
       return;
@@ -80,5 +85,12 @@ export async function resolveRewardChoice(
   }
   if (issues.length) throw new InputValidationError(issues);
   // The catalog's spelling: codes match ignoring case here, exactly upstream.
-  return { brandCodes: brands.map((brand, i) => brand?.brandCode ?? codes[i]!) };
+  return { brandCodes: brands.map((brand) => brand!.brandCode) };
+}
+
+/** Nothing was sent, so retrying is safe (and the only way on: the same id, the same input). */
+function catalogUnavailable(): GraphQLError {
+  return new GraphQLError('The brand catalog could not be read, so nothing was sent; retry shortly with the same input.', {
+    extensions: { code: 'CATALOG_UNAVAILABLE', retryable: true },
+  });
 }

@@ -57,3 +57,34 @@ describe('brand codes', () => {
     expect(res.body.data.brand).toMatchObject({ brandCode: 'sbxcoffeeus' });
   });
 });
+
+describe('a create whose catalog cannot be read', () => {
+  // The catalog turns what the caller typed into the upstream's spelling. Without it the body would depend on
+  // whether the catalog happened to be readable, so a retry with the same id could send another body and be
+  // refused as a different order. Nothing is sent instead, and the caller hears that nothing was sent.
+  let fresh: TestGateway;
+  beforeAll(async () => {
+    fresh = await startTestGateway();
+  });
+  afterAll(async () => {
+    await fresh?.close();
+  });
+
+  it.each([
+    ['brand', 'GET /brands/:code', { brand: 'SbxBooksCA' }],
+    ['region', 'GET /regions', { region: 'canada' }],
+  ])('by %s: nothing is sent, and the error says so', async (_name, route, reward) => {
+    await fresh.sandbox.control.fault({ route, status: 503, rate: 1 });
+    try {
+      await fresh.upstreamDelta();
+      const res = await fresh.gql(CREATE, { input: input(reward) });
+      expect(res.body.data?.createCampaign ?? null).toBeNull();
+      const error = res.body.errors?.[0];
+      expect(error?.extensions?.code, res.text).toBe('CATALOG_UNAVAILABLE');
+      expect(error?.message).toMatch(/nothing was sent/i);
+      expect((await fresh.upstreamDelta())['POST /campaign'] ?? 0).toBe(0);
+    } finally {
+      await fresh.sandbox.control.clearFaults();
+    }
+  });
+});
