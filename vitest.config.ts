@@ -4,10 +4,11 @@ import { defineConfig } from 'vitest/config';
 const require = createRequire(import.meta.url);
 
 // Suites that start child processes (tsx, the built dist/, Redis, a browser): each keeps a fresh module graph.
+// A new suite that spawns processes belongs here (cluster suites match by name).
 const processSuites = [
   'test/browser/**/*.test.ts',
   'test/graph/generated-files.test.ts',
-  'test/live/cluster.test.ts',
+  'test/live/cluster*.test.ts',
   'test/ops/main-process.test.ts',
   'test/ops/production-build.test.ts',
   'test/ops/start-up-failures.test.ts',
