@@ -3,6 +3,19 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
+// Suites that start child processes (tsx, the built dist/, Redis, a browser): each keeps a fresh module graph.
+// A new suite that spawns processes belongs here (cluster suites match by name).
+const processSuites = [
+  'test/browser/**/*.test.ts',
+  'test/graph/generated-files.test.ts',
+  'test/live/cluster*.test.ts',
+  'test/ops/main-process.test.ts',
+  'test/ops/production-build.test.ts',
+  'test/ops/start-up-failures.test.ts',
+  'test/sandbox/main.test.ts',
+  'test/security/shared-rate-limit.test.ts',
+];
+
 export default defineConfig({
   resolve: {
     alias: {
@@ -13,11 +26,35 @@ export default defineConfig({
     },
   },
   test: {
-    include: ['test/**/*.test.ts'],
     // Suites start real servers on ephemeral ports; two workers match the 2-core machines.
     pool: 'forks',
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 20_000,
+    projects: [
+      {
+        extends: true,
+        test: {
+          // Everything that runs the gateway, the sandbox or the upstream client in this process. Importing
+          // the schema, yoga and undici is most of a file's cost, so the files of a worker share one module
+          // graph (isolate: false). This is safe because every suite builds its own gateway, sandbox, metrics
+          // registry and clock; nothing in src/ keeps per-run state at module level.
+          name: 'in-process',
+          include: ['test/**/*.test.ts'],
+          exclude: processSuites,
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'processes',
+          include: processSuites,
+          // Child processes under a loaded 2-core machine start slowly; the tests themselves wait on events.
+          testTimeout: 60_000,
+          hookTimeout: 60_000,
+        },
+      },
+    ],
   },
 });

@@ -74,7 +74,9 @@ async function gql(url: string, query: string) {
   return (await res.json()) as { data?: any; errors?: unknown[] };
 }
 
-describe.concurrent('npm start (src/main.ts)', () => {
+// Each test starts Node + tsx; on a shared 2-core machine that alone can take tens of seconds, so the budget
+// is generous and the tests wait on log lines, never on the clock.
+describe.concurrent('npm start (src/main.ts)', { timeout: 90_000 }, () => {
   it('serves on the embedded sandbox and exits 0 on SIGTERM with a clean log', async () => {
     const run = runMain();
     try {

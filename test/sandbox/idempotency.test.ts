@@ -61,7 +61,9 @@ describe('idempotency', () => {
   });
 
   it('creates one order when two identical POSTs arrive at once', async () => {
-    await t.control.fault({ route: 'POST /campaign', latency_ms: 20, rate: 1 });
+    // Both requests are held long enough that they overlap even on a loaded machine (20 ms did not);
+    // inFlightMax below proves they did.
+    await t.control.fault({ route: 'POST /campaign', latency_ms: 1_000, rate: 1 });
     const body = emailOrder({ id: 'race' });
     const [a, b] = await Promise.all([t.api('POST', '/campaign', body), t.api('POST', '/campaign', body)]);
     expect([a.status, b.status]).toEqual([200, 200]);

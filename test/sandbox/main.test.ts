@@ -21,7 +21,8 @@ function runMain(env: Record<string, string>) {
   return { child, exited, output };
 }
 
-describe.concurrent('sandbox main', () => {
+// Starting Node + tsx under load can take tens of seconds: a generous budget, no clock assertions.
+describe.concurrent('sandbox main', { timeout: 90_000 }, () => {
   it('starts from the environment, prints base URL, token and a curl, serves, and stops on SIGTERM', async () => {
     const run = runMain({ SANDBOX_PORT: '0', SANDBOX_TOKEN: 'main-test-token', SANDBOX_BALANCE_CENTS: '4242', SANDBOX_LATENCY_MS: '0' });
     const baseUrl = await new Promise<string>((resolve, reject) => {
