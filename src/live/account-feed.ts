@@ -19,7 +19,8 @@
 // A quiet poll therefore costs one count plus one request per 100 open rewards.
 
 import type { Gift, GiftQuery, UpstreamClient } from '../upstream/types.js';
-import { GiftBook, isFinal, OPEN_STATUS, type GiftChange } from './gift-diff.js';
+import { isFinal, OPEN_STATUS } from '../orders/reward-state.js';
+import { GiftBook, type GiftChange } from './gift-diff.js';
 import { listAllGifts, refreshGifts } from './gift-pages.js';
 import type { Feed, PollOutcome } from './hub.js';
 

@@ -10,7 +10,8 @@
 // The feed ends its `gift` topic once the order is created and none of its rewards can change any more.
 
 import type { Campaign, Gift, UpstreamClient } from '../upstream/types.js';
-import { GiftBook, OPEN_STATUS, type GiftChange } from './gift-diff.js';
+import { OPEN_STATUS } from '../orders/reward-state.js';
+import { GiftBook, type GiftChange } from './gift-diff.js';
 import { listAllGifts, refreshGifts } from './gift-pages.js';
 import type { Feed, PollOutcome } from './hub.js';
 
