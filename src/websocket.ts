@@ -8,24 +8,8 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, validate as validateWith
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { trustedDocumentFor, type TrustedDocuments } from './security/trusted-documents.js';
-import type { Door } from './security/use-api-keys.js';
-
-/**
- * What HTTP enforces in yoga plugins that never see a WebSocket message (they hook the HTTP request), applied
- * here by hand so both transports obey the same rules.
- */
-export interface WebSocketPolicy {
-  door: Door;
-  /** Trusted-documents mode: only these operations run, by id. */
-  trusted: TrustedDocuments | null;
-  introspection: boolean;
-  /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
-  allowedOrigins: readonly string[];
-  maxPayloadBytes: number;
-  /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
-  hostAllowed(host: string | undefined): boolean;
-}
+import type { WebSocketPolicy } from './security/security.js';
+import { trustedDocumentFor } from './security/trusted-documents.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
 export const CLOSE_RATE_LIMITED = 4429;
