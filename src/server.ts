@@ -21,7 +21,7 @@ import { requestIdOf, useRequestId } from './ops/use-request-id.js';
 import { yogaLogger } from './ops/yoga-logger.js';
 import { createReadiness } from './readiness.js';
 import { schema } from './schema/index.js';
-import { createSecurity, type Security } from './security/security.js';
+import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
 import { attachWebSocket, isWebSocketContext } from './websocket.js';
 
