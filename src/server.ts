@@ -1,7 +1,7 @@
 import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import { createCatalogCache } from './catalog/catalog-cache.js';
 import { graphiqlEnabled, type Config } from './config.js';
 import { createContext, type GatewayContext } from './context.js';
@@ -21,7 +21,7 @@ import { requestIdOf, useRequestId } from './ops/use-request-id.js';
 import { yogaLogger } from './ops/yoga-logger.js';
 import { createReadiness } from './readiness.js';
 import { schema } from './schema/index.js';
-import { createSecurity, type Security } from './security/security.js';
+import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
 import { attachWebSocket, isWebSocketContext } from './websocket.js';
 
@@ -114,8 +114,21 @@ export function createGateway({
     maskedErrors: { maskError: reportUnexpectedErrors(maskError, logger) },
     logging: yogaLogger(logger),
     cors: security.cors,
-    // The door first: nothing else runs for a caller without a valid key.
+    // /ready before the door: a load balancer's probe carries no key. Then the door: nothing else runs for a
+    // caller without a valid key.
     plugins: [
+      useReadinessCheck({
+        endpoint: '/ready',
+        check: async ({ fetchAPI }) => {
+          const answer = (status: number, body: object) =>
+            new fetchAPI.Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+          if (drain.active) return answer(503, { status: 'draining' });
+          // Redis is reported, never a reason to refuse traffic: without it the gateway runs degraded, not down.
+          const redis = shared.redisUp() === null ? {} : { redis: shared.redisUp() ? 'up' : 'down' };
+          const r = await readiness.check();
+          return r.ready ? answer(200, { status: 'ready', ...redis }) : answer(503, { status: 'unavailable', reason: r.reason, ...redis });
+        },
+      }),
       ...security.plugins,
       useRequestId(),
       useOperationLog({ logger }),
@@ -150,15 +163,7 @@ export function createGateway({
     if (path === '/') return pointToGraphql(req, res, graphiqlEnabled(config));
     if (path === '/health') return json(res, 200, { status: 'ok' });
     if (path === '/metrics') return void metrics.respond(res);
-    if (path === '/ready' && drain.active) return json(res, 503, { status: 'draining' });
-    if (path === '/ready') {
-      // Redis is reported, never a reason to refuse traffic: without it the gateway runs degraded, not down.
-      const redis = shared.redisUp() === null ? {} : { redis: shared.redisUp() ? 'up' : 'down' };
-      void readiness
-        .check()
-        .then((r) => json(res, r.ready ? 200 : 503, r.ready ? { status: 'ready', ...redis } : { status: 'unavailable', reason: r.reason, ...redis }));
-      return;
-    }
+    if (path === '/ready') return yoga(req, res);
     const refusal = security.checkBody(req);
     if (refusal) return json(res, refusal.status, { errors: [{ message: refusal.message, extensions: { code: 'BAD_REQUEST' } }] });
     if (req.headers.accept?.includes('text/event-stream')) {

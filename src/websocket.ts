@@ -8,24 +8,8 @@ import { GraphQLError, NoSchemaIntrospectionCustomRule, validate as validateWith
 import { useServer } from 'graphql-ws/use/ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { TrustedDocuments } from './security/trusted-documents.js';
-import type { Door } from './security/use-api-keys.js';
-
-/**
- * What HTTP enforces in yoga plugins that never see a WebSocket message (they hook the HTTP request), applied
- * here by hand so both transports obey the same rules.
- */
-export interface WebSocketPolicy {
-  door: Door;
-  /** Trusted-documents mode: only these operations run, by id. */
-  trusted: TrustedDocuments | null;
-  introspection: boolean;
-  /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
-  allowedOrigins: readonly string[];
-  maxPayloadBytes: number;
-  /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
-  hostAllowed(host: string | undefined): boolean;
-}
+import type { WebSocketPolicy } from './security/security.js';
+import { trustedDocumentFor } from './security/trusted-documents.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
 export const CLOSE_RATE_LIMITED = 4429;
@@ -40,18 +24,6 @@ function originAllowed(request: IncomingMessage, allowed: readonly string[]): bo
   } catch {
     return false;
   }
-}
-
-/** The document a subscribe message asks for, or the refusal, under trusted-documents mode. */
-function trustedQuery(payload: { query?: string; extensions?: Record<string, unknown> | null }, trusted: TrustedDocuments): string | GraphQLError {
-  const persisted = (payload.extensions?.persistedQuery ?? {}) as { sha256Hash?: unknown };
-  const id = (payload as { documentId?: unknown }).documentId ?? persisted.sha256Hash;
-  if (typeof id !== 'string') {
-    return new GraphQLError('This gateway runs trusted documents only: send a documentId from the published manifest.', {
-      extensions: { code: 'PERSISTED_QUERY_ONLY' },
-    });
-  }
-  return trusted.get(id) ?? new GraphQLError('Unknown trusted document id.', { extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } });
 }
 
 /** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */
@@ -131,7 +103,7 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
         const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
         let query = payload.query;
         if (policy.trusted) {
-          const found = trustedQuery(payload, policy.trusted);
+          const found = trustedDocumentFor(payload, policy.trusted);
           if (found instanceof GraphQLError) return [found];
           query = found;
         }

@@ -19,8 +19,10 @@
 // A quiet poll therefore costs one count plus one request per 100 open rewards.
 
 import type { Gift, GiftQuery, UpstreamClient } from '../upstream/types.js';
-import { GiftBook, isFinal, OPEN_STATUS, type GiftChange } from './gift-diff.js';
-import { listAllGifts, refreshGifts } from './gift-pages.js';
+import { isFinal, OPEN_STATUS } from '../orders/reward-state.js';
+import { GiftBook, type GiftChange } from './gift-diff.js';
+import { listAllGifts } from '../upstream/gift-pages.js';
+import { refreshGifts } from './gift-pages.js';
 import type { Feed, PollOutcome } from './hub.js';
 
 /** Re-read this far behind the watermark: second resolution, and rewards stamped slightly before they show. */
@@ -41,7 +43,7 @@ export class AccountFeed implements Feed<AccountEvent> {
     const since = baseline ? await this.newestCreatedDate(signal) : this.watermark;
     const window: GiftQuery = since ? { createdDateGreaterThan: new Date(since.getTime() - WATERMARK_OVERLAP_MS) } : {};
     const recent = baseline && since === null ? [] : await this.readWindow(window, baseline, signal);
-    const open = await listAllGifts(this.client, { status: OPEN_STATUS }, signal);
+    const open = await listAllGifts(this.client, { status: OPEN_STATUS }, { signal });
     const fresh = new Map<string, Gift>();
     for (const gift of [...recent, ...open]) fresh.set(gift.uuid, gift);
     const missing = this.book.unsettled().filter((gift) => !fresh.has(gift.uuid));
@@ -86,7 +88,7 @@ export class AccountFeed implements Feed<AccountEvent> {
       const known = this.book.all().filter((gift) => (gift.createdDate?.getTime() ?? Number.NEGATIVE_INFINITY) > after);
       if (count.totalCount === known.length) return [];
     }
-    return listAllGifts(this.client, window, signal);
+    return listAllGifts(this.client, window, { signal });
   }
 
   private async newestCreatedDate(signal: AbortSignal): Promise<Date | null> {

@@ -10,8 +10,10 @@
 // The feed ends its `gift` topic once the order is created and none of its rewards can change any more.
 
 import type { Campaign, Gift, UpstreamClient } from '../upstream/types.js';
-import { GiftBook, OPEN_STATUS, type GiftChange } from './gift-diff.js';
-import { listAllGifts, refreshGifts } from './gift-pages.js';
+import { OPEN_STATUS } from '../orders/reward-state.js';
+import { GiftBook, type GiftChange } from './gift-diff.js';
+import { listAllGifts } from '../upstream/gift-pages.js';
+import { refreshGifts } from './gift-pages.js';
 import type { Feed, PollOutcome } from './hub.js';
 
 export const CAMPAIGN_CREATED = 'CAMPAIGN_CREATED';
@@ -52,7 +54,7 @@ export class CampaignFeed implements Feed<CampaignEvent> {
     const listed = await listAllGifts(
       this.client,
       fullListing ? { campaignUuid: this.uuid } : { campaignUuid: this.uuid, status: OPEN_STATUS },
-      signal,
+      { signal },
     );
     const listedIds = new Set(listed.map((gift) => gift.uuid));
     const missing = this.book.unsettled().filter((gift) => !listedIds.has(gift.uuid));

@@ -2,7 +2,10 @@
 //
 // Hand-written rather than an async generator because `return()` must take effect at once: a generator
 // suspended in `await` only sees the client's unsubscribe after its next event, which for a quiet order may
-// be never, and the hub would never learn that the last subscriber of a poller left.
+// be never, and the hub would never learn that the last subscriber of a poller left. @repeaterjs/repeater was
+// weighed and not taken: its executor (where pushes and clean-up live) runs only at the first next(), while the
+// hub registers and feeds a subscriber from subscribe on; and its buffer makes pushes wait or throw at 1024
+// pending, not end a slow reader with SlowSubscriberError after what is queued.
 
 /** Events queued for a subscriber that does not read them; past this it is ended with an error, not fed forever. */
 export const DEFAULT_QUEUE_LIMIT = 10_000;

@@ -1,20 +1,7 @@
 // What counts as a change of a reward, and the last known state of the rewards a feed watches.
 
+import { isFinal } from '../orders/reward-state.js';
 import type { Gift } from '../upstream/types.js';
-
-/** The one claim status from which a reward can still change (resend, bounce, claim, cancel, expiry). */
-export const OPEN_STATUS = 'SENT_AND_REDEEMABLE';
-
-/** Claim statuses a reward never leaves. The client folds GIVER_CANCELED into GIVER_CANCELLED. */
-const FINAL_STATUSES: ReadonlySet<string> = new Set(['REDEEMED', 'EXPIRED', 'GIVER_CANCELLED', 'TO_CHARITY']);
-
-/**
- * Final rewards are no longer watched. A status the gateway does not know is not final: such a reward is
- * looked up on every poll until it settles, rather than silently dropped.
- */
-export function isFinal(gift: Gift): boolean {
-  return FINAL_STATUSES.has(gift.status);
-}
 
 /** The fields whose change is an event. */
 export interface GiftState {
@@ -51,15 +38,11 @@ export class GiftBook {
     return { gift, previous: known ? stateOf(known) : null, changedAt: at };
   }
 
-  has(uuid: string): boolean {
-    return this.gifts.has(uuid);
-  }
-
   forget(uuid: string): void {
     this.gifts.delete(uuid);
   }
 
-  /** Rewards that can still change. */
+  /** Rewards that can still change; final ones are no longer watched, a status the gateway does not know is. */
   unsettled(): Gift[] {
     return [...this.gifts.values()].filter((gift) => !isFinal(gift));
   }

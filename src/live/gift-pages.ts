@@ -1,28 +1,12 @@
-// Reading rewards for a poll: whole lists paged through at the upstream's largest page, and the rewards that
-// left a list, looked up again as cheaply as their number allows.
+// Rewards that left a poll's list, looked up again as cheaply as their number allows (paging itself belongs to
+// upstream/gift-pages.ts).
 
-import type { Gift, GiftQuery, UpstreamClient } from '../upstream/types.js';
+import pLimit from 'p-limit';
+import { GIFTS_PAGE_MAX, giftPages } from '../upstream/gift-pages.js';
+import type { Gift, UpstreamClient } from '../upstream/types.js';
 
-/** The upstream's largest page of gifts. */
-export const GIFT_PAGE = 100;
 /** Lookups of single rewards in flight at once, so a burst of them does not crowd out request traffic. */
 const LOOKUP_CONCURRENCY = 4;
-
-/**
- * Every gift matching the query, page by page. Offsets can shift while paging (a reward leaves a status
- * filter, a new one arrives): a shift duplicates or skips an entry, so callers dedupe by uuid and look up
- * any watched reward that did not show.
- */
-export async function listAllGifts(client: UpstreamClient, query: GiftQuery, signal?: AbortSignal): Promise<Gift[]> {
-  const gifts: Gift[] = [];
-  let offset = 0;
-  for (;;) {
-    const page = await client.listGifts({ ...query, limit: GIFT_PAGE, offset }, { signal });
-    gifts.push(...page.items);
-    offset += page.items.length;
-    if (page.items.length === 0 || offset >= page.totalCount) return gifts;
-  }
-}
 
 export interface Refreshed {
   found: Gift[];
@@ -49,11 +33,16 @@ export async function refreshGifts(client: UpstreamClient, stale: Gift[], signal
     single.push(...wanted);
   }
   const gone: string[] = [];
-  await eachLimited(single, LOOKUP_CONCURRENCY, async (uuid) => {
-    const gift = await client.getGift(uuid, { signal });
-    if (gift) found.push(gift);
-    else gone.push(uuid);
-  });
+  const limit = pLimit(LOOKUP_CONCURRENCY);
+  await Promise.all(
+    single.map((uuid) =>
+      limit(async () => {
+        const gift = await client.getGift(uuid, { signal });
+        if (gift) found.push(gift);
+        else gone.push(uuid);
+      }),
+    ),
+  );
   return { found, gone };
 }
 
@@ -66,21 +55,13 @@ async function readOrder(
 ): Promise<Gift[]> {
   const found: Gift[] = [];
   let offset = 0;
-  for (;;) {
-    const page = await client.listGifts({ campaignUuid, limit: GIFT_PAGE, offset }, { signal });
+  for await (const page of giftPages(client, { campaignUuid }, { signal })) {
     for (const gift of page.items) {
       if (wanted.delete(gift.uuid)) found.push(gift);
     }
     offset += page.items.length;
-    const pagesLeft = Math.ceil(Math.max(0, page.totalCount - offset) / GIFT_PAGE);
-    if (page.items.length === 0 || pagesLeft === 0 || pagesLeft > wanted.size) return found;
+    const pagesLeft = Math.ceil(Math.max(0, page.totalCount - offset) / GIFTS_PAGE_MAX);
+    if (pagesLeft > wanted.size) break;
   }
-}
-
-async function eachLimited<T>(items: T[], limit: number, work: (item: T) => Promise<void>): Promise<void> {
-  let next = 0;
-  const worker = async () => {
-    while (next < items.length) await work(items[next++]!);
-  };
-  await Promise.all(Array.from({ length: Math.min(limit, items.length) }, worker));
+  return found;
 }

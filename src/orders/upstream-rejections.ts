@@ -1,6 +1,5 @@
 import { IdempotencyConflict, NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from './errors.js';
-import { isUpstreamError, type UpstreamError } from '../upstream/errors.js';
-import { IdConflictError } from '../upstream/recovery.js';
+import { IdConflictError, isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 
 // Turns the upstream's refusals of a mutation into the typed errors clients select in the result union, and
 // a write that may have taken effect into OutcomeUnknown. Auth failures, rate limiting and outages before

@@ -5,7 +5,7 @@ import { ref, refList } from '../orders/order-rules.js';
 import { REFS_MAX } from '../orders/limits.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
-import { AFTER_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
+import { AFTER_DESCRIPTION, CHANGED_AT_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
 import { GiftConnection } from './gift.js';
 import { expiresAt } from '../orders/expiry.js';
@@ -179,10 +179,7 @@ const CampaignStatusChangeRef = builder.objectRef<CampaignStatusChange>('Campaig
     campaign: t.field({ type: CampaignRef, description: 'The order as it is now.', resolve: (change) => change.campaign }),
     previousStatus: t.field({ type: CampaignStatus.ref, resolve: (change) => CampaignStatus.read(change.previousStatus) }),
     cursor: t.exposeString('cursor', { description: CURSOR_DESCRIPTION }),
-    changedAt: t.expose('changedAt', {
-      type: 'DateTime',
-      description: 'When the gateway saw the change, at most one poll interval after it happened.',
-    }),
+    changedAt: t.expose('changedAt', { type: 'DateTime', description: CHANGED_AT_DESCRIPTION }),
   }),
 });
 

@@ -2,7 +2,7 @@ import type { FundsChange } from '../live/live.js';
 import type { CurrencyBalance, Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
-import { AFTER_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
+import { AFTER_DESCRIPTION, CHANGED_AT_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
 
 export const CurrencyBalanceRef = builder.objectRef<CurrencyBalance>('CurrencyBalance').implement({
   description: 'Balances of one currency, in cents.',
@@ -47,10 +47,7 @@ const FundsChangeRef = builder.objectRef<FundsChange>('FundsChange').implement({
     funds: t.field({ type: FundsRef, resolve: (change) => change.funds }),
     previous: t.field({ type: FundsRef, resolve: (change) => change.previous }),
     cursor: t.exposeString('cursor', { description: CURSOR_DESCRIPTION }),
-    changedAt: t.expose('changedAt', {
-      type: 'DateTime',
-      description: 'When the gateway saw the change, at most one poll interval after it happened.',
-    }),
+    changedAt: t.expose('changedAt', { type: 'DateTime', description: CHANGED_AT_DESCRIPTION }),
   }),
 });
 

@@ -1,12 +1,10 @@
 import { cursorToOffset, offsetToCursor } from '@pothos/plugin-relay';
 import { GraphQLError } from 'graphql';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.js';
 import type { Page } from '../upstream/types.js';
 
 // Relay cursors over the upstream's offset paging: a cursor is an encoded offset, so any page can be asked
 // for directly and `totalCount` comes straight from the upstream's total_count.
-
-export const DEFAULT_PAGE_SIZE = 20;
-export const MAX_PAGE_SIZE = 100;
 
 export interface PageWindow {
   offset: number;

@@ -13,7 +13,7 @@ import {
   type SelectionSetNode,
   type ValueNode,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE } from '../schema/paging.js';
+import { DEFAULT_PAGE_SIZE } from '../page-size.js';
 
 // The cost of an operation in upstream terms: every field is 1, and whatever sits below a field that returns
 // many things is counted once per thing asked for — the page size (`first`, default page size when absent)

@@ -7,13 +7,28 @@ import { createKeyring } from './api-keys.js';
 import { createRateLimiter } from './rate-limit.js';
 import { createSharedRateLimiter, type SharedBucket } from './shared-rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
-import { loadTrustedDocuments, useTrustedDocuments } from './trusted-documents.js';
+import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
 import { useContentNegotiation } from './use-content-negotiation.js';
 import { operationLimitPlugins } from './use-operation-limits.js';
-import type { WebSocketPolicy } from '../websocket.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config.
+
+/**
+ * What HTTP enforces in yoga plugins that never see a WebSocket message (they hook the HTTP request), applied
+ * here by hand so both transports obey the same rules.
+ */
+export interface WebSocketPolicy {
+  door: Door;
+  /** Trusted-documents mode: only these operations run, by id. */
+  trusted: TrustedDocuments | null;
+  introspection: boolean;
+  /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
+  allowedOrigins: readonly string[];
+  maxPayloadBytes: number;
+  /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
+  hostAllowed(host: string | undefined): boolean;
+}
 
 export interface Security {
   door: Door;

@@ -84,3 +84,30 @@ export class UpstreamError extends Error {
 export function isUpstreamError(error: unknown): error is UpstreamError {
   return error instanceof UpstreamError;
 }
+
+/**
+ * Names of the create inputs that can disagree with a found order. They are the GraphQL input field names, so
+ * a client can see what to change; `deliveryType` also covers "the id names an order of another kind".
+ */
+export type OrderField =
+  'deliveryType' | 'priceInCents' | 'reward' | 'brand' | 'contacts' | 'linkCount' | 'expiry' | 'subject' | 'message' | 'giftTemplate';
+
+/** The caller id names a different order (or a top-up): the answer is IdempotencyConflict. */
+export class IdConflictError extends UpstreamError {
+  constructor(
+    route: string,
+    /** Echoed fields that differ; empty when the difference lies in something the upstream does not echo. */
+    readonly conflictingFields: OrderField[],
+    attempts: number,
+  ) {
+    super(`${route}: the id was already used for a different request`, {
+      kind: 'http',
+      route,
+      status: 422,
+      code: 'ERROR_ID_CONFLICT',
+      retryable: false,
+      attempts,
+    });
+    this.name = 'IdConflictError';
+  }
+}

@@ -16,7 +16,7 @@
 import { pathSegment } from '../path-segment.js';
 import type { Caller, FailureFacts } from './call.js';
 import type { UpstreamLogger } from './config.js';
-import { UpstreamError } from './errors.js';
+import { IdConflictError, type OrderField, type UpstreamError } from './errors.js';
 import { amend } from './failures.js';
 import { toCampaign, toFunding, toGift, toInfo, toLinkPage } from './normalise.js';
 import { giftQuery, queryString } from './query.js';
@@ -33,42 +33,6 @@ import { LINKS_PAGE_MAX } from './types.js';
 import { reader, wire } from './wire.js';
 
 const seg = (value: string) => pathSegment(value);
-
-/**
- * Names of the create inputs that can disagree with a found order. They are the GraphQL input field names, so
- * a client can see what to change; `deliveryType` also covers "the id names an order of another kind".
- */
-export type OrderField =
-  | 'deliveryType'
-  | 'priceInCents'
-  | 'reward'
-  | 'brand'
-  | 'contacts'
-  | 'linkCount'
-  | 'expiry'
-  | 'subject'
-  | 'message'
-  | 'giftTemplate';
-
-/** The caller id names a different order (or a top-up): the answer is IdempotencyConflict. */
-export class IdConflictError extends UpstreamError {
-  constructor(
-    route: string,
-    /** Echoed fields that differ; empty when the difference lies in something the upstream does not echo. */
-    readonly conflictingFields: OrderField[],
-    attempts: number,
-  ) {
-    super(`${route}: the id was already used for a different request`, {
-      kind: 'http',
-      route,
-      status: 422,
-      code: 'ERROR_ID_CONFLICT',
-      retryable: false,
-      attempts,
-    });
-    this.name = 'IdConflictError';
-  }
-}
 
 export function isIdConflict(error: UpstreamError): boolean {
   return error.kind === 'http' && error.status === 422 && error.code === 'ERROR_ID_CONFLICT';

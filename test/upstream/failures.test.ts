@@ -2,8 +2,7 @@
 // what is not, budgets and Retry-After, the bulkhead, recovery after a lost create answer, and that the token
 // is nowhere in what any of it produced.
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { UpstreamError } from '../../src/upstream/errors.js';
-import { IdConflictError } from '../../src/upstream/recovery.js';
+import { IdConflictError, UpstreamError } from '../../src/upstream/errors.js';
 import { captureClient, expectTokenAbsent, failure, TOKEN, type Captured } from './helpers.js';
 import { hang, HTML_503, json, raw, reset, startQuirksServer, type QuirksServer } from './quirks-server.js';
 
