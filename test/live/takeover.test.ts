@@ -11,7 +11,8 @@ import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 // the lapsed lease, at the start of the poll tick that then polls, so its timestamp is that first poll's.
 
 const POLL_INTERVAL_MS = 100;
-const LIVE_LEASE_MS = 1_500;
+// Twenty intervals: a lease lapsing under a stalled event loop (busy shared cores) would hand the key over early.
+const LIVE_LEASE_MS = 2_000;
 const TAKEOVER = 'live: took over a key whose poller vanished';
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID) {
@@ -55,6 +56,8 @@ describe('takeover time', () => {
       clients.push(client);
       return subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
     });
+    // Both subscriptions registered before the first change, or one of them would wait for it forever.
+    await eventually(async () => (await Promise.all(replicas.map((r) => r.metric('reward_gateway_live_subscribers')))).every((n) => n === 1));
     const leases = async () => Promise.all(replicas.map((r) => r.metric('reward_gateway_live_leases')));
     // The key is led by exactly one replica, and its first event reaches both.
     const held = await eventually(async () => {
@@ -79,5 +82,5 @@ describe('takeover time', () => {
     expect(tookOverAt - killedAt).toBeLessThanOrEqual(LIVE_LEASE_MS + POLL_INTERVAL_MS);
     expect(await survivor.metric('reward_gateway_live_leases')).toBe(1);
     expect(await survivor.metric('reward_gateway_live_takeovers_total')).toBe(1);
-  });
+  }, 60_000);
 });
