@@ -1,6 +1,7 @@
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Machine, Settings } from './settings.js';
+import type { ClusterResult } from './scenarios/cluster.js';
 import type { CompareResult, RoundFigures, TargetResult } from './scenarios/compare.js';
 import type { CreateResult } from './scenarios/create.js';
 import type { FanOutResult } from './scenarios/fan-out.js';
@@ -25,6 +26,7 @@ export interface BenchResults {
   fanOut?: FanOutResult;
   soak?: SoakResult;
   hostileNeighbour?: HostileNeighbourResult;
+  cluster?: ClusterResult;
   checks: Check[];
 }
 
@@ -75,7 +77,25 @@ export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Chec
     );
   }
   if (r.soak) checks.push({ name: 'soak: zero errors', ok: r.soak.errors.total === 0 });
+  const cl = r.cluster;
+  if (cl) {
+    checks.push(
+      // Sandbox counts at a window's edges can include polls not yet ended: within 5%, as for the fan-out.
+      { name: `cluster: ${cl.replicas} replicas cost the upstream what one node costs for the same ${cl.orders} orders`, ok: Math.abs(cl.costRatio - 1) <= 0.05 },
+      { name: 'cluster: every subscriber got every event, before and after the leader was killed; no errors on the survivors', ok: cl.eventLatency.missing === 0 && cl.failover.missing === 0 && cl.subscriberErrors === 0 },
+    );
+  }
   return checks;
+}
+
+export function renderCluster(c: ClusterResult): string {
+  const rows: [string, string, string][] = [
+    [`${c.replicas} replicas × ${c.subscribersPerReplica} subscribers on ${c.orders} orders, poll ${c.pollIntervalMs} ms, lease ${c.leaseMs} ms`, `upstream ${n(c.cluster.requestsPerInterval, 2)}/interval (×${n(c.costRatio, 2)} single node)`, `single node, same orders: ${n(c.singleNode.requestsPerInterval, 2)}/interval`],
+    ['sandbox redeem → event at every subscriber of every replica', `p50 ${ms(c.eventLatency.p50Ms)} · p99 ${ms(c.eventLatency.p99Ms)} · max ${ms(c.eventLatency.maxMs)} (${c.eventLatency.samples} events, ${c.eventLatency.missing} missing)`, `≤ ${Math.round(c.pollIntervalMs * 1.1)} ms + one poll`],
+    ['Redis commands (INFO stats, idle traffic taken out)', `${n(c.redis.commandsPerEvent)} per event · ${n(c.redis.commandsPerDelivery, 3)} per delivery · idle ${n(c.redis.idleCommandsPerSecond)}/s`, ''],
+    [`kill -9 the replica leading ${c.failover.leaderKeys} keys, redeem one reward per order`, `first event ${ms(c.failover.killToFirstEventMs)} · slowest order ${ms(c.failover.killToLastOrderMs)} after the kill (${c.failover.takeovers} takeovers, ${c.failover.missing} missing)`, `≤ ${c.leaseMs + c.pollIntervalMs} ms (lease + one interval) + the poll`],
+  ];
+  return ['| figure | measured | ideal / bound |', '|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
 /** A median with its spread over the rounds: `27.5 (26.9–28.8)`. */
@@ -166,6 +186,7 @@ export function renderGenerated(r: BenchResults): string {
           '',
         ]
       : []),
+    ...(r.cluster ? ['Cluster (`cluster`: own redis-server, three gateway processes, LOG_LEVEL=info):', '', renderCluster(r.cluster), ''] : []),
     'Checks:',
     ...r.checks.map((c) => `- ${c.ok ? 'pass' : '**FAIL**'}: ${c.name}`),
   ].join('\n');

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { sandboxClient } from './clients.js';
 import type { BenchContext } from './context.js';
 import { ROOT, startGatewayProcess, startSandboxProcess, type GatewayProcess, type SandboxProcess } from './processes.js';
-import { checksOf, renderCompare, renderTable, writeResults, type BenchResults } from './report.js';
+import { checksOf, renderCluster, renderCompare, renderTable, writeResults, type BenchResults } from './report.js';
+import { cluster } from './scenarios/cluster.js';
 import { compare } from './scenarios/compare.js';
 import { create } from './scenarios/create.js';
 import { fanOut } from './scenarios/fan-out.js';
@@ -45,7 +46,7 @@ try {
   // The comparison starts and stops its own servers; the development gateway is not even running meanwhile.
   const compared = wanted.has('compare') ? await compare({ settings, sandbox, upstream, log }) : undefined;
 
-  let own: Partial<Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'gatewayEnv'>> = {};
+  let own: Partial<Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'cluster' | 'gatewayEnv'>> = {};
   if ([...wanted].some((s) => s !== 'compare')) {
     gateway = await startGatewayProcess({
       upstream: sandbox,
@@ -62,6 +63,7 @@ try {
       fanOut: wanted.has('fan-out') ? await fanOut(ctx) : undefined,
       soak: wanted.has('soak') ? await soak(ctx) : undefined,
       hostileNeighbour: wanted.has('hostile') ? await hostileNeighbour(ctx) : undefined,
+      cluster: wanted.has('cluster') ? await cluster(ctx) : undefined,
     };
   }
   const measured = { machine, settings, compare: compared, ...own };
@@ -74,6 +76,7 @@ try {
         `(x${h.p99Ratio}), victim errors ${h.victimUnderFlood.graphqlErrors + h.victimUnderFlood.errors}; /health p99 ${h.health.p99Ms} ms, failed ${h.health.failed}/${h.health.probes}\n`,
     );
   }
+  if (results.cluster) process.stdout.write(`\nCluster:\n${renderCluster(results.cluster)}\n`);
   process.stdout.write(`\n${results.compare ? renderCompare(results.compare) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`);
   log('wrote bench/results/latest.json and bench/RESULTS.md');
   process.exitCode = results.checks.every((c) => c.ok) ? 0 : 1;

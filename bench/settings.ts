@@ -4,7 +4,7 @@ import { z } from 'zod';
 // Every knob of `npm run bench`, from the environment, with the defaults that fit a 2-core machine in
 // under ten minutes (BENCH_QUICK=1: about two). A typo stops the run with a message rather than measuring the wrong thing.
 
-export const SCENARIOS = ['compare', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile'] as const;
+export const SCENARIOS = ['compare', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile', 'cluster'] as const;
 export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'apollo', 'yoga'] as const;
 
 const int = (min: number) => z.coerce.number().int().min(min);
@@ -27,6 +27,8 @@ const envSchema = z.object({
   /** Subscriptions sharing one WebSocket (graphql-ws multiplexes); 1 = one socket per subscriber. */
   BENCH_SUBSCRIBERS_PER_SOCKET: int(1).default(1),
   BENCH_ORDERS: int(1).default(20),
+  /** Cluster scenario: subscribers on each of its three replicas (spread over BENCH_ORDERS orders). */
+  BENCH_CLUSTER_SUBSCRIBERS: int(1).default(700),
   BENCH_POLL_INTERVAL_MS: int(10).default(500),
   /** Poll intervals each fan-out cost window lasts. */
   BENCH_INTERVALS: int(2).default(20),
@@ -67,6 +69,7 @@ const QUICK: Record<string, string> = {
   BENCH_NESTED_CONCURRENT: '50',
   BENCH_CREATES: '40',
   BENCH_SUBSCRIBERS: '200',
+  BENCH_CLUSTER_SUBSCRIBERS: '100',
   BENCH_INTERVALS: '4',
   BENCH_SOAK_S: '6',
 };

@@ -55,6 +55,11 @@ export function isAfter(epoch: string, id: string, position: LogPosition | null)
   return position === null || position.epoch !== epoch || compareIds(id, position.id) > 0;
 }
 
+/** A cursor of this log past its newest entry: no gateway issued it. */
+export function cursorAhead(): GraphQLError {
+  return badCursor('"after" is past the end of the event log: it is not a cursor this gateway issued.');
+}
+
 function badCursor(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }

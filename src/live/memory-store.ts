@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { compareIds, type LogPosition } from './cursor.js';
+import { compareIds, cursorAhead, type LogPosition } from './cursor.js';
 import type { Lease, LiveStore, LogEntry, LogRead, Snapshot, StoreTiming } from './store.js';
 
 // The shared state of one process: leases always granted (there is no other replica), snapshots kept for the
@@ -84,7 +84,8 @@ export function createMemoryStore(timing: StoreTiming, now: () => number = Date.
       if (maxAgeMs > 0 && Number(from.id.split('-')[0]) < now() - maxAgeMs) return { expired: true };
       const log = logOf(key);
       if (log.trimmedThrough !== null && compareIds(from.id, log.trimmedThrough) < 0) return { expired: true };
-      if (compareIds(from.id, log.lastId) > 0) return { expired: true };
+      // This log's epoch is unique to the process, so a position past its end was never handed out: forged.
+      if (compareIds(from.id, log.lastId) > 0) throw cursorAhead();
       return { expired: false, epoch, entries: log.entries.filter((e) => compareIds(e.id, from.id) > 0) };
     },
     onAppend(listener) {

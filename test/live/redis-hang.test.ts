@@ -1,0 +1,84 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from 'graphql-ws';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { createEmailOrder } from '../support/fixtures.js';
+import { subscribeWs, wsClient } from '../support/live.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+
+// A Redis that hangs while its connections stay open (CLIENT PAUSE: every command waits, no socket closes)
+// must not stall subscriptions for as long as it hangs: commands time out, the replica counts Redis as down
+// and polls for its own subscribers, then returns to Redis once it answers again.
+//
+// SKIPPED: this fails on the current code (issue 16, item 3 of wave 3, unfinished). A timed-out command leaves
+// the connection "up", so no degraded mode starts and delivery waits for the pause to end. Three defects were
+// found (see the issue-16b report): the timeout must count as an outage (redis-store.ts); a commit that fails
+// after a poll must not leave the feed past the stored state (hub.ts tick), or that poll's changes are lost;
+// and the hub's reader, moved to the local log by a failed read, skips to the local tail past the event the
+// first local commit appended (failover-store.ts read / hub.ts catchUp).
+
+const PAUSE_MS = 6_000;
+const GIFT_CHANGES = /* GraphQL */ `
+  subscription ($campaign: ID) {
+    giftStatusChanged(campaign: $campaign) { gift { uuid status } cursor }
+  }
+`;
+
+let sandbox: TestSandbox;
+let redis: TestRedis;
+let replica: Replica;
+let client: Client;
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  redis = await startRedis();
+  replica = await startReplica({
+    REWARD_API_URL: sandbox.sandbox.baseUrl,
+    REWARD_API_TOKEN: sandbox.sandbox.token,
+    REDIS_URL: redis.url,
+    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    POLL_INTERVAL_MS: '100',
+    POLL_INTERVAL_FLOOR_MS: '10',
+    LIVE_LEASE_MS: '1000',
+  });
+  client = wsClient(replica.url);
+}, 60_000);
+
+afterAll(async () => {
+  await client?.dispose();
+  await killReplicas();
+  await redis?.stop();
+  await sandbox?.close();
+});
+
+describe('Redis that hangs', () => {
+  it.skip('subscriptions keep delivering while Redis hangs with its connections open, and go back to Redis after', async () => {
+    const order = await createEmailOrder(sandbox, { recipients: 3 });
+    const gifts = ((await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
+    const stream = subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
+    await eventually(async () => (await replica.metric('reward_gateway_live_leases')) === 1);
+    await sandbox.control.redeem(gifts[0]!);
+    await stream.take(1);
+
+    const admin = new Redis(redis.url);
+    try {
+      await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'ALL');
+      await sandbox.control.redeem(gifts[1]!);
+      const [during] = await stream.take(1);
+      // Delivered while Redis still hangs: the replica had given up on it (without the timeout → outage step,
+      // it would still count Redis as up and deliver only once the pause ends).
+      const upAtDelivery = await replica.metric('reward_gateway_redis_up');
+      expect(during.data.giftStatusChanged.gift.uuid).toBe(gifts[1]);
+      expect(upAtDelivery).toBe(0);
+
+      await eventually(async () => (await replica.metric('reward_gateway_redis_up')) === 1);
+      await sandbox.control.redeem(gifts[2]!);
+      const [after] = await stream.take(1);
+      expect(after.data.giftStatusChanged.gift.uuid).toBe(gifts[2]);
+      expect(stream.received.filter((r) => r.data.giftStatusChanged.gift.uuid === gifts[2])).toHaveLength(1);
+    } finally {
+      admin.disconnect();
+    }
+  });
+});
