@@ -9,6 +9,8 @@ const processSuites = [
   'test/browser/**/*.test.ts',
   'test/graph/generated-files.test.ts',
   'test/live/cluster*.test.ts',
+  'test/live/redis-hang.test.ts',
+  'test/live/takeover.test.ts',
   'test/ops/main-process.test.ts',
   'test/ops/production-build.test.ts',
   'test/ops/start-up-failures.test.ts',

@@ -277,7 +277,15 @@ export class LiveHub {
         ...newlyEnded.map((end) => ({ end })),
       ];
       const state: StoredState = { feed: feed.snapshot(), ended: [...entry.ended, ...newlyEnded] };
-      const committed = await store.commit(entry.key, held.token, encode(state), logged.map((l) => encode(l)));
+      let committed: boolean;
+      try {
+        committed = await store.commit(entry.key, held.token, encode(state), logged.map((l) => encode(l)));
+      } catch (error) {
+        // The poll moved the feed past changes that were never logged: the next tick continues from the stored
+        // snapshot, from before them, so they are found again instead of lost.
+        entry.feed = null;
+        throw error;
+      }
       if (!committed) {
         // Fenced: another replica holds the key now. Its snapshot, not ours, is what the key continues from.
         entry.lease = null;
