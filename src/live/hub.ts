@@ -277,7 +277,7 @@ export class LiveHub {
         ...newlyEnded.map((end) => ({ end })),
       ];
       const state: StoredState = { feed: feed.snapshot(), ended: [...entry.ended, ...newlyEnded] };
-      let committed: boolean;
+      let committed: LogPosition | null;
       try {
         committed = await store.commit(entry.key, held.token, encode(state), logged.map((l) => encode(l)));
       } catch (error) {
