@@ -20,6 +20,11 @@ export interface GatewayContext {
   requestId: string;
   /** The gateway logger bound to `requestId`. */
   log: Logger;
+  /**
+   * The loaders of one live event, shared by every subscriber it is delivered to: a subscription's resolver
+   * swaps them in for each event, so an event's nested fields cost one upstream read, not one per subscriber.
+   */
+  eventLoaders(event: object): Loaders;
 }
 
 export interface ContextDeps {
@@ -44,6 +49,11 @@ export interface RequestInfo {
   requestId?: string;
 }
 
+// Keyed by the event object the live hub decodes once and hands to every subscriber; collected with it. No
+// request signal: one subscriber leaving must not abort a read the others share (the upstream scope's stop
+// signal and deadline still apply).
+const loadersByEvent = new WeakMap<object, Loaders>();
+
 export function createContext(deps: ContextDeps, request: RequestInfo = {}): GatewayContext {
   const requestId = request.requestId ?? randomUUID();
   return {
@@ -53,5 +63,10 @@ export function createContext(deps: ContextDeps, request: RequestInfo = {}): Gat
     requestId,
     log: deps.logger.child({ requestId }),
     loaders: createLoaders(deps.client, deps.catalog, request.signal, { onBatch: deps.onLoaderBatch }),
+    eventLoaders(event) {
+      let loaders = loadersByEvent.get(event);
+      if (!loaders) loadersByEvent.set(event, (loaders = createLoaders(deps.client, deps.catalog, undefined, { onBatch: deps.onLoaderBatch })));
+      return loaders;
+    },
   };
 }

@@ -95,59 +95,85 @@ export function createLoaders(
     };
   };
 
-  const gift: Loaders['gift'] = new DataLoader(batch('gift', (uuid: string) => client.getGift(uuid, opts)));
+  // Each loader is made on first use: a subscription's context lives as long as the subscription and most
+  // never touch more than one or two of them, so eager loaders were most of an idle subscriber's heap.
+  let gift: Loaders['gift'] | undefined;
+  let campaign: Loaders['campaign'] | undefined;
+  let giftPage: Loaders['giftPage'] | undefined;
+  let brand: Loaders['brand'] | undefined;
+  let brandPage: Loaders['brandPage'] | undefined;
+  let linkPage: Loaders['linkPage'] | undefined;
 
-  const campaign: Loaders['campaign'] = new DataLoader(
-    batch('campaign', async (ref: string) => {
-      const found = await client.getCampaign(ref, opts);
-      if (found) {
-        // Whichever key was asked, the other one now costs nothing.
-        campaign.prime(found.id, found).prime(found.uuid, found);
-      }
-      return found;
-    }),
-  );
+  const giftLoader = () => (gift ??= new DataLoader(batch('gift', (uuid: string) => client.getGift(uuid, opts))));
+
+  const campaignLoader = (): Loaders['campaign'] =>
+    (campaign ??= new DataLoader(
+      batch('campaign', async (ref: string) => {
+        const found = await client.getCampaign(ref, opts);
+        if (found) {
+          // Whichever key was asked, the other one now costs nothing.
+          campaignLoader().prime(found.id, found).prime(found.uuid, found);
+        }
+        return found;
+      }),
+    ));
 
   // Not batched: a batch settles when its slowest page is back, so the rewards of ten orders would all wait
   // for the tenth page. Each page resolves on its own; the loader still dedupes equal queries.
-  const giftPage: Loaders['giftPage'] = new DataLoader(
-    batch('giftPage', async (query: GiftQuery) => {
-      const page = await client.listGifts(query, opts);
-      for (const item of page.items) gift.prime(item.uuid, item);
-      return page;
-    }),
-    { cacheKeyFn: stableKey, batch: false },
-  );
+  const giftPageLoader = () =>
+    (giftPage ??= new DataLoader(
+      batch('giftPage', async (query: GiftQuery) => {
+        const page = await client.listGifts(query, opts);
+        const gifts = giftLoader();
+        for (const item of page.items) gifts.prime(item.uuid, item);
+        return page;
+      }),
+      { cacheKeyFn: stableKey, batch: false },
+    ));
 
-  const brand: Loaders['brand'] = new DataLoader(batch('brand', (code: string) => catalog.brand(code)));
+  const brandLoader = () => (brand ??= new DataLoader(batch('brand', (code: string) => catalog.brand(code))));
 
-  const brandPage: Loaders['brandPage'] = new DataLoader(
-    batch('brandPage', (query: BrandQuery) => client.listBrands(query, opts)),
-    { cacheKeyFn: stableKey },
-  );
+  const brandPageLoader = () =>
+    (brandPage ??= new DataLoader(
+      batch('brandPage', (query: BrandQuery) => client.listBrands(query, opts)),
+      { cacheKeyFn: stableKey },
+    ));
 
-  const linkPage: Loaders['linkPage'] = new DataLoader(
-    batch('linkPage', (key: LinkPageKey) => client.getLinks(key.id, { limit: key.limit, offset: key.offset }, opts)),
-    { cacheKeyFn: stableKey },
-  );
+  const linkPageLoader = () =>
+    (linkPage ??= new DataLoader(
+      batch('linkPage', (key: LinkPageKey) => client.getLinks(key.id, { limit: key.limit, offset: key.offset }, opts)),
+      { cacheKeyFn: stableKey },
+    ));
 
   const regions = once(() => catalog.regions());
   const funds = once(() => client.getFunds(opts));
   const account = once(() => client.ping(opts));
 
   return {
-    campaign,
-    gift,
-    giftPage,
-    brand,
-    brandPage,
-    linkPage,
+    get campaign() {
+      return campaignLoader();
+    },
+    get gift() {
+      return giftLoader();
+    },
+    get giftPage() {
+      return giftPageLoader();
+    },
+    get brand() {
+      return brandLoader();
+    },
+    get brandPage() {
+      return brandPageLoader();
+    },
+    get linkPage() {
+      return linkPageLoader();
+    },
     regions: regions.get,
     brandSuggestions: async (code) => matchBrandCode(code, await catalog.brandCodes()).suggestions,
     funds: funds.get,
     account: account.get,
     forgetAll() {
-      for (const loader of [campaign, gift, giftPage, brandPage, linkPage]) loader.clearAll();
+      for (const loader of [campaign, gift, giftPage, brandPage, linkPage]) loader?.clearAll();
       funds.forget();
       account.forget();
     },

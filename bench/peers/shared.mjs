@@ -20,8 +20,8 @@ export const typeDefs = /* GraphQL */ `
   }
   type GiftEdge { node: Gift! }
   type GiftConnection { edges: [GiftEdge!]! }
-  type Campaign { uuid: String! status: CampaignStatus! gifts(first: Int): GiftConnection! }
-  type Query { funds: Funds campaigns(refs: [String!]!): [Campaign]! }
+  type Campaign { uuid: ID! status: CampaignStatus! gifts(first: Int): GiftConnection! }
+  type Query { funds: Funds campaigns(refs: [ID!]!): [Campaign]! }
 `;
 
 const CAMPAIGN_STATUS = { API_CREATING: 'CREATING', AWAITING_FUNDS: 'AWAITING_FUNDS', CAMPAIGN_CREATED: 'CREATED' };

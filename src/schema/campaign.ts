@@ -202,8 +202,8 @@ builder.subscriptionField('campaignStatusChanged', (t) =>
       return changes;
     },
     resolve: (change, _args, ctx) => {
-      // One context serves the whole subscription: nested fields must not show what the first event loaded.
-      ctx.loaders.forgetAll();
+      // One context serves the whole subscription: each event brings fresh loaders, shared by its subscribers.
+      ctx.loaders = ctx.eventLoaders(change.campaign);
       return change;
     },
   }),

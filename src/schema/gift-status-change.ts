@@ -61,9 +61,9 @@ builder.subscriptionField('giftStatusChanged', (t) =>
       return changes;
     },
     resolve: (change, _args, ctx) => {
-      // One context serves the whole subscription: without this, nested fields (gift.campaign) would keep
-      // showing what they loaded for the first event.
-      ctx.loaders.forgetAll();
+      // One context serves the whole subscription, so each event brings its own loaders (else gift.campaign
+      // would keep showing what the first event loaded), shared with every subscriber of that event.
+      ctx.loaders = ctx.eventLoaders(change.gift);
       return change;
     },
   }),

@@ -5,6 +5,8 @@ import { AsyncLocalStorage } from 'node:async_hooks';
 // and its rescues all run inside the operation that caused them.
 // - `lane`: whose share of upstream concurrency it uses (the bulkhead's fair share per API key);
 // - `signal`: aborts every upstream call of the operation, creates included, when the gateway stops.
+// This is the process's one AsyncLocalStorage: each one makes Node tag every promise created, so the
+// operation's log scope (src/ops/log-scope.ts) keeps its fields in the same store instead of a second one.
 
 export interface UpstreamScope {
   lane: string;
@@ -16,12 +18,14 @@ export const GATEWAY_SCOPE: UpstreamScope = { lane: 'gateway' };
 
 const scopes = new AsyncLocalStorage<UpstreamScope>();
 
-export function inScope<T>(scope: UpstreamScope, run: () => T): T {
-  return scopes.run(scope, run);
+/** Runs `run` with `fields` added to (or replacing those of) the current scope. */
+export function inScope<T>(fields: Partial<UpstreamScope> & object, run: () => T): T {
+  return scopes.run({ ...currentScope(), ...fields }, run);
 }
 
-export function currentScope(): UpstreamScope {
-  return scopes.getStore() ?? GATEWAY_SCOPE;
+/** The current scope; `S` names the extra fields a layer put there with `inScope` (each may be absent). */
+export function currentScope<S extends object = object>(): UpstreamScope & Partial<S> {
+  return (scopes.getStore() ?? GATEWAY_SCOPE) as UpstreamScope & Partial<S>;
 }
 
 /**

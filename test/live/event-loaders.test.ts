@@ -1,0 +1,56 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createEmailOrder } from '../support/fixtures.js';
+import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+
+// An event's nested selection is read once per event, not once per subscriber: every subscriber of one
+// delivery resolves `gift.campaign` through the same loaders. Counted in the sandbox's stats.
+
+const NESTED = /* GraphQL */ `
+  subscription ($campaign: ID) {
+    giftStatusChanged(campaign: $campaign) { gift { uuid status campaign { status } brand { name } } }
+  }
+`;
+const SUBSCRIBERS = 30;
+const CLIENTS = 5;
+
+let gw: LiveGateway;
+let clients: ReturnType<typeof wsClient>[];
+
+beforeAll(async () => {
+  gw = await startLiveGateway();
+  clients = Array.from({ length: CLIENTS }, () => wsClient(gw.url));
+});
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await gw?.close();
+});
+
+describe('subscription events share their loaders', () => {
+  it(`${SUBSCRIBERS} subscribers asking for gift { campaign brand } cost one campaign read per event`, async () => {
+    const order = await createEmailOrder(gw.sandbox, { recipients: 2 });
+    const key = `campaign:${order.uuid}`;
+    const gifts = (await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[];
+
+    const subscribers: ResultStream[] = [];
+    for (let i = 0; i < SUBSCRIBERS; i++) subscribers.push(subscribeWs(clients[i % CLIENTS]!, NESTED, { campaign: order.id }));
+    await gw.watch.until(() => gw.gateway.live.stats().subscribers === SUBSCRIBERS);
+    await gw.watch.until(() => gw.watch.completed(key) >= 1);
+
+    for (const [round, gift] of gifts.entries()) {
+      const before = await gw.quietStats(key);
+      await gw.sandbox.control.redeem(gift.uuid);
+      const events = await Promise.all(subscribers.map((s) => s.next()));
+      for (const e of events) {
+        expect(e.errors).toBeUndefined();
+        expect(e.data.giftStatusChanged.gift).toMatchObject({ uuid: gift.uuid, status: 'REDEEMED', campaign: { status: 'CREATED' } });
+      }
+      const after = await gw.quietStats(key);
+      const delta = requestDelta(before.stats, after.stats);
+      // The poller's own reads are one page per poll; the order itself is read once for all 30 subscribers.
+      expect(delta['GET /campaign/:id'], `round ${round}`).toBe(1);
+      // Brands come from the process-wide catalog: at most one read, the first time a brand is asked.
+      expect(delta['GET /brands/:code'] ?? 0).toBeLessThanOrEqual(round === 0 ? 1 : 0);
+    }
+    for (const s of subscribers) s.close();
+  });
+});
