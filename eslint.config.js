@@ -14,4 +14,9 @@ export default tseslint.config(
     files: ['test/**/*.ts', 'bench/**/*.ts'],
     rules: { '@typescript-eslint/no-explicit-any': 'off' },
   },
+  {
+    // The benchmark's peers are plain JavaScript run by node.
+    files: ['**/*.mjs'],
+    languageOptions: { globals: { process: 'readonly', URL: 'readonly', fetch: 'readonly', console: 'readonly' } },
+  },
 );

@@ -2,7 +2,7 @@ import { requestDelta, total } from '../clients.js';
 import { percentile, sleep, type BenchContext } from '../context.js';
 import { round } from '../load.js';
 import { cpuSeconds } from '../processes.js';
-import { closeSubscribers, GIFT_CHANGES, liveGauges, openSubscribers, waitForGauges, type Subscriber } from '../subscribers.js';
+import { closeSubscribers, GIFT_CHANGES, liveGauges, openSubscribers, waitForGauges } from '../subscribers.js';
 
 // 4. Subscription fan-out: BENCH_SUBSCRIBERS subscribers of giftStatusChanged spread evenly over
 // BENCH_ORDERS orders, BENCH_SUBSCRIBERS_PER_SOCKET to a WebSocket (default one each). The upstream must pay per watched order, not per subscriber: the

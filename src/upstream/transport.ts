@@ -5,7 +5,7 @@
 
 import { Pool } from 'undici';
 import type { ClientConfig } from './config.js';
-import { abortedFailure, amend, networkFailure, timeoutFailure } from './failures.js';
+import { abortedFailure, networkFailure, timeoutFailure } from './failures.js';
 import { parseRetryAfter } from './retry.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';

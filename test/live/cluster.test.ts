@@ -35,7 +35,7 @@ interface Watcher {
 let sandbox: TestSandbox;
 let redis: TestRedis;
 let replicas: Replica[];
-let clients: Client[] = [];
+const clients: Client[] = [];
 let orders: Order[];
 let watchers: Watcher[];
 
