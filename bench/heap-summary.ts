@@ -26,7 +26,12 @@ for (let i = 0; i < snap.nodes.length; i += fields.length) {
   total += size;
   byType.set(type, (byType.get(type) ?? 0) + size);
   // Strings and code are grouped by kind; objects, closures and arrays by their constructor or name.
-  const name = type === 'string' || type === 'concatenated string' || type === 'sliced string' ? '(strings)' : type === 'code' ? '(compiled code)' : `${snap.strings[snap.nodes[i + nameAt]!]} [${type}]`;
+  const name =
+    type === 'string' || type === 'concatenated string' || type === 'sliced string'
+      ? '(strings)'
+      : type === 'code'
+        ? '(compiled code)'
+        : `${snap.strings[snap.nodes[i + nameAt]!]} [${type}]`;
   byName.set(name, (byName.get(name) ?? 0) + size);
 }
 

@@ -52,7 +52,10 @@ export function launch(
   child.stderr!.on('data', onData);
   const waitFor = (pattern: RegExp, what: string) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
-      const timer = setTimeout(() => reject(new Error(`${entry}: no ${what} within ${START_TIMEOUT_MS / 1000} s\n${lines.join('\n')}`)), START_TIMEOUT_MS);
+      const timer = setTimeout(
+        () => reject(new Error(`${entry}: no ${what} within ${START_TIMEOUT_MS / 1000} s\n${lines.join('\n')}`)),
+        START_TIMEOUT_MS,
+      );
       child.once('exit', (code) => reject(new Error(`${entry} exited (${code}) before ${what}\n${lines.join('\n')}`)));
       waiters.push({ pattern, resolve: (m) => (clearTimeout(timer), resolve(m)) });
     });

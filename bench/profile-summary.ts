@@ -49,7 +49,10 @@ for (const [id, us] of selfUs) {
 const busyUs = totalUs - (areas.get('(idle)') ?? 0);
 const print = (title: string, entries: Map<string, number>) => {
   console.log(`\n${title} (share of ${(busyUs / 1e6).toFixed(1)} s busy)`);
-  for (const [key, us] of [...entries].filter(([k]) => k !== '(idle)' && !k.startsWith('(idle)')).sort((a, b) => b[1] - a[1]).slice(0, top)) {
+  for (const [key, us] of [...entries]
+    .filter(([k]) => k !== '(idle)' && !k.startsWith('(idle)'))
+    .sort((a, b) => b[1] - a[1])
+    .slice(0, top)) {
     console.log(`${((100 * us) / busyUs).toFixed(1).padStart(5)}%  ${key}`);
   }
 };

@@ -24,7 +24,10 @@ const sandbox = await startSandboxProcess({ latencyMs: 20, token: `profile-${pro
 const entry = tsx ? 'src/main.ts' : compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
 if (!entry) throw new Error('no compiled entry');
 // Two processes: the heap snapshot's own CPU must not land in the profile of the load.
-const idle = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, ['--heapsnapshot-signal=SIGUSR2', `--diagnostic-dir=${dir}`]);
+const idle = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, [
+  '--heapsnapshot-signal=SIGUSR2',
+  `--diagnostic-dir=${dir}`,
+]);
 try {
   log(`idle RSS ${(idle.idleRssBytes / 1024 / 1024).toFixed(0)} MB; heap snapshot`);
   process.kill(idle.pid, 'SIGUSR2');
@@ -54,5 +57,11 @@ try {
 const files = readdirSync(dir);
 const run = (script: string, file: string) =>
   spawnSync(process.execPath, ['--import', 'tsx', join(ROOT, 'bench', script), join(dir, file), '30'], { cwd: ROOT, stdio: 'inherit' });
-run('heap-summary.ts', files.find((f) => f.endsWith('.heapsnapshot'))!);
-run('profile-summary.ts', files.find((f) => f.endsWith('.cpuprofile'))!);
+run(
+  'heap-summary.ts',
+  files.find((f) => f.endsWith('.heapsnapshot'))!,
+);
+run(
+  'profile-summary.ts',
+  files.find((f) => f.endsWith('.cpuprofile'))!,
+);

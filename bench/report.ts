@@ -51,13 +51,26 @@ export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Chec
     checks.push(
       { name: `compare: every target answers both queries byte for byte as ${first.label}`, ok: c.targets.every((t) => t.identical) },
       { name: 'compare: no errors, every nested answer complete', ok: c.targets.every((t) => t.errors === 0) },
-      { name: 'compare: the same upstream requests per nested read for every target (cold and warm)', ok: c.targets.every((t) => t.coldUpstream === first.coldUpstream && t.median.serialUpstreamPerQuery === first.median.serialUpstreamPerQuery) },
+      {
+        name: 'compare: the same upstream requests per nested read for every target (cold and warm)',
+        ok: c.targets.every((t) => t.coldUpstream === first.coldUpstream && t.median.serialUpstreamPerQuery === first.median.serialUpstreamPerQuery),
+      },
     );
   }
-  if (r.overhead) checks.push({ name: 'overhead: no GraphQL errors, one upstream GET per funds query', ok: r.overhead.graphqlErrors === 0 && r.overhead.direct.errors === 0 && Math.abs(r.overhead.upstreamRequestsPerQuery - 1) < 0.01 });
+  if (r.overhead)
+    checks.push({
+      name: 'overhead: no GraphQL errors, one upstream GET per funds query',
+      ok: r.overhead.graphqlErrors === 0 && r.overhead.direct.errors === 0 && Math.abs(r.overhead.upstreamRequestsPerQuery - 1) < 0.01,
+    });
   if (r.nestedRead) {
     checks.push(
-      { name: 'nested read: upstream requests per query equal the ideal (cold and warm)', ok: r.nestedRead.cold.measured === r.nestedRead.cold.ideal && r.nestedRead.serial.upstreamPerQuery === r.nestedRead.serial.idealUpstreamPerQuery && r.nestedRead.concurrent.upstreamPerQuery === r.nestedRead.serial.idealUpstreamPerQuery },
+      {
+        name: 'nested read: upstream requests per query equal the ideal (cold and warm)',
+        ok:
+          r.nestedRead.cold.measured === r.nestedRead.cold.ideal &&
+          r.nestedRead.serial.upstreamPerQuery === r.nestedRead.serial.idealUpstreamPerQuery &&
+          r.nestedRead.concurrent.upstreamPerQuery === r.nestedRead.serial.idealUpstreamPerQuery,
+      },
       { name: 'nested read: no errors, every answer complete', ok: r.nestedRead.graphqlErrors === 0 },
     );
   }
@@ -72,8 +85,16 @@ export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Chec
     checks.push(
       // Per poll from the gateway's counters (exact); per interval from the sandbox, whose count at a window's
       // edges can include polls not yet ended: within 5% (test/live/fan-out.test.ts checks exact equality).
-      { name: `fan-out: ${f.orders} pollers for ${f.subscribers} subscribers, upstream cost per poll and per interval as with one subscriber per order`, ok: Math.abs(f.all.requestsPerPoll - f.perOrderOnly.requestsPerPoll) <= 0.01 && Math.abs(f.all.requestsPerInterval - f.perOrderOnly.requestsPerInterval) <= 0.05 * f.perOrderOnly.requestsPerInterval },
-      { name: 'fan-out: every subscriber got every event, no errors, nothing left after close', ok: f.eventLatency.missing === 0 && f.subscriberErrors === 0 && f.afterClose.subscriptions === 0 && f.afterClose.pollers === 0 },
+      {
+        name: `fan-out: ${f.orders} pollers for ${f.subscribers} subscribers, upstream cost per poll and per interval as with one subscriber per order`,
+        ok:
+          Math.abs(f.all.requestsPerPoll - f.perOrderOnly.requestsPerPoll) <= 0.01 &&
+          Math.abs(f.all.requestsPerInterval - f.perOrderOnly.requestsPerInterval) <= 0.05 * f.perOrderOnly.requestsPerInterval,
+      },
+      {
+        name: 'fan-out: every subscriber got every event, no errors, nothing left after close',
+        ok: f.eventLatency.missing === 0 && f.subscriberErrors === 0 && f.afterClose.subscriptions === 0 && f.afterClose.pollers === 0,
+      },
     );
   }
   if (r.soak) checks.push({ name: 'soak: zero errors', ok: r.soak.errors.total === 0 });
@@ -81,8 +102,14 @@ export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Chec
   if (cl) {
     checks.push(
       // Sandbox counts at a window's edges can include polls not yet ended: within 5%, as for the fan-out.
-      { name: `cluster: ${cl.replicas} replicas cost the upstream what one node costs for the same ${cl.orders} orders`, ok: Math.abs(cl.costRatio - 1) <= 0.05 },
-      { name: 'cluster: every subscriber got every event, before and after the leader was killed; no errors on the survivors', ok: cl.eventLatency.missing === 0 && cl.failover.missing === 0 && cl.subscriberErrors === 0 },
+      {
+        name: `cluster: ${cl.replicas} replicas cost the upstream what one node costs for the same ${cl.orders} orders`,
+        ok: Math.abs(cl.costRatio - 1) <= 0.05,
+      },
+      {
+        name: 'cluster: every subscriber got every event, before and after the leader was killed; no errors on the survivors',
+        ok: cl.eventLatency.missing === 0 && cl.failover.missing === 0 && cl.subscriberErrors === 0,
+      },
     );
   }
   return checks;
@@ -90,10 +117,26 @@ export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Chec
 
 export function renderCluster(c: ClusterResult): string {
   const rows: [string, string, string][] = [
-    [`${c.replicas} replicas × ${c.subscribersPerReplica} subscribers on ${c.orders} orders, poll ${c.pollIntervalMs} ms, lease ${c.leaseMs} ms`, `upstream ${n(c.cluster.requestsPerInterval, 2)}/interval (×${n(c.costRatio, 2)} single node)`, `single node, same orders: ${n(c.singleNode.requestsPerInterval, 2)}/interval`],
-    ['sandbox redeem → event at every subscriber of every replica', `p50 ${ms(c.eventLatency.p50Ms)} · p99 ${ms(c.eventLatency.p99Ms)} · max ${ms(c.eventLatency.maxMs)} (${c.eventLatency.samples} events, ${c.eventLatency.missing} missing)`, `≤ ${Math.round(c.pollIntervalMs * 1.1)} ms + one poll`],
-    ['Redis commands (INFO stats, idle traffic taken out)', `${n(c.redis.commandsPerEvent)} per event · ${n(c.redis.commandsPerDelivery, 3)} per delivery · idle ${n(c.redis.idleCommandsPerSecond)}/s`, ''],
-    [`kill -9 the replica leading ${c.failover.leaderKeys} keys, redeem one reward per order`, `first event ${ms(c.failover.killToFirstEventMs)} · slowest order ${ms(c.failover.killToLastOrderMs)} after the kill (${c.failover.takeovers} takeovers, ${c.failover.missing} missing)`, `≤ ${c.leaseMs + c.pollIntervalMs} ms (lease + one interval) + the poll`],
+    [
+      `${c.replicas} replicas × ${c.subscribersPerReplica} subscribers on ${c.orders} orders, poll ${c.pollIntervalMs} ms, lease ${c.leaseMs} ms`,
+      `upstream ${n(c.cluster.requestsPerInterval, 2)}/interval (×${n(c.costRatio, 2)} single node)`,
+      `single node, same orders: ${n(c.singleNode.requestsPerInterval, 2)}/interval`,
+    ],
+    [
+      'sandbox redeem → event at every subscriber of every replica',
+      `p50 ${ms(c.eventLatency.p50Ms)} · p99 ${ms(c.eventLatency.p99Ms)} · max ${ms(c.eventLatency.maxMs)} (${c.eventLatency.samples} events, ${c.eventLatency.missing} missing)`,
+      `≤ ${Math.round(c.pollIntervalMs * 1.1)} ms + one poll`,
+    ],
+    [
+      'Redis commands (INFO stats, idle traffic taken out)',
+      `${n(c.redis.commandsPerEvent)} per event · ${n(c.redis.commandsPerDelivery, 3)} per delivery · idle ${n(c.redis.idleCommandsPerSecond)}/s`,
+      '',
+    ],
+    [
+      `kill -9 the replica leading ${c.failover.leaderKeys} keys, redeem one reward per order`,
+      `first event ${ms(c.failover.killToFirstEventMs)} · slowest order ${ms(c.failover.killToLastOrderMs)} after the kill (${c.failover.takeovers} takeovers, ${c.failover.missing} missing)`,
+      `≤ ${c.leaseMs + c.pollIntervalMs} ms (lease + one interval) + the poll`,
+    ],
   ];
   return ['| figure | measured | ideal / bound |', '|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
@@ -133,30 +176,113 @@ export function renderTable(r: BenchResults): string {
   const { overhead: o, nestedRead: nr, create: c, fanOut: f, soak: s } = r;
   if (!o || !nr || !c || !f || !s) return '(the gateway-only table needs all five of its scenarios; see latest.json for those that ran)';
   const rows: [string, string, string, string][] = [
-    ['1 Overhead', `REST direct, ${o.connections} connections`, `${n(o.direct.perSecond, 0)} req/s · p50 ${ms(o.direct.p50Ms)} · p99 ${ms(o.direct.p99Ms)}`, ''],
-    ['', `\`{ funds }\` via gateway, ${o.connections} connections`, `${n(o.gateway.perSecond, 0)} req/s · p50 ${ms(o.gateway.p50Ms)} · p99 ${ms(o.gateway.p99Ms)}`, ''],
-    ['', 'added by the gateway', `p50 +${ms(o.addedP50Ms)} · p99 +${ms(o.addedP99Ms)} · CPU per query ${n(o.gatewayCpuMsPerQuery, 2)} ms gateway, ${n(o.sandboxCpuMsPerQuery, 2)} ms sandbox`, ''],
-    ['', 'the same, 1 connection', `direct p50 ${ms(o.serial.direct.p50Ms)} · p99 ${ms(o.serial.direct.p99Ms)}; gateway p50 ${ms(o.serial.gateway.p50Ms)} · p99 ${ms(o.serial.gateway.p99Ms)}; added p50 +${ms(o.serial.addedP50Ms)} · p99 +${ms(o.serial.addedP99Ms)}`, ''],
+    [
+      '1 Overhead',
+      `REST direct, ${o.connections} connections`,
+      `${n(o.direct.perSecond, 0)} req/s · p50 ${ms(o.direct.p50Ms)} · p99 ${ms(o.direct.p99Ms)}`,
+      '',
+    ],
+    [
+      '',
+      `\`{ funds }\` via gateway, ${o.connections} connections`,
+      `${n(o.gateway.perSecond, 0)} req/s · p50 ${ms(o.gateway.p50Ms)} · p99 ${ms(o.gateway.p99Ms)}`,
+      '',
+    ],
+    [
+      '',
+      'added by the gateway',
+      `p50 +${ms(o.addedP50Ms)} · p99 +${ms(o.addedP99Ms)} · CPU per query ${n(o.gatewayCpuMsPerQuery, 2)} ms gateway, ${n(o.sandboxCpuMsPerQuery, 2)} ms sandbox`,
+      '',
+    ],
+    [
+      '',
+      'the same, 1 connection',
+      `direct p50 ${ms(o.serial.direct.p50Ms)} · p99 ${ms(o.serial.direct.p99Ms)}; gateway p50 ${ms(o.serial.gateway.p50Ms)} · p99 ${ms(o.serial.gateway.p99Ms)}; added p50 +${ms(o.serial.addedP50Ms)} · p99 +${ms(o.serial.addedP99Ms)}`,
+      '',
+    ],
     ['', 'upstream requests per query', n(o.upstreamRequestsPerQuery, 3), '1'],
-    ['2 Nested read', 'upstream requests, first query (cold brand cache)', `${nr.cold.measured} (${Object.entries(nr.cold.upstream).map(([k, v]) => `${k} ${v}`).join(', ')})`, `${nr.cold.ideal} = 10 + 10 + 3 brands`],
-    ['', 'upstream requests per query, warm', `${n(nr.serial.upstreamPerQuery, 3)} serial · ${n(nr.concurrent.upstreamPerQuery, 3)} at ${nr.concurrent.connections} connections`, `${nr.serial.idealUpstreamPerQuery} = 10 + 10 + 0`],
-    ['', 'latency, one query at a time', `p50 ${ms(nr.serial.p50Ms)} · p99 ${ms(nr.serial.p99Ms)} · ${n(nr.serial.perSecond)} q/s`, `${ms(nr.serial.idealLatencyMs)} (2 round trips)`],
-    ['', `${nr.concurrent.connections} connections`, `${n(nr.concurrent.perSecond)} q/s · p50 ${ms(nr.concurrent.p50Ms)} · p99 ${ms(nr.concurrent.p99Ms)} · CPU per query ${n(nr.concurrent.gatewayCpuMsPerQuery, 1)} ms gateway, ${n(nr.concurrent.sandboxCpuMsPerQuery, 1)} ms sandbox`, ''],
-    ['3 Create', `${c.sent} creates at ${c.rate}/s, faults ${c.faults.map((x) => `${x.rate * 100}%${x.after ? ' after' : ''}`).join(' + ')} 503`, `success ${n(c.successRate * 100, 2)}% · p50 ${ms(c.load.p50Ms)} · p99 ${ms(c.load.p99Ms)} · max ${ms(c.load.maxMs)}`, '100%'],
-    ['', 'orders created / duplicates / lost', `${c.ordersCreated} / ${c.duplicateOrders} / ${c.lostOrders} (upstream POSTs ${c.upstream.postCampaign}, retries ${c.upstream.retries}, lookups ${c.upstream.getCampaign})`, `${c.succeeded} / 0 / 0`],
-    ['4 Fan-out', `${f.subscribers} subscribers, ${f.orders} orders, ${f.sockets} WebSockets, poll ${f.pollIntervalMs} ms`, `${f.pollers} pollers · upstream ${n(f.all.requestsPerInterval, 2)}/interval (${n(f.all.requestsPerPoll, 3)}/poll)`, `as with ${f.orders} subscribers: ${n(f.perOrderOnly.requestsPerInterval, 2)}/interval (${n(f.perOrderOnly.requestsPerPoll, 3)}/poll)`],
-    ['', 'sandbox redeem → event at every subscriber', `p50 ${ms(f.eventLatency.p50Ms)} · p99 ${ms(f.eventLatency.p99Ms)} · max ${ms(f.eventLatency.maxMs)} (${f.eventLatency.samples} events, ${f.eventLatency.missing} missing)`, `≤ ${Math.round(f.pollIntervalMs * 1.1)} ms + one poll (interval + 10% jitter)`],
-    ['', 'first → last subscriber of one event', `p50 ${ms(f.fanOutSpread.p50Ms)} · max ${ms(f.fanOutSpread.maxMs)} · ${f.gatewayCpuUsPerDelivery} µs gateway CPU per delivery`, ''],
-    ['', 'gateway memory per subscriber', `${kb(f.memory.perSubscriberHeapBytes)} heap · ${kb(f.memory.perSubscriberRssBytes)} RSS (heap ${mb(f.memory.heapUsedBytes.perOrder)} → ${mb(f.memory.heapUsedBytes.all)}, after close ${mb(f.memory.heapUsedBytes.afterClose)})`, ''],
-    ['5 Soak', `${s.seconds} s at ${s.rate} req/s mixed + ${s.subscribers} subscribers`, `${s.load.requests} requests · p50 ${ms(s.load.p50Ms)} · p99 ${ms(s.load.p99Ms)} · ${s.events.received}/${s.events.expected} events`, ''],
-    ['', 'gateway memory start → end (after GC)', `heap ${mb(s.memory.start.heapUsedBytes)} → ${mb(s.memory.end.heapUsedBytes)} · RSS ${mb(s.memory.start.rssBytes)} → ${mb(s.memory.end.rssBytes)}`, ''],
-    ['', 'errors', `${s.errors.total} (http ${s.errors.http}, graphql ${s.errors.graphql}, creates ${s.errors.creates}, subscriptions ${s.errors.subscriptions}, missing events ${s.errors.missingEvents}, gateway error logs ${s.errors.gatewayErrorLogs})`, '0'],
+    [
+      '2 Nested read',
+      'upstream requests, first query (cold brand cache)',
+      `${nr.cold.measured} (${Object.entries(nr.cold.upstream)
+        .map(([k, v]) => `${k} ${v}`)
+        .join(', ')})`,
+      `${nr.cold.ideal} = 10 + 10 + 3 brands`,
+    ],
+    [
+      '',
+      'upstream requests per query, warm',
+      `${n(nr.serial.upstreamPerQuery, 3)} serial · ${n(nr.concurrent.upstreamPerQuery, 3)} at ${nr.concurrent.connections} connections`,
+      `${nr.serial.idealUpstreamPerQuery} = 10 + 10 + 0`,
+    ],
+    [
+      '',
+      'latency, one query at a time',
+      `p50 ${ms(nr.serial.p50Ms)} · p99 ${ms(nr.serial.p99Ms)} · ${n(nr.serial.perSecond)} q/s`,
+      `${ms(nr.serial.idealLatencyMs)} (2 round trips)`,
+    ],
+    [
+      '',
+      `${nr.concurrent.connections} connections`,
+      `${n(nr.concurrent.perSecond)} q/s · p50 ${ms(nr.concurrent.p50Ms)} · p99 ${ms(nr.concurrent.p99Ms)} · CPU per query ${n(nr.concurrent.gatewayCpuMsPerQuery, 1)} ms gateway, ${n(nr.concurrent.sandboxCpuMsPerQuery, 1)} ms sandbox`,
+      '',
+    ],
+    [
+      '3 Create',
+      `${c.sent} creates at ${c.rate}/s, faults ${c.faults.map((x) => `${x.rate * 100}%${x.after ? ' after' : ''}`).join(' + ')} 503`,
+      `success ${n(c.successRate * 100, 2)}% · p50 ${ms(c.load.p50Ms)} · p99 ${ms(c.load.p99Ms)} · max ${ms(c.load.maxMs)}`,
+      '100%',
+    ],
+    [
+      '',
+      'orders created / duplicates / lost',
+      `${c.ordersCreated} / ${c.duplicateOrders} / ${c.lostOrders} (upstream POSTs ${c.upstream.postCampaign}, retries ${c.upstream.retries}, lookups ${c.upstream.getCampaign})`,
+      `${c.succeeded} / 0 / 0`,
+    ],
+    [
+      '4 Fan-out',
+      `${f.subscribers} subscribers, ${f.orders} orders, ${f.sockets} WebSockets, poll ${f.pollIntervalMs} ms`,
+      `${f.pollers} pollers · upstream ${n(f.all.requestsPerInterval, 2)}/interval (${n(f.all.requestsPerPoll, 3)}/poll)`,
+      `as with ${f.orders} subscribers: ${n(f.perOrderOnly.requestsPerInterval, 2)}/interval (${n(f.perOrderOnly.requestsPerPoll, 3)}/poll)`,
+    ],
+    [
+      '',
+      'sandbox redeem → event at every subscriber',
+      `p50 ${ms(f.eventLatency.p50Ms)} · p99 ${ms(f.eventLatency.p99Ms)} · max ${ms(f.eventLatency.maxMs)} (${f.eventLatency.samples} events, ${f.eventLatency.missing} missing)`,
+      `≤ ${Math.round(f.pollIntervalMs * 1.1)} ms + one poll (interval + 10% jitter)`,
+    ],
+    [
+      '',
+      'first → last subscriber of one event',
+      `p50 ${ms(f.fanOutSpread.p50Ms)} · max ${ms(f.fanOutSpread.maxMs)} · ${f.gatewayCpuUsPerDelivery} µs gateway CPU per delivery`,
+      '',
+    ],
+    [
+      '',
+      'gateway memory per subscriber',
+      `${kb(f.memory.perSubscriberHeapBytes)} heap · ${kb(f.memory.perSubscriberRssBytes)} RSS (heap ${mb(f.memory.heapUsedBytes.perOrder)} → ${mb(f.memory.heapUsedBytes.all)}, after close ${mb(f.memory.heapUsedBytes.afterClose)})`,
+      '',
+    ],
+    [
+      '5 Soak',
+      `${s.seconds} s at ${s.rate} req/s mixed + ${s.subscribers} subscribers`,
+      `${s.load.requests} requests · p50 ${ms(s.load.p50Ms)} · p99 ${ms(s.load.p99Ms)} · ${s.events.received}/${s.events.expected} events`,
+      '',
+    ],
+    [
+      '',
+      'gateway memory start → end (after GC)',
+      `heap ${mb(s.memory.start.heapUsedBytes)} → ${mb(s.memory.end.heapUsedBytes)} · RSS ${mb(s.memory.start.rssBytes)} → ${mb(s.memory.end.rssBytes)}`,
+      '',
+    ],
+    [
+      '',
+      'errors',
+      `${s.errors.total} (http ${s.errors.http}, graphql ${s.errors.graphql}, creates ${s.errors.creates}, subscriptions ${s.errors.subscriptions}, missing events ${s.errors.missingEvents}, gateway error logs ${s.errors.gatewayErrorLogs})`,
+      '0',
+    ],
   ];
-  return [
-    '| scenario | figure | measured | ideal / target |',
-    '|---|---|---|---|',
-    ...rows.map((row) => `| ${row.join(' | ')} |`),
-  ].join('\n');
+  return ['| scenario | figure | measured | ideal / target |', '|---|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
 export function renderGenerated(r: BenchResults): string {

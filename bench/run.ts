@@ -40,7 +40,11 @@ const watchdog = setTimeout(() => {
 
 try {
   log(`${machine.cpus} CPUs, Node ${machine.node}; upstream latency ${settings.BENCH_LATENCY_MS} ms`);
-  sandbox = await startSandboxProcess({ latencyMs: settings.BENCH_LATENCY_MS, token: `bench-${randomBytes(12).toString('hex')}`, balanceCents: BALANCE_CENTS });
+  sandbox = await startSandboxProcess({
+    latencyMs: settings.BENCH_LATENCY_MS,
+    token: `bench-${randomBytes(12).toString('hex')}`,
+    balanceCents: BALANCE_CENTS,
+  });
   const upstream = sandboxClient(sandbox);
   const wanted = new Set(settings.BENCH_SCENARIOS);
   // The comparison starts and stops its own servers; the development gateway is not even running meanwhile.
@@ -77,7 +81,9 @@ try {
     );
   }
   if (results.cluster) process.stdout.write(`\nCluster:\n${renderCluster(results.cluster)}\n`);
-  process.stdout.write(`\n${results.compare ? renderCompare(results.compare) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`);
+  process.stdout.write(
+    `\n${results.compare ? renderCompare(results.compare) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`,
+  );
   log('wrote bench/results/latest.json and bench/RESULTS.md');
   process.exitCode = results.checks.every((c) => c.ok) ? 0 : 1;
 } catch (error) {

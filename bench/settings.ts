@@ -36,12 +36,20 @@ const envSchema = z.object({
   BENCH_SOAK_S: int(5).default(60),
   BENCH_SOAK_RATE: int(1).default(30),
   /** 1: run the gateway with --cpu-prof; profiles land in bench/results/profiles/ (not committed). */
-  BENCH_CPU_PROF: z.enum(['0', '1']).default('0').transform((v) => v === '1'),
+  BENCH_CPU_PROF: z
+    .enum(['0', '1'])
+    .default('0')
+    .transform((v) => v === '1'),
   /** Which scenarios run, comma-separated; default all (compare first). */
   BENCH_SCENARIOS: z
     .string()
     .default(SCENARIOS.join(','))
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(SCENARIOS)).min(1)),
   /** Comparison: interleaved rounds, and per target and round: seconds of `{ funds }`, nested reads one at a time and at BENCH_CONNECTIONS. */
   BENCH_ROUNDS: int(1).default(5),
@@ -52,7 +60,12 @@ const envSchema = z.object({
   BENCH_TARGETS: z
     .string()
     .default(TARGETS.join(','))
-    .transform((s) => s.split(',').map((x) => x.trim()).filter(Boolean))
+    .transform((s) =>
+      s
+        .split(',')
+        .map((x) => x.trim())
+        .filter(Boolean),
+    )
     .pipe(z.array(z.enum(TARGETS)).min(1)),
   /** A compiled gateway entry to use instead of building one (see bench/targets.ts). */
   BENCH_COMPILED_ENTRY: z.string().min(1).optional(),

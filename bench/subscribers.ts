@@ -77,7 +77,9 @@ export async function closeSubscribers(subscribers: Subscriber[]): Promise<void>
  * The live hub's gauges and counters from one scrape of the gateway's /metrics: polls and upstream calls are
  * both counted when they end, so their ratio between two scrapes is exact.
  */
-export async function liveGauges(gateway: GatewayProcess): Promise<{ subscriptions: number; pollers: number; campaignPolls: number; upstreamCalls: number }> {
+export async function liveGauges(
+  gateway: GatewayProcess,
+): Promise<{ subscriptions: number; pollers: number; campaignPolls: number; upstreamCalls: number }> {
   const text = await gateway.metrics();
   return {
     subscriptions: metricValue(text, 'reward_gateway_subscriptions_active') ?? NaN,

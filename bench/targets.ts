@@ -50,7 +50,10 @@ export function compiledEntry(override: string | undefined, log: (m: string) => 
     const out = join(ROOT, 'bench/results/compiled/main.js');
     if (existsSync(out) && statSync(out).mtimeMs > newestSource(join(ROOT, 'src'))) return 'bench/results/compiled/main.js';
     log('compiled gateway: no build script, compiling src/ with tsc into bench/results/compiled/');
-    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'bench/tsconfig.compiled.json'], { cwd: ROOT, stdio: 'ignore' });
+    execFileSync(process.execPath, [join(ROOT, 'node_modules/typescript/bin/tsc'), '-p', 'bench/tsconfig.compiled.json'], {
+      cwd: ROOT,
+      stdio: 'ignore',
+    });
     return 'bench/results/compiled/main.js';
   } catch (error) {
     log(`compiled gateway: build failed (${error instanceof Error ? error.message.split('\n')[0] : String(error)}); measuring without it`);

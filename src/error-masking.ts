@@ -6,12 +6,14 @@ import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
 // upstream URL or token can leak.
 
 /** A write that may have taken effect where no result union could say so (mutations return OutcomeUnknown). */
-const OUTCOME_UNKNOWN =
-  'The reward API did not confirm the outcome: the operation may have taken effect. Check before retrying.';
+const OUTCOME_UNKNOWN = 'The reward API did not confirm the outcome: the operation may have taken effect. Check before retrying.';
 
 function describe(error: UpstreamError): { message: string; extensions: Record<string, unknown> } {
   if (error.outcomeUnknown) {
-    return { message: OUTCOME_UNKNOWN, extensions: { code: error.kind === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', retryable: false } };
+    return {
+      message: OUTCOME_UNKNOWN,
+      extensions: { code: error.kind === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', retryable: false },
+    };
   }
   if (error.kind === 'timeout') {
     return { message: 'The reward API did not answer in time.', extensions: { code: 'UPSTREAM_TIMEOUT' } };
@@ -26,7 +28,8 @@ function describe(error: UpstreamError): { message: string; extensions: Record<s
   if (error.kind === 'aborted' && error.inFlight) {
     // Cut while the reward API was handling it (the gateway stopping): like a timeout, it may have happened.
     return {
-      message: 'The request was cancelled while the reward API was handling it: it may have taken effect. Check before repeating it (a create retried with the same id is safe).',
+      message:
+        'The request was cancelled while the reward API was handling it: it may have taken effect. Check before repeating it (a create retried with the same id is safe).',
       extensions: { code: 'REQUEST_ABORTED', retryable: false },
     };
   }

@@ -79,12 +79,7 @@ function once<T>(load: () => Promise<T>) {
   };
 }
 
-export function createLoaders(
-  client: UpstreamClient,
-  catalog: CatalogCache,
-  signal?: AbortSignal,
-  hooks: LoaderHooks = {},
-): Loaders {
+export function createLoaders(client: UpstreamClient, catalog: CatalogCache, signal?: AbortSignal, hooks: LoaderHooks = {}): Loaders {
   const opts = { signal };
   /** eachKey, reporting each batch's size to hooks.onBatch. */
   const batch = <K, V>(name: keyof Loaders, load: (key: K) => Promise<V>) => {

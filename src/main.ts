@@ -29,10 +29,7 @@ function welcome(url: string, sandbox: RunningSandbox): void {
 async function main(): Promise<void> {
   const config = loadConfig();
   // The embedded sandbox's token joins this set once the sandbox exists.
-  const secrets = new Set([
-    ...(config.REWARD_API_TOKEN ? [config.REWARD_API_TOKEN] : []),
-    ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key),
-  ]);
+  const secrets = new Set([...(config.REWARD_API_TOKEN ? [config.REWARD_API_TOKEN] : []), ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)]);
   const logger = createLogger({ level: logLevel(config), secrets });
 
   let sandbox: RunningSandbox | null = null;

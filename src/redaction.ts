@@ -18,7 +18,10 @@ export function formsOf(secret: string): string[] {
     [1, 2],
     [2, 3],
   ] as const) {
-    const encoded = Buffer.concat([Buffer.alloc(pad), bytes]).toString('base64').replace(/=+$/, '').slice(skip);
+    const encoded = Buffer.concat([Buffer.alloc(pad), bytes])
+      .toString('base64')
+      .replace(/=+$/, '')
+      .slice(skip);
     forms.add(encoded);
     forms.add(encoded.replaceAll('+', '-').replaceAll('/', '_'));
   }

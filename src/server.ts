@@ -70,7 +70,10 @@ function pointToGraphql(req: IncomingMessage, res: ServerResponse, graphiql: boo
     res.end();
     return;
   }
-  json(res, 200, { message: 'This is reward-gateway: send GraphQL to /graphql (POST, or GET; WebSocket and SSE for subscriptions).', graphql: '/graphql' });
+  json(res, 200, {
+    message: 'This is reward-gateway: send GraphQL to /graphql (POST, or GET; WebSocket and SSE for subscriptions).',
+    graphql: '/graphql',
+  });
 }
 
 export function createGateway({
@@ -83,7 +86,9 @@ export function createGateway({
   const catalog = createCatalogCache(client, config.CATALOG_CACHE_TTL_MS);
   const readiness = createReadiness(client, config.READY_CACHE_MS);
   const shared = createLiveStore(config, (up) =>
-    up ? logger.info({}, 'redis: connected; cluster mode') : logger.warn({}, 'redis: unreachable; subscriptions poll locally and limits apply per replica until it returns'),
+    up
+      ? logger.info({}, 'redis: connected; cluster mode')
+      : logger.warn({}, 'redis: unreachable; subscriptions poll locally and limits apply per replica until it returns'),
   );
   const live = createLive({
     client,
@@ -156,7 +161,12 @@ export function createGateway({
     drain.track(res);
     if (!security.hostAllowed(req.headers.host)) {
       return json(res, 403, {
-        errors: [{ message: 'This gateway has no API keys configured and serves loopback host names only (localhost, 127.0.0.1, [::1]).', extensions: { code: 'HOST_NOT_ALLOWED' } }],
+        errors: [
+          {
+            message: 'This gateway has no API keys configured and serves loopback host names only (localhost, 127.0.0.1, [::1]).',
+            extensions: { code: 'HOST_NOT_ALLOWED' },
+          },
+        ],
       });
     }
     const path = (req.url ?? '/').split('?')[0];

@@ -37,7 +37,9 @@ export interface ClusterResult {
 
 async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
   await new Promise<void>((resolve, reject) => {
     let out = '';
     child.stdout!.on('data', (d) => {
@@ -85,7 +87,8 @@ export async function cluster(ctx: BenchContext): Promise<ClusterResult> {
   const prefix = `bench-cluster-${Date.now()}`;
   const orders: { uuid: string; gifts: string[] }[] = [];
   // Two rewards beyond the redeemed ones stay open, so every order keeps its poller to the end.
-  for (let i = 0; i < orderCount; i++) orders.push(await upstream.createEmailOrder(`${prefix}-${i}`, { recipients: ROUNDS + 3, brandCode: 'sbxcoffeeus' }));
+  for (let i = 0; i < orderCount; i++)
+    orders.push(await upstream.createEmailOrder(`${prefix}-${i}`, { recipients: ROUNDS + 3, brandCode: 'sbxcoffeeus' }));
   const variables = Array.from({ length: orderCount }, (_, i) => ({ campaign: orders[i]!.uuid }));
 
   log(`cluster: single node, one subscriber per order, cost over ${settings.BENCH_INTERVALS} intervals`);
@@ -102,8 +105,14 @@ export async function cluster(ctx: BenchContext): Promise<ClusterResult> {
   const subscribers: { s: Subscriber; order: number; replica: number }[] = [];
   try {
     log(`cluster: ${REPLICAS} replicas on redis ${redisServer.url}, ${perReplica} subscribers each on ${orderCount} orders`);
-    const env = { REDIS_URL: redisServer.url, REDIS_KEY_PREFIX: `bench-${randomBytes(4).toString('hex')}:`, LIVE_LEASE_MS: String(leaseMs), LOG_LEVEL: 'info' };
-    for (let r = 0; r < REPLICAS; r++) replicas.push(await startGatewayProcess({ upstream: sandbox, pollIntervalMs: interval, cpuProfDir: null, env }));
+    const env = {
+      REDIS_URL: redisServer.url,
+      REDIS_KEY_PREFIX: `bench-${randomBytes(4).toString('hex')}:`,
+      LIVE_LEASE_MS: String(leaseMs),
+      LOG_LEVEL: 'info',
+    };
+    for (let r = 0; r < REPLICAS; r++)
+      replicas.push(await startGatewayProcess({ upstream: sandbox, pollIntervalMs: interval, cpuProfDir: null, env }));
     for (let r = 0; r < REPLICAS; r++) {
       const vars = Array.from({ length: perReplica }, (_, i) => variables[i % orderCount]!);
       const opened = await openSubscribers(replicas[r]!.url, GIFT_CHANGES, vars, { perSocket: settings.BENCH_SUBSCRIBERS_PER_SOCKET });
@@ -142,7 +151,10 @@ export async function cluster(ctx: BenchContext): Promise<ClusterResult> {
     await Promise.all(gifts.map((g) => upstream.redeem(g)));
     const failed = await arrivals(survivors, gifts, killedAt, leaseMs + 10 * interval + 10_000);
     const perOrderFirst = orders.map((_, o) => {
-      const times = survivors.filter((x) => x.order === o).map((x) => x.s.arrivals.get(gifts[o]!)).filter((t): t is number => t !== undefined);
+      const times = survivors
+        .filter((x) => x.order === o)
+        .map((x) => x.s.arrivals.get(gifts[o]!))
+        .filter((t): t is number => t !== undefined);
       return times.length ? Math.min(...times) - killedAt : NaN;
     });
     let takeovers = 0;

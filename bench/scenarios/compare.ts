@@ -69,9 +69,17 @@ export interface CompareResult {
 }
 
 const FIGURES: Figure[] = [
-  'fundsPerSecond', 'fundsP50Ms', 'fundsP99Ms', 'fundsCpuMsPerQuery',
-  'serialP50Ms', 'serialP99Ms', 'serialUpstreamPerQuery',
-  'nestedPerSecond', 'nestedP50Ms', 'nestedP99Ms', 'nestedCpuMsPerQuery',
+  'fundsPerSecond',
+  'fundsP50Ms',
+  'fundsP99Ms',
+  'fundsCpuMsPerQuery',
+  'serialP50Ms',
+  'serialP99Ms',
+  'serialUpstreamPerQuery',
+  'nestedPerSecond',
+  'nestedP50Ms',
+  'nestedP99Ms',
+  'nestedCpuMsPerQuery',
 ];
 
 function median(values: number[]): number {
@@ -117,7 +125,12 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
     const fundsLoad = (t: Target, duration: number) =>
       runLoad({ url: t.url, connections, duration, requests: [{ ...funds, onResponse: (s, b) => void tallies.get(t.name)!.check(s, b) }] });
     const nestedLoad = (t: Target, conns: number, amount: number) =>
-      runLoad({ url: t.url, connections: conns, amount, requests: [{ ...nested, onResponse: (s, b) => void tallies.get(t.name)!.check(s, b, completeNestedAnswer) }] });
+      runLoad({
+        url: t.url,
+        connections: conns,
+        amount,
+        requests: [{ ...nested, onResponse: (s, b) => void tallies.get(t.name)!.check(s, b, completeNestedAnswer) }],
+      });
 
     // Cold read (brand caches empty), the answers compared, and a warm-up, one target at a time.
     const answers = new Map<TargetName, string>();
@@ -185,7 +198,8 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
         errorSamples: tally.samples,
       };
     });
-    for (const t of results) if (!t.identical) log(`compare: ${t.label} answered differently:\n${answers.get(t.name)!.slice(0, 600)}\nvs\n${reference!.slice(0, 600)}`);
+    for (const t of results)
+      if (!t.identical) log(`compare: ${t.label} answered differently:\n${answers.get(t.name)!.slice(0, 600)}\nvs\n${reference!.slice(0, 600)}`);
     return { rounds: settings.BENCH_ROUNDS, connections, targets: results, ratios: ratiosOf(results) };
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
@@ -227,4 +241,3 @@ async function post(url: string, query: string, variables?: Record<string, unkno
   if (res.status !== 200) throw new Error(`${url} answered ${res.status}: ${text.slice(0, 300)}`);
   return text;
 }
-

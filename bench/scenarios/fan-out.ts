@@ -68,7 +68,8 @@ export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
 
   // Rewards beyond the redeemed ones stay open, so each order's feed keeps polling to the end.
   const orders: { id: string; uuid: string; gifts: string[] }[] = [];
-  for (let i = 0; i < orderCount; i++) orders.push(await upstream.createEmailOrder(`${prefix}-${i}`, { recipients: ROUNDS + 2, brandCode: 'sbxcoffeeus' }));
+  for (let i = 0; i < orderCount; i++)
+    orders.push(await upstream.createEmailOrder(`${prefix}-${i}`, { recipients: ROUNDS + 2, brandCode: 'sbxcoffeeus' }));
   const memNone = await memory(ctx);
 
   log(`fan-out: ${orderCount} subscribers (one per order), cost over ${settings.BENCH_INTERVALS} polls of ${interval} ms`);
@@ -155,7 +156,12 @@ export async function fanOut(ctx: BenchContext): Promise<FanOutResult> {
     memory: {
       perSubscriberHeapBytes: Math.round(((memAll.heapUsedBytes ?? NaN) - (memPerOrder.heapUsedBytes ?? NaN)) / added),
       perSubscriberRssBytes: Math.round((memAll.rssBytes - memPerOrder.rssBytes) / added),
-      heapUsedBytes: { none: memNone.heapUsedBytes, perOrder: memPerOrder.heapUsedBytes, all: memAll.heapUsedBytes, afterClose: memClosed.heapUsedBytes },
+      heapUsedBytes: {
+        none: memNone.heapUsedBytes,
+        perOrder: memPerOrder.heapUsedBytes,
+        all: memAll.heapUsedBytes,
+        afterClose: memClosed.heapUsedBytes,
+      },
       rssBytes: { none: memNone.rssBytes, perOrder: memPerOrder.rssBytes, all: memAll.rssBytes, afterClose: memClosed.rssBytes },
     },
     subscriberErrors,

@@ -67,22 +67,26 @@ export async function hostileNeighbour(ctx: BenchContext): Promise<HostileNeighb
     const floodRefs = Array.from({ length: REFS }, (_, i) => `flood-${i}`);
     const wide = `query Wide($v: [String!]!) { ${Array.from({ length: ALIASES }, (_, i) => `a${i}: campaigns(refs: $v) { uuid }`).join(' ')} }`;
     const errorCodes: Record<string, number> = {};
-    const flood = (seconds: number) => runLoad({
-      url: gateway.url,
-      connections: RATE,
-      overallRate: RATE,
-      duration: seconds,
-      requests: [
-        {
-          ...graphqlRequest(wide, { v: floodRefs }),
-          headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${keys.flood}` },
-          onResponse: (status, body) => {
-            const codes = status === 200 ? ((JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] }).errors ?? []).map((e) => e.extensions?.code ?? 'UNCODED') : [`HTTP ${status}`];
-            for (const code of new Set(codes)) errorCodes[code] = (errorCodes[code] ?? 0) + 1;
+    const flood = (seconds: number) =>
+      runLoad({
+        url: gateway.url,
+        connections: RATE,
+        overallRate: RATE,
+        duration: seconds,
+        requests: [
+          {
+            ...graphqlRequest(wide, { v: floodRefs }),
+            headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${keys.flood}` },
+            onResponse: (status, body) => {
+              const codes =
+                status === 200
+                  ? ((JSON.parse(body) as { errors?: { extensions?: { code?: string } }[] }).errors ?? []).map((e) => e.extensions?.code ?? 'UNCODED')
+                  : [`HTTP ${status}`];
+              for (const code of new Set(codes)) errorCodes[code] = (errorCodes[code] ?? 0) + 1;
+            },
           },
-        },
-      ],
-    });
+        ],
+      });
     // A first, unmeasured flood: the refusal paths run for the first time here (module loading, JIT), which
     // a gateway that has been up for a while has long done.
     await flood(2);
@@ -96,7 +100,10 @@ export async function hostileNeighbour(ctx: BenchContext): Promise<HostileNeighb
     const probing = (async () => {
       while (!flooded) {
         const started = performance.now();
-        const ok = await fetch(`${gateway.url}/health`).then((r) => r.ok, () => false);
+        const ok = await fetch(`${gateway.url}/health`).then(
+          (r) => r.ok,
+          () => false,
+        );
         healthMs.push(performance.now() - started);
         if (!ok) healthFailed += 1;
         await sleep(100);

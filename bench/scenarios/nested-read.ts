@@ -66,7 +66,9 @@ export async function nestedRead(ctx: BenchContext): Promise<NestedReadResult> {
   if (cold.errors || !completeNestedAnswer(cold)) throw new Error(`nested read failed: ${JSON.stringify(cold).slice(0, 500)}`);
   const coldDelta = requestDelta(before, await upstream.stats());
 
-  log(`nested read: ${settings.BENCH_NESTED_SERIAL} queries one at a time, then ${settings.BENCH_NESTED_CONCURRENT} at ${settings.BENCH_CONNECTIONS} connections`);
+  log(
+    `nested read: ${settings.BENCH_NESTED_SERIAL} queries one at a time, then ${settings.BENCH_NESTED_CONCURRENT} at ${settings.BENCH_CONNECTIONS} connections`,
+  );
   before = await upstream.stats();
   const serial = await load(1, settings.BENCH_NESTED_SERIAL);
   const serialUpstream = total(requestDelta(before, await upstream.stats()));

@@ -47,7 +47,11 @@ export async function soak(ctx: BenchContext): Promise<SoakResult> {
     GIFT_CHANGES,
     Array.from({ length: WATCHED_ORDERS * SUBSCRIBERS_PER_ORDER }, (_, i) => ({ campaign: watched[i % WATCHED_ORDERS]!.id })),
   );
-  const fundsSubscribers = await openSubscribers(gateway.url, FUNDS_CHANGED, Array.from({ length: FUNDS_SUBSCRIBERS }, () => ({})));
+  const fundsSubscribers = await openSubscribers(
+    gateway.url,
+    FUNDS_CHANGED,
+    Array.from({ length: FUNDS_SUBSCRIBERS }, () => ({})),
+  );
   const subscriberCount = giftSubscribers.length + fundsSubscribers.length;
   await waitForGauges(gateway, { subscriptions: subscriberCount, pollers: WATCHED_ORDERS + 1 });
   await sleep(2 * settings.BENCH_POLL_INTERVAL_MS);

@@ -15,7 +15,11 @@ export interface CatalogCache {
 }
 
 /** The exact lookup first (the common case costs nothing more); on a miss, the catalog's code list. */
-async function brandIgnoringCase(code: string, exact: (code: string) => Promise<Brand | null>, codes: () => Promise<string[]>): Promise<Brand | null> {
+async function brandIgnoringCase(
+  code: string,
+  exact: (code: string) => Promise<Brand | null>,
+  codes: () => Promise<string[]>,
+): Promise<Brand | null> {
   const brand = await exact(code);
   if (brand) return brand;
   const match = matchBrandCode(code, await codes()).code;
@@ -58,12 +62,7 @@ export function createCatalogCache(client: UpstreamClient, ttlMs: number): Catal
     fetchMethod: async () => ({ value: await client.listRegions() }),
   });
   return {
-    brand: (code) =>
-      brandIgnoringCase(
-        code,
-        async (c) => (await brands.fetch(c))?.value ?? null,
-        brandCodes,
-      ),
+    brand: (code) => brandIgnoringCase(code, async (c) => (await brands.fetch(c))?.value ?? null, brandCodes),
     brandCodes,
     async regions() {
       const entry = await regions.fetch('all');

@@ -19,8 +19,7 @@ import type { Feed, PollOutcome } from './hub.js';
 export const CAMPAIGN_CREATED = 'CAMPAIGN_CREATED';
 
 export type CampaignEvent =
-  | { topic: 'gift'; change: GiftChange }
-  | { topic: 'campaign'; campaign: Campaign; previousStatus: string; changedAt: Date };
+  { topic: 'gift'; change: GiftChange } | { topic: 'campaign'; campaign: Campaign; previousStatus: string; changedAt: Date };
 
 interface CampaignFeedState {
   campaign: Campaign | null;
@@ -51,11 +50,9 @@ export class CampaignFeed implements Feed<CampaignEvent> {
     const campaign = settled ? this.campaign! : await this.client.getCampaign(this.uuid, { signal });
     if (!campaign) throw new CampaignGoneError(this.uuid);
     const fullListing = !this.allRewardsKnown;
-    const listed = await listAllGifts(
-      this.client,
-      fullListing ? { campaignUuid: this.uuid } : { campaignUuid: this.uuid, status: OPEN_STATUS },
-      { signal },
-    );
+    const listed = await listAllGifts(this.client, fullListing ? { campaignUuid: this.uuid } : { campaignUuid: this.uuid, status: OPEN_STATUS }, {
+      signal,
+    });
     const listedIds = new Set(listed.map((gift) => gift.uuid));
     const missing = this.book.unsettled().filter((gift) => !listedIds.has(gift.uuid));
     const refreshed = missing.length > 0 ? await refreshGifts(this.client, missing, signal) : { found: [], gone: [] };

@@ -46,9 +46,5 @@ export function balanceChanged(before: Funds, after: Funds, currency: string): b
   const a = balanceOf(before, currency);
   const b = balanceOf(after, currency);
   if (!a || !b) return a !== b;
-  return (
-    a.availableInCents !== b.availableInCents ||
-    a.pendingInCents !== b.pendingInCents ||
-    a.reservedInCents !== b.reservedInCents
-  );
+  return a.availableInCents !== b.availableInCents || a.pendingInCents !== b.pendingInCents || a.reservedInCents !== b.reservedInCents;
 }

@@ -47,12 +47,7 @@ export async function refreshGifts(client: UpstreamClient, stale: Gift[], signal
 }
 
 /** Lists one order while that is cheaper than single lookups; removes what it found from `wanted`. */
-async function readOrder(
-  client: UpstreamClient,
-  campaignUuid: string,
-  wanted: Set<string>,
-  signal: AbortSignal,
-): Promise<Gift[]> {
+async function readOrder(client: UpstreamClient, campaignUuid: string, wanted: Set<string>, signal: AbortSignal): Promise<Gift[]> {
   const found: Gift[] = [];
   let offset = 0;
   for await (const page of giftPages(client, { campaignUuid }, { signal })) {

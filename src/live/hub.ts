@@ -249,10 +249,7 @@ export class LiveHub {
   }
 
   /** One interval of an entry: claim the lease; poll and commit if held; then read the log. */
-  private async tick<E extends LiveEvent>(
-    entry: Entry<E>,
-    signal: AbortSignal,
-  ): Promise<{ polled: boolean; baseline: boolean; events: number }> {
+  private async tick<E extends LiveEvent>(entry: Entry<E>, signal: AbortSignal): Promise<{ polled: boolean; baseline: boolean; events: number }> {
     const { store } = this.options;
     entry.position ??= await store.tail(entry.key);
     const lease = await store.claim(entry.key);
@@ -272,14 +269,16 @@ export class LiveHub {
       // A failed poll leaves the feed's state untouched, so the lease and the state stay this replica's.
       const outcome = await feed.poll(signal, baseline);
       const newlyEnded = [...new Set(outcome.ended)].filter((topic) => !entry.ended.has(topic));
-      const logged: Logged<E>[] = [
-        ...(baseline ? [] : outcome.events.map((event) => ({ event }))),
-        ...newlyEnded.map((end) => ({ end })),
-      ];
+      const logged: Logged<E>[] = [...(baseline ? [] : outcome.events.map((event) => ({ event }))), ...newlyEnded.map((end) => ({ end }))];
       const state: StoredState = { feed: feed.snapshot(), ended: [...entry.ended, ...newlyEnded] };
       let committed: LogPosition | null;
       try {
-        committed = await store.commit(entry.key, held.token, encode(state), logged.map((l) => encode(l)));
+        committed = await store.commit(
+          entry.key,
+          held.token,
+          encode(state),
+          logged.map((l) => encode(l)),
+        );
       } catch (error) {
         // The poll moved the feed past changes that were never logged: the next tick continues from the stored
         // snapshot, from before them, so they are found again instead of lost.

@@ -64,9 +64,7 @@ export interface Live {
     options: Subscription & { campaign: string | null; includeCurrent: boolean; lookup: CampaignLookup },
   ): Promise<AsyncIterableIterator<GiftStatusChange> | null>;
   /** Each change of the order's status; null: no such order. */
-  campaignStatus(
-    options: Subscription & { ref: string; lookup: CampaignLookup },
-  ): Promise<AsyncIterableIterator<CampaignStatusChange> | null>;
+  campaignStatus(options: Subscription & { ref: string; lookup: CampaignLookup }): Promise<AsyncIterableIterator<CampaignStatusChange> | null>;
   /** The balances each time they change (only those of `currency` count when given). */
   fundsChanges(options: Subscription & { currency: string | null }): Promise<AsyncIterableIterator<FundsChange>>;
   /** Hooks for metrics and tests; returns the removal. */
@@ -90,15 +88,7 @@ export class WatchLimitError extends GraphQLError {
   }
 }
 
-export function createLive({
-  client,
-  store,
-  intervalMs,
-  retentionMs,
-  maxPollers,
-  maxWatchedPerKey,
-  logger = consoleLogger,
-}: LiveOptions): Live {
+export function createLive({ client, store, intervalMs, retentionMs, maxPollers, maxWatchedPerKey, logger = consoleLogger }: LiveOptions): Live {
   const hub = new LiveHub({
     store,
     retentionMs,

@@ -215,8 +215,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
     rgTakeToken: { lua: TAKE_TOKEN, keys: 1 },
   };
   for (const [name, { lua, keys }] of Object.entries(scripts)) redis.defineCommand(name, { lua, numberOfKeys: keys });
-  const run = (name: string, ...args: (string | number)[]): Promise<unknown> =>
-    (redis as unknown as Record<string, Script>)[name]!(...args);
+  const run = (name: string, ...args: (string | number)[]): Promise<unknown> => (redis as unknown as Record<string, Script>)[name]!(...args);
 
   const setUp = (value: boolean) => {
     if (up === value) return;
@@ -268,9 +267,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
       return { allowed: allowed === 1, retryAfterSeconds: Number(retryAfterSeconds) };
     },
     async claim(key): Promise<Lease | null> {
-      const reply = (await run('rgClaim', k.lease(key), k.fence(key), k.leader(key), owner, leaseMs, retentionMs)) as
-        | [number, string | null]
-        | null;
+      const reply = (await run('rgClaim', k.lease(key), k.fence(key), k.leader(key), owner, leaseMs, retentionMs)) as [number, string | null] | null;
       return reply ? { token: Number(reply[0]), takenFrom: reply[1] ?? null } : null;
     },
     async release(key, token) {
@@ -304,8 +301,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
     },
     async read(key, from, maxAgeMs = 0): Promise<LogRead> {
       const reply = (await run('rgRead', k.log(key), k.epoch, freshEpoch(), from.epoch, from.id, maxAgeMs)) as
-        | ['expired']
-        | ['ok', string, [string, string[]][]];
+        ['expired'] | ['ok', string, [string, string[]][]];
       if (reply[0] === 'expired') return { expired: true };
       const [, epoch, entries] = reply;
       return { expired: false, epoch, entries: entries.map(([id, fields]) => ({ id, data: fields[1] ?? '' })) };

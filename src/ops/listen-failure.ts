@@ -27,7 +27,9 @@ export function listenFailure(error: unknown, { port, portVariable, host, hostVa
     return new StartUpFailure(`Cannot listen: ${reason(port)}. Set ${portVariable} to a free port (or 0 for any free port) and start again.`);
   }
   if (code === 'EADDRNOTAVAIL' || code === 'ENOTFOUND') {
-    return new StartUpFailure(`Cannot listen on ${host}: not an address of this machine. Set ${hostVariable} to one of its addresses (or 0.0.0.0) and start again.`);
+    return new StartUpFailure(
+      `Cannot listen on ${host}: not an address of this machine. Set ${hostVariable} to one of its addresses (or 0.0.0.0) and start again.`,
+    );
   }
   return error;
 }

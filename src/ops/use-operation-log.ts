@@ -25,10 +25,7 @@ interface LogContext {
 export function useOperationLog({ logger, maxReasons = 5 }: OperationLogOptions): Plugin<LogContext> {
   const logOf = (context: LogContext) => context.log ?? logger.child({ requestId: context.requestId });
   const refused = (context: LogContext, fields: object, reasons: readonly { message: string }[]) =>
-    logOf(context).info(
-      { ...fields, outcome: 'error', reasons: reasons.slice(0, maxReasons).map((e) => e.message) },
-      'operation refused',
-    );
+    logOf(context).info({ ...fields, outcome: 'error', reasons: reasons.slice(0, maxReasons).map((e) => e.message) }, 'operation refused');
 
   return {
     instrumentation: {

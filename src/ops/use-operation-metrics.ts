@@ -29,11 +29,7 @@ export const DEFAULT_OPERATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0
 
 const LABELS = ['operation_name', 'operation_type', 'outcome'] as const;
 
-export function useOperationMetrics({
-  registry,
-  buckets = DEFAULT_OPERATION_BUCKETS,
-  maxOperationNames = 200,
-}: OperationMetricsOptions): Plugin {
+export function useOperationMetrics({ registry, buckets = DEFAULT_OPERATION_BUCKETS, maxOperationNames = 200 }: OperationMetricsOptions): Plugin {
   const operations = new Counter({
     name: 'reward_gateway_graphql_operations_total',
     help: 'GraphQL operations by operation name, type and outcome (ok, error)',

@@ -19,8 +19,7 @@ export interface CancelOutcome {
 }
 
 // Sorted so paging is stable while nothing changes.
-const readAll = (client: UpstreamClient, campaignUuid: string) =>
-  listAllGifts(client, { campaignUuid, sort: 'status', order: 'asc' });
+const readAll = (client: UpstreamClient, campaignUuid: string) => listAllGifts(client, { campaignUuid, sort: 'status', order: 'asc' });
 
 export async function cancelUnredeemed(client: UpstreamClient, campaignUuid: string): Promise<CancelOutcome> {
   const gifts = await readAll(client, campaignUuid);

@@ -21,7 +21,10 @@ export class UpstreamRejected extends Error {
 }
 
 export class NotFound extends Error {
-  constructor(readonly ref: string, what: string) {
+  constructor(
+    readonly ref: string,
+    what: string,
+  ) {
     super(`No ${what} is known by "${ref}".`);
     this.name = 'NotFound';
   }
@@ -81,8 +84,6 @@ export class InputValidationError extends GraphQLError {
   }
 
   static fromZod(error: ZodError): InputValidationError {
-    return new InputValidationError(
-      error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })),
-    );
+    return new InputValidationError(error.issues.map((issue) => ({ path: issue.path.map(String), message: issue.message })));
   }
 }

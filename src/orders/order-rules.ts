@@ -79,11 +79,7 @@ const contacts = z
     });
   });
 
-const linkCount = z
-  .number()
-  .int('must be a whole number')
-  .min(1, 'must be at least 1')
-  .max(LINK_COUNT_MAX, `must be at most ${LINK_COUNT_MAX}`);
+const linkCount = z.number().int('must be a whole number').min(1, 'must be at least 1').max(LINK_COUNT_MAX, `must be at most ${LINK_COUNT_MAX}`);
 
 export const createCampaignInput = z
   .object({

@@ -53,7 +53,11 @@ const expireGift: Handler = ({ ctx, params }) => {
 
 const fundsSchema = z.object({
   currency: z.enum(CURRENCIES as [Currency, ...Currency[]]),
-  amount_in_cents: z.number().int().positive().max(Number.MAX_SAFE_INTEGER / 1024),
+  amount_in_cents: z
+    .number()
+    .int()
+    .positive()
+    .max(Number.MAX_SAFE_INTEGER / 1024),
   pending: z.boolean().optional(),
 });
 const addFunds: Handler = ({ ctx, body }) => {
@@ -62,7 +66,13 @@ const addFunds: Handler = ({ ctx, body }) => {
   return { body: { fundsbycurrency: fundsView(ctx.state), released: released.map((o) => o.id) } };
 };
 
-const clockSchema = z.object({ advance_ms: z.number().int().min(0).max(10 * 366 * 24 * 3600 * 1000) });
+const clockSchema = z.object({
+  advance_ms: z
+    .number()
+    .int()
+    .min(0)
+    .max(10 * 366 * 24 * 3600 * 1000),
+});
 const advanceClock: Handler = ({ ctx, body }) => {
   const req = parseBody(clockSchema, body);
   ctx.state.clock.advance(req.advance_ms);
@@ -89,19 +99,35 @@ export function controlRoutes(apiRouteKeys: readonly string[]): Route[] {
     return { body: { ok: true, rules: 0 } };
   };
   const routes: Route[] = [
-    { method: 'POST', path: '/reset', handler: reset, doc: { does: 'Forget every order, gift, top-up, fault and counter; balances back to the start.' } },
-    { method: 'GET', path: '/stats', handler: stats, doc: { does: 'Requests the reward API received, per route (what "exactly once" is counted against).' } },
+    {
+      method: 'POST',
+      path: '/reset',
+      handler: reset,
+      doc: { does: 'Forget every order, gift, top-up, fault and counter; balances back to the start.' },
+    },
+    {
+      method: 'GET',
+      path: '/stats',
+      handler: stats,
+      doc: { does: 'Requests the reward API received, per route (what "exactly once" is counted against).' },
+    },
     {
       method: 'POST',
       path: '/gifts/:uuid/redeem',
       handler: redeemGift,
-      doc: { does: 'The recipient claims the gift (brand_code picks one brand of a multi-brand gift; optional).', example: { brand_code: 'sbxcoffeeus' } },
+      doc: {
+        does: 'The recipient claims the gift (brand_code picks one brand of a multi-brand gift; optional).',
+        example: { brand_code: 'sbxcoffeeus' },
+      },
     },
     {
       method: 'POST',
       path: '/gifts/:uuid/bounce',
       handler: bounceGift,
-      doc: { does: "The recipient's mailbox bounces the email: permanent (UNDELIVERABLE) or not (TEMPORARILY_UNDELIVERABLE).", example: { permanent: false } },
+      doc: {
+        does: "The recipient's mailbox bounces the email: permanent (UNDELIVERABLE) or not (TEMPORARILY_UNDELIVERABLE).",
+        example: { permanent: false },
+      },
     },
     { method: 'POST', path: '/gifts/:uuid/expire', handler: expireGift, doc: { does: 'The claim period of the gift ends now (EXPIRED).' } },
     {
@@ -132,7 +158,8 @@ export function controlRoutes(apiRouteKeys: readonly string[]): Route[] {
   ];
   const index: Handler = ({ origin }) => ({
     body: {
-      about: 'Control API of the reward API sandbox: play the recipient and the world. No token needed. Gift uuids: GET /papi/v1/gifts (with the token) or the gateway\'s gifts query.',
+      about:
+        "Control API of the reward API sandbox: play the recipient and the world. No token needed. Gift uuids: GET /papi/v1/gifts (with the token) or the gateway's gifts query.",
       routes: routes.map((route) => ({
         method: route.method,
         path: `/__sandbox${route.path}`,

@@ -23,22 +23,18 @@ export function errorEnvelope(err: SandboxError): Record<string, unknown> {
 
 export const malformed = (message: string) => new SandboxError(400, 'ERROR_MALFORMED_REQUEST', 'Malformed request', message);
 
-export const invalidParameter = (message: string) =>
-  new SandboxError(422, 'ERROR_INVALID_PARAMETERS', 'Invalid parameters', message);
+export const invalidParameter = (message: string) => new SandboxError(422, 'ERROR_INVALID_PARAMETERS', 'Invalid parameters', message);
 
-export const invalidBrand = (message: string) =>
-  new SandboxError(422, 'ERROR_CAMPAIGN_INVALID_BRAND', 'Invalid brand', message);
+export const invalidBrand = (message: string) => new SandboxError(422, 'ERROR_CAMPAIGN_INVALID_BRAND', 'Invalid brand', message);
 
-export const invalidState = (message: string) =>
-  new SandboxError(422, 'ERROR_CAMPAIGN_INVALID_STATE', 'Invalid state', message);
+export const invalidState = (message: string) => new SandboxError(422, 'ERROR_CAMPAIGN_INVALID_STATE', 'Invalid state', message);
 
 export const notFound = (code: string, message: string) => new SandboxError(404, code, 'Not found', message);
 
 export const unauthorized = () =>
   new SandboxError(401, 'ERROR_UNAUTHORIZED', 'Unauthorized', 'Send the header "Authorization: Bearer <token>" with a valid token.');
 
-export const tooManyRequests = () =>
-  new SandboxError(429, 'ERROR_TOO_MANY_REQUESTS', 'Too many requests', 'Rate limit reached; retry later.');
+export const tooManyRequests = () => new SandboxError(429, 'ERROR_TOO_MANY_REQUESTS', 'Too many requests', 'Rate limit reached; retry later.');
 
 const STATUS_TEXT: Record<number, string> = {
   500: 'Internal Server Error',

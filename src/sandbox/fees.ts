@@ -21,13 +21,7 @@ export interface Fees {
   total_in_cents: number;
 }
 
-const entry = (
-  feeType: CostEntry['fee_type'],
-  currency: string,
-  gifts: number,
-  perGift: number,
-  percentage: number,
-): CostEntry => ({
+const entry = (feeType: CostEntry['fee_type'], currency: string, gifts: number, perGift: number, percentage: number): CostEntry => ({
   fee_type: feeType,
   percentage,
   amount_in_cents: perGift * gifts,

@@ -19,9 +19,7 @@ const MIN_TOP_UP_IN_CENTS = 25_000;
 const MAX_TOP_UP_IN_CENTS = 1_000_000;
 
 function waiting(state: SandboxState, currency: Currency): Order[] {
-  return [...state.ordersByUuid.values()]
-    .filter((o) => !o.funded && o.currency === currency)
-    .sort((a, b) => a.seq - b.seq);
+  return [...state.ordersByUuid.values()].filter((o) => !o.funded && o.currency === currency).sort((a, b) => a.seq - b.seq);
 }
 
 /** Decides whether a new order is funded now or joins its currency's queue. */

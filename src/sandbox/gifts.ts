@@ -37,7 +37,15 @@ export function giftView(gift: Gift): Record<string, unknown> {
 }
 
 const CLAIM_STATUSES: readonly string[] = ['SENT_AND_REDEEMABLE', 'REDEEMED', 'EXPIRED', 'GIVER_CANCELED', 'GIVER_CANCELLED', 'TO_CHARITY'];
-const DELIVERY_STATUSES: readonly string[] = ['UNSENT', 'DELIVERED', 'LINKCREATED', 'TEMPORARILY_UNDELIVERABLE', 'UNDELIVERABLE', 'UNSUBSCRIBED', 'COMPLAINT'];
+const DELIVERY_STATUSES: readonly string[] = [
+  'UNSENT',
+  'DELIVERED',
+  'LINKCREATED',
+  'TEMPORARILY_UNDELIVERABLE',
+  'UNDELIVERABLE',
+  'UNSUBSCRIBED',
+  'COMPLAINT',
+];
 const SORT_FIELDS = ['campaign_id', 'price_in_cents', 'recipient_name', 'recipient_email', 'delivery_status', 'status'] as const;
 type SortField = (typeof SORT_FIELDS)[number];
 
@@ -72,10 +80,7 @@ function rangeFilters(q: Query, name: string, pick: (g: Gift) => number): Predic
   const bounds = { min: 0, max: Number.MAX_SAFE_INTEGER };
   const above = q.int(`${name}_greater_than`, bounds);
   const below = q.int(`${name}_less_than`, bounds);
-  return [
-    ...(above !== undefined ? [(g: Gift) => pick(g) > above] : []),
-    ...(below !== undefined ? [(g: Gift) => pick(g) < below] : []),
-  ];
+  return [...(above !== undefined ? [(g: Gift) => pick(g) > above] : []), ...(below !== undefined ? [(g: Gift) => pick(g) < below] : [])];
 }
 
 function dateFilters(q: Query, name: string, pick: (g: Gift) => Date | null): Predicate[] {
@@ -155,8 +160,7 @@ const giftAnswer = (gift: Gift, code: string, message: string) => ({
   body: { gift: giftView(gift), info: info(code, 'Gifts', message), status: 200 },
 });
 
-export const getGift: Handler = ({ ctx, params }) =>
-  giftAnswer(findGift(ctx.state, params.uuid!), 'INFO_GIFTS', 'Gift retrieved.');
+export const getGift: Handler = ({ ctx, params }) => giftAnswer(findGift(ctx.state, params.uuid!), 'INFO_GIFTS', 'Gift retrieved.');
 
 const resendSchema = z.object({ resend: z.literal(true) });
 const resendByBodySchema = resendSchema.extend({ uuid: z.string().min(1) });

@@ -11,16 +11,16 @@ import { createState } from './state.js';
 import { SandboxStats } from './stats.js';
 
 export interface SandboxOptions {
-  port?: number;          // 0 = ephemeral; default 0
-  host?: string;          // default '127.0.0.1'
-  token?: string;         // default: a random token
-  latencyMs?: number;     // fixed delay before every /papi/v1 answer, default 0
+  port?: number; // 0 = ephemeral; default 0
+  host?: string; // default '127.0.0.1'
+  token?: string; // default: a random token
+  latencyMs?: number; // fixed delay before every /papi/v1 answer, default 0
   balances?: Partial<Record<'USD' | 'CAD' | 'AUD', number>>; // starting available cents, default 1_000_000 each
 }
 
 export interface RunningSandbox {
-  origin: string;   // e.g. http://127.0.0.1:41234
-  baseUrl: string;  // origin + '/papi/v1'
+  origin: string; // e.g. http://127.0.0.1:41234
+  baseUrl: string; // origin + '/papi/v1'
   token: string;
   close(): Promise<void>; // closes the server and every open socket
 }

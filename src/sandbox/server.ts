@@ -125,12 +125,7 @@ function sendGarbled(res: http.ServerResponse, answer: Answer | null): void {
   res.end(text);
 }
 
-function sendFault(
-  req: http.IncomingMessage,
-  res: http.ServerResponse,
-  failure: NonNullable<FaultOutcome['failure']>,
-  answer: Answer | null,
-): void {
+function sendFault(req: http.IncomingMessage, res: http.ServerResponse, failure: NonNullable<FaultOutcome['failure']>, answer: Answer | null): void {
   if ('garble' in failure) {
     sendGarbled(res, answer);
     return;
@@ -211,7 +206,10 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
     const method = req.method ?? 'GET';
     const matched = control.match(method, path);
     if (!matched) return sendError(res, unmatched(control, method, path));
-    send(res, run(() => matched.route.handler({ ctx, params: matched.params, search, body: parseJson(body), origin: originOf(req) })));
+    send(
+      res,
+      run(() => matched.route.handler({ ctx, params: matched.params, search, body: parseJson(body), origin: originOf(req) })),
+    );
   }
 
   async function serve(req: http.IncomingMessage, res: http.ServerResponse): Promise<void> {
@@ -252,7 +250,14 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
 function unmatched(table: RouteTable, method: string, path: string): SandboxError {
   const allowed = table.allowed(path);
   if (allowed.length > 0) {
-    return new SandboxError(405, 'ERROR_METHOD_NOT_ALLOWED', 'Method not allowed', `${method} is not allowed here; use ${allowed.join(' or ')}.`, {}, { allow: allowed.join(', ') });
+    return new SandboxError(
+      405,
+      'ERROR_METHOD_NOT_ALLOWED',
+      'Method not allowed',
+      `${method} is not allowed here; use ${allowed.join(' or ')}.`,
+      {},
+      { allow: allowed.join(', ') },
+    );
   }
   return new SandboxError(404, 'ERROR_NOT_FOUND', 'Not found', `No route ${method} ${path}.`);
 }

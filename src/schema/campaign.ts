@@ -13,7 +13,6 @@ import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConne
 import { BrandRef, CampaignRef } from './refs.js';
 import { rejectErrors } from './reject-errors.js';
 
-
 const CostEntryRef = builder.objectRef<CostEntry>('CostEntry').implement({
   fields: (t) => ({
     feeType: t.exposeString('feeType', { description: 'e.g. PREFUND_GIFT_COST, BREAKAGE_PERCENTAGE, UPFRONT_PER_GIFT_FEE' }),
@@ -190,7 +189,10 @@ builder.subscriptionField('campaignStatusChanged', (t) =>
     description:
       'The order (caller id or uuid) each time its status changes, e.g. AWAITING_FUNDS → CREATED. Completes ' +
       'once the order is created: no status follows that one.',
-    args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.', validate: { schema: ref } }), after: t.arg.string({ description: AFTER_DESCRIPTION }) },
+    args: {
+      ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.', validate: { schema: ref } }),
+      after: t.arg.string({ description: AFTER_DESCRIPTION }),
+    },
     subscribe: async (_root, { ref, after }, ctx) => {
       const changes = await ctx.live.campaignStatus({
         ref,

@@ -63,7 +63,7 @@ const ContactInput = builder.inputType('ContactInput', {
 });
 
 export const RewardChoice = builder.inputType('RewardChoice', {
-  description: 'What the recipient may choose: exactly one brand, a list of brands, or a region\'s full catalog.',
+  description: "What the recipient may choose: exactly one brand, a list of brands, or a region's full catalog.",
   isOneOf: true,
   fields: (t) => ({
     brand: t.string(),
@@ -143,7 +143,13 @@ builder.mutationFields((t) => ({
     authScopes: { 'rewards:write': true },
     description: 'Orders rewards delivered by email (default) or as short links.',
     errors: { types: createErrors },
-    args: { input: t.arg({ type: CreateCampaignInput, required: true, validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) } }) },
+    args: {
+      input: t.arg({
+        type: CreateCampaignInput,
+        required: true,
+        validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) },
+      }),
+    },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
       const shortlinks = input.deliveryType === 'SHORTLINK';
@@ -173,7 +179,13 @@ builder.mutationFields((t) => ({
     authScopes: { 'rewards:write': true },
     description: 'Orders rewards as direct links: one claimable URL per link, returned in `links`.',
     errors: { types: createErrors },
-    args: { input: t.arg({ type: CreateDirectLinksInput, required: true, validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) } }) },
+    args: {
+      input: t.arg({
+        type: CreateDirectLinksInput,
+        required: true,
+        validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) },
+      }),
+    },
     resolve: async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
       const sent = await sendCreate(input.id, ctx.loaders, () =>

@@ -1,4 +1,12 @@
-import { IdempotencyConflict, InputValidationError, NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected, type ValidationIssueShape } from '../orders/errors.js';
+import {
+  IdempotencyConflict,
+  InputValidationError,
+  NotCancellable,
+  NotFound,
+  OutcomeUnknown,
+  UpstreamRejected,
+  type ValidationIssueShape,
+} from '../orders/errors.js';
 import { builder } from './builder.js';
 import { ContactRef } from './campaign.js';
 

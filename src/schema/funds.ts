@@ -9,9 +9,13 @@ export const CurrencyBalanceRef = builder.objectRef<CurrencyBalance>('CurrencyBa
   fields: (t) => ({
     currency: t.exposeString('currency'),
     availableInCents: t.expose('availableInCents', {
-      type: MONEY, description: 'Purchasing power now.' }),
+      type: MONEY,
+      description: 'Purchasing power now.',
+    }),
     pendingInCents: t.expose('pendingInCents', {
-      type: MONEY, description: 'Money sent but not yet cleared.' }),
+      type: MONEY,
+      description: 'Money sent but not yet cleared.',
+    }),
     reservedInCents: t.expose('reservedInCents', {
       type: MONEY,
       description: 'Covers outstanding unclaimed rewards within their claim period.',

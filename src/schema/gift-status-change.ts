@@ -28,8 +28,7 @@ export const GiftStatusChangeRef = builder.objectRef<GiftStatusChange>('GiftStat
     changedAt: t.expose('changedAt', {
       type: 'DateTime',
       description:
-        'When the gateway saw the change, at most one poll interval after it happened: the reward API ' +
-        'records no time for most changes.',
+        'When the gateway saw the change, at most one poll interval after it happened: the reward API ' + 'records no time for most changes.',
     }),
     cursor: t.exposeString('cursor', { description: CURSOR_DESCRIPTION }),
   }),

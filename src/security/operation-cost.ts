@@ -115,7 +115,11 @@ function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: st
         if (selection.arguments?.length) into.withArguments.push(selection);
         const child = getNamedType(field.type);
         if (selection.selectionSet && isCompositeType(child)) {
-          into.nested.push({ field: selection, type: field.type, below: plan(selection.selectionSet, child, seen, { fields: 0, withArguments: [], nested: [] }) });
+          into.nested.push({
+            field: selection,
+            type: field.type,
+            below: plan(selection.selectionSet, child, seen, { fields: 0, withArguments: [], nested: [] }),
+          });
         }
       } else if (selection.kind === Kind.INLINE_FRAGMENT) {
         const typed = selection.typeCondition ? schema.getType(selection.typeCondition.name.value) : parent;
@@ -138,12 +142,7 @@ function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: st
 // Only plans of operations that exist are kept, so made-up operation names cannot grow a document's entry.
 const plans = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, Plan>>>();
 
-export function operationCost(
-  schema: GraphQLSchema,
-  document: DocumentNode,
-  operationName: string | null | undefined,
-  variables: Variables,
-): number {
+export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Variables): number {
   let bySchema = plans.get(schema);
   if (!bySchema) plans.set(schema, (bySchema = new WeakMap()));
   let byName = bySchema.get(document);

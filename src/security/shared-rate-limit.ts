@@ -9,11 +9,7 @@ export interface SharedBucket {
   healthy(): boolean;
 }
 
-export function createSharedRateLimiter(
-  shared: SharedBucket,
-  local: RateLimiter,
-  options: { perSecond: number; burst: number },
-): RateLimiter {
+export function createSharedRateLimiter(shared: SharedBucket, local: RateLimiter, options: { perSecond: number; burst: number }): RateLimiter {
   return {
     async take(key) {
       if (!shared.healthy()) return local.take(key);

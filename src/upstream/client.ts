@@ -9,29 +9,9 @@ import { createCaller } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';
 import { createRecovery } from './recovery.js';
-import {
-  toAccount,
-  toBrand,
-  toBrandSummary,
-  toCampaign,
-  toFees,
-  toFunding,
-  toFunds,
-  toGift,
-  toInfo,
-  toLinkPage,
-  toPage,
-} from './normalise.js';
+import { toAccount, toBrand, toBrandSummary, toCampaign, toFees, toFunding, toFunds, toGift, toInfo, toLinkPage, toPage } from './normalise.js';
 import { brandQuery, giftQuery, queryString } from './query.js';
-import type {
-  Brand,
-  Campaign,
-  CreateCampaignRequest,
-  CreatedCampaign,
-  EmbeddedReward,
-  Gift,
-  UpstreamClient,
-} from './types.js';
+import type { Brand, Campaign, CreateCampaignRequest, CreatedCampaign, EmbeddedReward, Gift, UpstreamClient } from './types.js';
 import { reader, wire } from './wire.js';
 
 export type { UpstreamClientOptions } from './config.js';
@@ -69,11 +49,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
   const recovery = createRecovery(caller, logger);
 
   return {
-    ping: (opts) =>
-      call(
-        { method: 'GET', route: 'GET /ping', path: '/ping', idempotent: true, parse: reader(wire.ping, toAccount) },
-        opts?.signal,
-      ),
+    ping: (opts) => call({ method: 'GET', route: 'GET /ping', path: '/ping', idempotent: true, parse: reader(wire.ping, toAccount) }, opts?.signal),
 
     createCampaign: (req, opts) =>
       call(
@@ -83,16 +59,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
           path: '/campaign',
           body: campaignBody(req),
           idempotent: true,
-          parse: reader(
-            wire.campaignCreated,
-            (w): CreatedCampaign => ({
-              info: toInfo(w.info),
-              funding: toFunding(w.info.code, w.campaign.status),
-              campaign: toCampaign(w.campaign),
-              directLinks: null,
-              recovered: false,
-            }),
-          ),
+          parse: reader(wire.campaignCreated, (w): CreatedCampaign => ({
+            info: toInfo(w.info),
+            funding: toFunding(w.info.code, w.campaign.status),
+            campaign: toCampaign(w.campaign),
+            directLinks: null,
+            recovered: false,
+          })),
           rescue: recovery.campaign(req),
         },
         opts?.signal,
@@ -126,16 +99,13 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
             expiry: req.expiry,
           },
           idempotent: true,
-          parse: reader(
-            wire.directLinksCreated,
-            (w): CreatedCampaign => ({
-              info: toInfo(w.info),
-              funding: toFunding(w.info.code, w.campaign.status),
-              campaign: toCampaign(w.campaign),
-              directLinks: w.direct_links,
-              recovered: false,
-            }),
-          ),
+          parse: reader(wire.directLinksCreated, (w): CreatedCampaign => ({
+            info: toInfo(w.info),
+            funding: toFunding(w.info.code, w.campaign.status),
+            campaign: toCampaign(w.campaign),
+            directLinks: w.direct_links,
+            recovered: false,
+          })),
           rescue: recovery.directLinks(req),
         },
         opts?.signal,
@@ -162,20 +132,17 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
           path: '/embedded',
           body: { id: req.id, brand_code: req.brandCode, price_in_cents: req.priceInCents },
           idempotent: true,
-          parse: reader(
-            wire.embeddedCreated,
-            (w): EmbeddedReward => ({
-              campaign: {
-                id: w.campaign.id,
-                uuid: w.campaign.uuid,
-                brandCode: w.campaign.brand_code,
-                priceInCents: w.campaign.price_in_cents,
-                fees: w.campaign.fees ? toFees(w.campaign.fees) : null,
-              },
-              giftLink: w.gift_link,
-              recovered: false,
-            }),
-          ),
+          parse: reader(wire.embeddedCreated, (w): EmbeddedReward => ({
+            campaign: {
+              id: w.campaign.id,
+              uuid: w.campaign.uuid,
+              brandCode: w.campaign.brand_code,
+              priceInCents: w.campaign.price_in_cents,
+              fees: w.campaign.fees ? toFees(w.campaign.fees) : null,
+            },
+            giftLink: w.gift_link,
+            recovered: false,
+          })),
           rescue: recovery.embedded(req),
         },
         opts?.signal,
@@ -255,9 +222,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
           parse: reader(wire.brandRead, (w): Brand | null => toBrand(w.brand)),
           // The upstream answers an unknown brand code with 422 rather than 404.
           rescue: async (error) =>
-            error.status === 404 || (error.status === 422 && error.code === 'ERROR_BRANDS_NO_SUCH_BRAND')
-              ? { value: null, recovered: false }
-              : null,
+            error.status === 404 || (error.status === 422 && error.code === 'ERROR_BRANDS_NO_SUCH_BRAND') ? { value: null, recovered: false } : null,
         },
         opts?.signal,
       ),
@@ -269,9 +234,7 @@ export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClien
           route: 'GET /regions',
           path: '/regions',
           idempotent: true,
-          parse: reader(wire.regions, (w) =>
-            w.regions.map((r) => ({ id: r.id, name: r.name, imageUrl: r.image_url ?? null })),
-          ),
+          parse: reader(wire.regions, (w) => w.regions.map((r) => ({ id: r.id, name: r.name, imageUrl: r.image_url ?? null }))),
         },
         opts?.signal,
       ),

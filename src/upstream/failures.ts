@@ -78,13 +78,7 @@ function describe(status: number, code: string | null): string {
   return `the upstream rejected the request (${status}${code ? ` ${code}` : ''})`;
 }
 
-export function httpFailure(
-  route: string,
-  status: number,
-  json: unknown,
-  retryAfterSeconds: number | null,
-  redact: Redact,
-): UpstreamError {
+export function httpFailure(route: string, status: number, json: unknown, retryAfterSeconds: number | null, redact: Redact): UpstreamError {
   const envelope = readEnvelope(json);
   const code = sanitiseCode(envelope.code) ?? CODE_BY_STATUS[status] ?? null;
   const upstreamMessage = envelope.message === null ? null : redact(envelope.message);

@@ -40,18 +40,16 @@ export function toAccount(w: { username: string; displayname?: string | null }):
 
 export function toFees(w: WireFees): Fees {
   return {
-    costEntries: (w.cost_entries ?? []).map(
-      (e): CostEntry => ({
-        feeType: e.fee_type,
-        percentage: e.percentage ?? null,
-        amountInCents: e.amount_in_cents,
-        currency: e.currency ?? null,
-        taxType: e.tax_type ?? null,
-        taxInCents: e.tax_in_cents ?? 0,
-        numberOfGifts: e.number_of_gifts ?? null,
-        feePerGiftInCents: e.fee_per_gift_in_cents ?? null,
-      }),
-    ),
+    costEntries: (w.cost_entries ?? []).map((e): CostEntry => ({
+      feeType: e.fee_type,
+      percentage: e.percentage ?? null,
+      amountInCents: e.amount_in_cents,
+      currency: e.currency ?? null,
+      taxType: e.tax_type ?? null,
+      taxInCents: e.tax_in_cents ?? 0,
+      numberOfGifts: e.number_of_gifts ?? null,
+      feePerGiftInCents: e.fee_per_gift_in_cents ?? null,
+    })),
     subtotalInCents: w.subtotal_in_cents,
     taxInCents: w.tax_in_cents ?? 0,
     taxType: w.tax_type ?? null,
@@ -156,16 +154,16 @@ export function toBrand(w: WireBrand): Brand {
   };
 }
 
-export function toFunds(w: Record<string, { available_in_cents?: number | null; pending_in_cents?: number | null; reserved_in_cents?: number | null }>): Funds {
+export function toFunds(
+  w: Record<string, { available_in_cents?: number | null; pending_in_cents?: number | null; reserved_in_cents?: number | null }>,
+): Funds {
   const balances = Object.entries(w)
-    .map(
-      ([currency, b]): CurrencyBalance => ({
-        currency,
-        availableInCents: b.available_in_cents ?? 0,
-        pendingInCents: b.pending_in_cents ?? 0,
-        reservedInCents: b.reserved_in_cents ?? 0,
-      }),
-    )
+    .map(([currency, b]): CurrencyBalance => ({
+      currency,
+      availableInCents: b.available_in_cents ?? 0,
+      pendingInCents: b.pending_in_cents ?? 0,
+      reservedInCents: b.reserved_in_cents ?? 0,
+    }))
     .sort((a, b) => (a.currency < b.currency ? -1 : a.currency > b.currency ? 1 : 0));
   return { balances };
 }

@@ -84,7 +84,14 @@ export function conflictingFields(found: Campaign, asked: AskedOrder): OrderFiel
   if (asked.brand !== undefined && !sameSet(found.brandCodes, [asked.brand])) differs.push('brand');
   // Recipients and link count are compared when echoed: a record without them cannot speak for them, and
   // the delivery type already tells an email order from a link order.
-  if (asked.contacts && found.contacts !== null && !sameSet(found.contacts.map((c) => c.email), asked.contacts)) {
+  if (
+    asked.contacts &&
+    found.contacts !== null &&
+    !sameSet(
+      found.contacts.map((c) => c.email),
+      asked.contacts,
+    )
+  ) {
     differs.push('contacts');
   }
   if (asked.linkCount !== undefined && found.linkCount !== null && found.linkCount !== asked.linkCount) differs.push('linkCount');
@@ -157,7 +164,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
   /** Every URL of a link order, paging through GET /links/{id}; null while generating or on any failure. */
   async function findAllLinks(id: string, signal?: AbortSignal): Promise<string[] | null> {
     const urls: string[] = [];
-    for (let offset = 0; ; ) {
+    for (let offset = 0; ;) {
       const result = await caller.request(
         {
           method: 'GET',

@@ -106,13 +106,7 @@ export interface Page<T> {
   totalCount: number;
 }
 
-export type GiftSortField =
-  | 'campaign_id'
-  | 'price_in_cents'
-  | 'recipient_name'
-  | 'recipient_email'
-  | 'delivery_status'
-  | 'status';
+export type GiftSortField = 'campaign_id' | 'price_in_cents' | 'recipient_name' | 'recipient_email' | 'delivery_status' | 'status';
 
 export interface GiftQuery {
   uuid?: string;

@@ -10,11 +10,18 @@ import { parsePacific } from '../pacific-time.js';
 // past it Number() rounds and money would be read as an amount nobody sent.
 const int = z.union([
   z.number().int(),
-  z.string().regex(/^\s*-?\d+\s*$/, 'expected an integer').transform(Number).pipe(z.number().int()),
+  z
+    .string()
+    .regex(/^\s*-?\d+\s*$/, 'expected an integer')
+    .transform(Number)
+    .pipe(z.number().int()),
 ]);
 const decimal = z.union([
   z.number(),
-  z.string().regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number').transform(Number),
+  z
+    .string()
+    .regex(/^\s*-?\d+(\.\d+)?\s*$/, 'expected a number')
+    .transform(Number),
 ]);
 const flag = z.union([z.boolean(), z.enum(['true', 'false']).transform((v) => v === 'true')]);
 /** Identifiers are strings; a number is harmless to read as one. */
@@ -244,7 +251,13 @@ function fastGift(json: unknown): WireGift | undefined {
 function fastGiftList(json: unknown): z.output<typeof wire.giftList> | undefined {
   if (typeof json !== 'object' || json === null) return undefined;
   const w = json as Record<string, unknown>;
-  if (!Array.isArray(w.gifts) || !isOptionalInt(w.number_of_results) || !isOptionalInt(w.limit) || !isOptionalInt(w.offset) || !isOptionalInt(w.total_count)) {
+  if (
+    !Array.isArray(w.gifts) ||
+    !isOptionalInt(w.number_of_results) ||
+    !isOptionalInt(w.limit) ||
+    !isOptionalInt(w.offset) ||
+    !isOptionalInt(w.total_count)
+  ) {
     return undefined;
   }
   const gifts: WireGift[] = [];

@@ -62,7 +62,11 @@ describe('a replayed create shows the order as it stands now', () => {
     const first = await gw.gql(EMBED, { input });
     expect(first.body.data.createEmbeddedReward).toMatchObject({ replayed: false, campaign: { id: input.id } });
     const again = await gw.gql(EMBED, { input });
-    expect(again.body.data.createEmbeddedReward).toEqual({ ...first.body.data.createEmbeddedReward, replayed: true, campaign: { id: input.id, status: 'CREATED' } });
+    expect(again.body.data.createEmbeddedReward).toEqual({
+      ...first.body.data.createEmbeddedReward,
+      replayed: true,
+      campaign: { id: input.id, status: 'CREATED' },
+    });
     expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
   });
 });

@@ -50,7 +50,7 @@ const QUERY = `query($ref: ID!, $gift: ID!) {
 }`;
 
 describe('expiry', () => {
-  it('a gift falls back to its order\'s expiry, and expiresAt is the end of that day in Pacific time', async () => {
+  it("a gift falls back to its order's expiry, and expiresAt is the end of that day in Pacific time", async () => {
     const today = pacificToday();
     const day = addDays(today, 20);
     const order = await orderExpiring(day);

@@ -21,12 +21,36 @@ afterAll(async () => {
 
 const DASHBOARD = gql`
   query Dashboard($ref: ID!) {
-    campaign(ref: $ref) { uuid status gifts(first: 5) { edges { node { uuid status deliveryStatus } } } }
+    campaign(ref: $ref) {
+      uuid
+      status
+      gifts(first: 5) {
+        edges {
+          node {
+            uuid
+            status
+            deliveryStatus
+          }
+        }
+      }
+    }
   }
 `;
 const ONE_GIFT = gql`
   query OneGift($uuid: ID!) {
-    gift(uuid: $uuid) { uuid status deliveryStatus brand { brandCode name } campaign { uuid status } }
+    gift(uuid: $uuid) {
+      uuid
+      status
+      deliveryStatus
+      brand {
+        brandCode
+        name
+      }
+      campaign {
+        uuid
+        status
+      }
+    }
   }
 `;
 

@@ -37,7 +37,15 @@ describe.runIf(available)('GraphiQL in Chromium', { timeout: 120_000 }, () => {
     context = await chromium.launchPersistentContext(profile, {
       executablePath: CHROMIUM,
       headless: true,
-      args: ['--headless', '--no-sandbox', '--disable-gpu', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
+      args: [
+        '--headless',
+        '--no-sandbox',
+        '--disable-gpu',
+        '--no-first-run',
+        '--disable-background-networking',
+        '--disable-component-update',
+        '--disable-sync',
+      ],
     });
     context.on('request', (request) => requested.push(request.url()));
     page = context.pages()[0] ?? (await context.newPage());

@@ -7,7 +7,12 @@ import { describe, expect, it } from 'vitest';
 // to a file that exists, and every #anchor to a heading that exists.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const docs = ['README.md', ...readdirSync(join(root, 'docs')).filter((f) => f.endsWith('.md')).map((f) => `docs/${f}`)];
+const docs = [
+  'README.md',
+  ...readdirSync(join(root, 'docs'))
+    .filter((f) => f.endsWith('.md'))
+    .map((f) => `docs/${f}`),
+];
 
 /** GitHub's heading anchors: lower case, punctuation dropped, spaces to hyphens. */
 const slug = (heading: string) =>

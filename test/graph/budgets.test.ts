@@ -53,11 +53,14 @@ describe('nested read budget', () => {
 
   it('the same campaign under three aliases costs what one costs', async () => {
     await gw.upstreamDelta();
-    const { body } = await gw.gql(`query($ref: ID!) {
+    const { body } = await gw.gql(
+      `query($ref: ID!) {
       a: campaign(ref: $ref) { uuid gifts(first: 5) { totalCount } }
       b: campaign(ref: $ref) { id gifts(first: 5) { totalCount } }
       c: campaign(ref: $ref) { status }
-    }`, { ref: refs[0] });
+    }`,
+      { ref: refs[0] },
+    );
     expect(body.errors).toBeUndefined();
     expect(body.data.a.gifts.totalCount).toBe(3);
     expect(await gw.upstreamDelta()).toEqual({ 'GET /campaign/:id': 1, 'GET /gifts': 1 });
@@ -65,7 +68,9 @@ describe('nested read budget', () => {
 
   it('a campaign read by id makes its uuid lookups free (gift.campaign across the account list)', async () => {
     await gw.upstreamDelta();
-    const { body } = await gw.gql(`query($ref: ID!) { campaign(ref: $ref) { uuid gifts(first: 3) { edges { node { campaign { id } } } } } }`, { ref: refs[0] });
+    const { body } = await gw.gql(`query($ref: ID!) { campaign(ref: $ref) { uuid gifts(first: 3) { edges { node { campaign { id } } } } } }`, {
+      ref: refs[0],
+    });
     expect(body.errors).toBeUndefined();
     expect(await gw.upstreamDelta()).toEqual({ 'GET /campaign/:id': 1, 'GET /gifts': 1 });
   });

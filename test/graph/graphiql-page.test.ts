@@ -77,7 +77,10 @@ describe('the GraphiQL page', () => {
     // A subscription as GraphiQL sends it: a GET asking for an event stream, with the page's headers.
     const query = encodeURIComponent('subscription { fundsChanged { funds { balances { currency } } } }');
     const controller = new AbortController();
-    const withHeader = await fetch(`${gw.url}/graphql?query=${query}`, { headers: { accept: 'text/event-stream', ...headers }, signal: controller.signal });
+    const withHeader = await fetch(`${gw.url}/graphql?query=${query}`, {
+      headers: { accept: 'text/event-stream', ...headers },
+      signal: controller.signal,
+    });
     expect(withHeader.status).toBe(200);
     expect(withHeader.headers.get('content-type')).toMatch(/text\/event-stream/);
     controller.abort();

@@ -44,7 +44,10 @@ describe('gift pages', () => {
   it('still asks the upstream once for the same page asked twice in a request', async () => {
     const { client, asked, release } = heldClient();
     const loaders = createLoaders(client, noCatalog);
-    const pages = [loaders.giftPage.load({ campaignUuid: 'a', limit: 20, offset: 0 }), loaders.giftPage.load({ offset: 0, limit: 20, campaignUuid: 'a' })];
+    const pages = [
+      loaders.giftPage.load({ campaignUuid: 'a', limit: 20, offset: 0 }),
+      loaders.giftPage.load({ offset: 0, limit: 20, campaignUuid: 'a' }),
+    ];
     await settled();
     release('a');
     const [one, two] = await Promise.all(pages);

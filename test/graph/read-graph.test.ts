@@ -44,15 +44,20 @@ describe('account, funds, regions', () => {
 
 describe('brands', () => {
   it('pages through the catalog with cursors and a total', async () => {
-    const first = await gw.gql('{ brands(first: 5) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { brandCode } } } }');
+    const first = await gw.gql(
+      '{ brands(first: 5) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { brandCode } } } }',
+    );
     const conn = first.body.data.brands;
     expect(conn.totalCount).toBeGreaterThanOrEqual(12);
     expect(conn.edges).toHaveLength(5);
     expect(conn.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
 
-    const second = await gw.gql('query($after: String) { brands(first: 5, after: $after) { pageInfo { hasPreviousPage } edges { node { brandCode } } } }', {
-      after: conn.pageInfo.endCursor,
-    });
+    const second = await gw.gql(
+      'query($after: String) { brands(first: 5, after: $after) { pageInfo { hasPreviousPage } edges { node { brandCode } } } }',
+      {
+        after: conn.pageInfo.endCursor,
+      },
+    );
     const firstCodes = conn.edges.map((e: any) => e.node.brandCode);
     const secondCodes = second.body.data.brands.edges.map((e: any) => e.node.brandCode);
     expect(secondCodes).toHaveLength(5);
@@ -71,7 +76,9 @@ describe('brands', () => {
     }
     expect(byId.body.data.brands.edges.map((e: any) => e.node.brandCode)).toEqual(canadian.map((b: any) => b.brandCode));
 
-    const embeddable = await gw.gql('{ brands(filter: { embeddable: true, currency: "usd" }, first: 50) { edges { node { embeddable currency } } } }');
+    const embeddable = await gw.gql(
+      '{ brands(filter: { embeddable: true, currency: "usd" }, first: 50) { edges { node { embeddable currency } } } }',
+    );
     const nodes = embeddable.body.data.brands.edges.map((e: any) => e.node);
     expect(nodes.length).toBeGreaterThan(0);
     expect(nodes.every((n: any) => n.embeddable && n.currency === 'USD')).toBe(true);
@@ -171,25 +178,37 @@ describe('campaigns and gifts', () => {
     expect(body.data.campaigns).toEqual([{ id: order.id }, null, { id: order.id }]);
   });
 
-  it('pages a campaign\'s gifts with cursors and resolves each gift\'s campaign and brand', async () => {
-    const first = await gw.gql(`query($ref: ID!) { campaign(ref: $ref) { gifts(first: 2) {
+  it("pages a campaign's gifts with cursors and resolves each gift's campaign and brand", async () => {
+    const first = await gw.gql(
+      `query($ref: ID!) { campaign(ref: $ref) { gifts(first: 2) {
       totalCount pageInfo { hasNextPage endCursor }
       edges { node { uuid status deliveryStatus rawStatus priceInCents recipientEmail redeliveryCount createdDate campaign { id } brand { name } } }
-    } } }`, { ref: order.id });
+    } } }`,
+      { ref: order.id },
+    );
     expect(first.body.errors).toBeUndefined();
     const gifts = first.body.data.campaign.gifts;
     expect(gifts.totalCount).toBe(3);
     expect(gifts.edges).toHaveLength(2);
     expect(gifts.pageInfo.hasNextPage).toBe(true);
     for (const { node } of gifts.edges) {
-      expect(node).toMatchObject({ status: 'SENT_AND_REDEEMABLE', priceInCents: 1000, redeliveryCount: 0, campaign: { id: order.id }, brand: { name: 'Sandbox Coffee House' } });
+      expect(node).toMatchObject({
+        status: 'SENT_AND_REDEEMABLE',
+        priceInCents: 1000,
+        redeliveryCount: 0,
+        campaign: { id: order.id },
+        brand: { name: 'Sandbox Coffee House' },
+      });
       expect(['UNSENT', 'DELIVERED']).toContain(node.deliveryStatus);
       expect(node.createdDate).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     }
-    const rest = await gw.gql('query($ref: ID!, $after: String) { campaign(ref: $ref) { gifts(first: 2, after: $after) { pageInfo { hasNextPage } edges { node { uuid } } } } }', {
-      ref: order.id,
-      after: gifts.pageInfo.endCursor,
-    });
+    const rest = await gw.gql(
+      'query($ref: ID!, $after: String) { campaign(ref: $ref) { gifts(first: 2, after: $after) { pageInfo { hasNextPage } edges { node { uuid } } } } }',
+      {
+        ref: order.id,
+        after: gifts.pageInfo.endCursor,
+      },
+    );
     const restGifts = rest.body.data.campaign.gifts;
     expect(restGifts.edges).toHaveLength(1);
     expect(restGifts.pageInfo.hasNextPage).toBe(false);
@@ -198,17 +217,22 @@ describe('campaigns and gifts', () => {
 
   it('reads one gift by uuid, null when unknown, and filters the account-wide list', async () => {
     await gw.sandbox.control.advanceClock(1000);
-    const list = await gw.gql('query($c: ID) { gifts(filter: { campaignId: $c }) { totalCount edges { node { uuid recipientEmail } } } }', { c: order.id });
+    const list = await gw.gql('query($c: ID) { gifts(filter: { campaignId: $c }) { totalCount edges { node { uuid recipientEmail } } } }', {
+      c: order.id,
+    });
     expect(list.body.data.gifts.totalCount).toBe(3);
     const target = list.body.data.gifts.edges[0].node;
     await gw.sandbox.control.redeem(target.uuid);
 
-    const { body } = await gw.gql(`query($uuid: ID!, $c: ID) {
+    const { body } = await gw.gql(
+      `query($uuid: ID!, $c: ID) {
       gift(uuid: $uuid) { uuid status redeemedDate }
       missing: gift(uuid: "00000000-0000-0000-0000-000000000000") { uuid }
       redeemed: gifts(filter: { campaignId: $c, status: REDEEMED }) { totalCount edges { node { uuid } } }
       open: gifts(filter: { campaignId: $c, status: SENT_AND_REDEEMABLE }) { totalCount }
-    }`, { uuid: target.uuid, c: order.id });
+    }`,
+      { uuid: target.uuid, c: order.id },
+    );
     expect(body.errors).toBeUndefined();
     expect(body.data.gift.status).toBe('REDEEMED');
     expect(body.data.gift.redeemedDate).toEqual(expect.any(String));
@@ -226,17 +250,23 @@ describe('campaigns and gifts', () => {
   });
 
   it('sorts gifts as asked', async () => {
-    const { body } = await gw.gql('query($c: ID) { gifts(filter: { campaignId: $c, sort: { field: RECIPIENT_EMAIL, direction: ASC } }) { edges { node { recipientEmail } } } }', { c: order.id });
+    const { body } = await gw.gql(
+      'query($c: ID) { gifts(filter: { campaignId: $c, sort: { field: RECIPIENT_EMAIL, direction: ASC } }) { edges { node { recipientEmail } } } }',
+      { c: order.id },
+    );
     const emails = body.data.gifts.edges.map((e: any) => e.node.recipientEmail);
     expect(emails).toEqual([...emails].sort());
   });
 
   it('lists the links of a direct-link order and none for an email order', async () => {
     const links = await createDirectLinkOrder(gw.sandbox, { linkCount: 3 });
-    const { body } = await gw.gql('query($a: ID!, $b: ID!) { a: campaign(ref: $a) { deliveryType linkCount links(first: 2) { totalCount generating edges { node { number url } } } } b: campaign(ref: $b) { links { totalCount } } }', {
-      a: links.id,
-      b: order.id,
-    });
+    const { body } = await gw.gql(
+      'query($a: ID!, $b: ID!) { a: campaign(ref: $a) { deliveryType linkCount links(first: 2) { totalCount generating edges { node { number url } } } } b: campaign(ref: $b) { links { totalCount } } }',
+      {
+        a: links.id,
+        b: order.id,
+      },
+    );
     expect(body.errors).toBeUndefined();
     const conn = body.data.a.links;
     expect(body.data.a.deliveryType).toBe('DIRECT_LINK');
@@ -250,14 +280,20 @@ describe('campaigns and gifts', () => {
 describe('node(id)', () => {
   it('refetches campaigns, gifts and brands by global id', async () => {
     const order = await createEmailOrder(gw.sandbox, { id: uniqueId('node'), recipients: 1 });
-    const ids = await gw.gql('query($ref: ID!) { campaign(ref: $ref) { nodeId gifts(first: 1) { edges { node { nodeId uuid } } } } brand(code: "sbxbooksus") { nodeId } }', { ref: order.id });
+    const ids = await gw.gql(
+      'query($ref: ID!) { campaign(ref: $ref) { nodeId gifts(first: 1) { edges { node { nodeId uuid } } } } brand(code: "sbxbooksus") { nodeId } }',
+      { ref: order.id },
+    );
     const campaignId = ids.body.data.campaign.nodeId;
     const gift = ids.body.data.campaign.gifts.edges[0].node;
-    const { body } = await gw.gql(`query($c: ID!, $g: ID!, $b: ID!) {
+    const { body } = await gw.gql(
+      `query($c: ID!, $g: ID!, $b: ID!) {
       c: node(id: $c) { __typename ... on Campaign { id } }
       g: node(id: $g) { __typename ... on Gift { uuid } }
       b: node(id: $b) { __typename ... on Brand { brandCode } }
-    }`, { c: campaignId, g: gift.nodeId, b: ids.body.data.brand.nodeId });
+    }`,
+      { c: campaignId, g: gift.nodeId, b: ids.body.data.brand.nodeId },
+    );
     expect(body.errors).toBeUndefined();
     expect(body.data).toEqual({
       c: { __typename: 'Campaign', id: order.id },

@@ -6,8 +6,22 @@ import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway
 // LIVE_MAX_POLLERS keys, and each refusal has its own code; a crowd subscribing to one new order at once costs
 // one lookup of it, not one per subscriber.
 
-const GIFT_CHANGES = /* GraphQL */ `subscription ($campaign: ID) { giftStatusChanged(campaign: $campaign) { gift { uuid } } }`;
-const FUNDS = /* GraphQL */ `subscription { fundsChanged { cursor } }`;
+const GIFT_CHANGES = /* GraphQL */ `
+  subscription ($campaign: ID) {
+    giftStatusChanged(campaign: $campaign) {
+      gift {
+        uuid
+      }
+    }
+  }
+`;
+const FUNDS = /* GraphQL */ `
+  subscription {
+    fundsChanged {
+      cursor
+    }
+  }
+`;
 const CROWD = 600;
 
 let gw: LiveGateway;

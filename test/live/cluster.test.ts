@@ -16,7 +16,14 @@ const PER_ORDER_PER_REPLICA = 10;
 const GIFTS = 5;
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID, $after: String) {
-    giftStatusChanged(campaign: $campaign, after: $after) { gift { uuid status } previousStatus cursor }
+    giftStatusChanged(campaign: $campaign, after: $after) {
+      gift {
+        uuid
+        status
+      }
+      previousStatus
+      cursor
+    }
   }
 `;
 
@@ -127,7 +134,9 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
   it('caps the orders one API key watches across the cluster (LIVE_MAX_WATCHED_PER_KEY)', async () => {
     const extra = [await createEmailOrder(sandbox, { recipients: 1 }), await createEmailOrder(sandbox, { recipients: 1 })];
     const first = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: extra[0]!.id });
-    await eventually(async () => first.received.length > 0 || (await replicas[0]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3 + 1);
+    await eventually(
+      async () => first.received.length > 0 || (await replicas[0]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3 + 1,
+    );
     expect(first.received).toEqual([]);
     // Another replica: the key already watches ORDERS + 1 orders cluster-wide.
     const refused = subscribeWs(clients[2]!, GIFT_CHANGES, { campaign: extra[1]!.id });
@@ -149,7 +158,12 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
     const survivors = replicas.filter((r) => r !== victim);
     const led = Math.max(...leases);
     expect(led).toBeGreaterThan(0);
-    const lastCursor = new Map(orders.map((o) => [o.uuid, watchers.find((w) => w.replica === victim && w.order === o)!.stream.received.at(-1)!.data.giftStatusChanged.cursor as string]));
+    const lastCursor = new Map(
+      orders.map((o) => [
+        o.uuid,
+        watchers.find((w) => w.replica === victim && w.order === o)!.stream.received.at(-1)!.data.giftStatusChanged.cursor as string,
+      ]),
+    );
 
     await victim.kill('SIGKILL');
     replicas = survivors;

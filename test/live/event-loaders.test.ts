@@ -7,7 +7,18 @@ import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway
 
 const NESTED = /* GraphQL */ `
   subscription ($campaign: ID) {
-    giftStatusChanged(campaign: $campaign) { gift { uuid status campaign { status } brand { name } } }
+    giftStatusChanged(campaign: $campaign) {
+      gift {
+        uuid
+        status
+        campaign {
+          status
+        }
+        brand {
+          name
+        }
+      }
+    }
   }
 `;
 const SUBSCRIBERS = 30;

@@ -18,7 +18,15 @@ describe('giftStatusChanged of an order', () => {
   const GIFT_CHANGES = /* GraphQL */ `
     subscription GiftChanges($campaign: ID, $includeCurrent: Boolean) {
       giftStatusChanged(campaign: $campaign, includeCurrent: $includeCurrent) {
-        gift { uuid status deliveryStatus redeliveryCount campaign { id } }
+        gift {
+          uuid
+          status
+          deliveryStatus
+          redeliveryCount
+          campaign {
+            id
+          }
+        }
         previousStatus
         previousDeliveryStatus
         previousRedeliveryCount
@@ -82,18 +90,14 @@ describe('giftStatusChanged of an order', () => {
         previousRedeliveryCount: 0,
       });
 
-      expect(
-        await change(async () => expect((await gw.sandbox.api('PUT', `/gifts/${b}`, { resend: true })).status).toBe(200)),
-      ).toMatchObject({
+      expect(await change(async () => expect((await gw.sandbox.api('PUT', `/gifts/${b}`, { resend: true })).status).toBe(200))).toMatchObject({
         gift: { uuid: b, status: 'SENT_AND_REDEEMABLE', deliveryStatus: 'DELIVERED', redeliveryCount: 1 },
         previousStatus: 'SENT_AND_REDEEMABLE',
         previousDeliveryStatus: 'TEMPORARILY_UNDELIVERABLE',
         previousRedeliveryCount: 0,
       });
 
-      expect(
-        await change(async () => expect((await gw.sandbox.api('DELETE', `/gifts/${c}`)).status).toBe(200)),
-      ).toMatchObject({
+      expect(await change(async () => expect((await gw.sandbox.api('DELETE', `/gifts/${c}`)).status).toBe(200))).toMatchObject({
         gift: { uuid: c, status: 'CANCELLED', deliveryStatus: 'DELIVERED' },
         previousStatus: 'SENT_AND_REDEEMABLE',
         previousDeliveryStatus: 'DELIVERED',
@@ -138,7 +142,16 @@ describe('account feed', () => {
 
   const ACCOUNT_CHANGES = /* GraphQL */ `
     subscription {
-      giftStatusChanged { gift { uuid campaignId status deliveryStatus } previousStatus previousDeliveryStatus }
+      giftStatusChanged {
+        gift {
+          uuid
+          campaignId
+          status
+          deliveryStatus
+        }
+        previousStatus
+        previousDeliveryStatus
+      }
     }
   `;
 

@@ -7,10 +7,27 @@ import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway
 
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID) {
-    giftStatusChanged(campaign: $campaign) { gift { uuid status } previousStatus }
+    giftStatusChanged(campaign: $campaign) {
+      gift {
+        uuid
+        status
+      }
+      previousStatus
+    }
   }
 `;
-const FUNDS = /* GraphQL */ `subscription { fundsChanged { funds { balances { currency availableInCents } } } }`;
+const FUNDS = /* GraphQL */ `
+  subscription {
+    fundsChanged {
+      funds {
+        balances {
+          currency
+          availableInCents
+        }
+      }
+    }
+  }
+`;
 const POLLS = 5;
 const SUBSCRIBERS = 200;
 const CLIENTS = 10;

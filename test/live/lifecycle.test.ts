@@ -13,12 +13,25 @@ describe('completion', () => {
   const GIFT_CHANGES = /* GraphQL */ `
     subscription ($campaign: ID, $includeCurrent: Boolean) {
       giftStatusChanged(campaign: $campaign, includeCurrent: $includeCurrent) {
-        gift { uuid status }
+        gift {
+          uuid
+          status
+        }
         previousStatus
       }
     }
   `;
-  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { campaign { id status } previousStatus } }`;
+  const CAMPAIGN_STATUS = /* GraphQL */ `
+    subscription ($ref: ID!) {
+      campaignStatusChanged(ref: $ref) {
+        campaign {
+          id
+          status
+        }
+        previousStatus
+      }
+    }
+  `;
   const DAY_MS = 86_400_000;
 
   let gw: LiveGateway;
@@ -68,9 +81,15 @@ describe('completion', () => {
     expect(status.received).toEqual([]);
 
     await gw.sandbox.control.redeem(redeemed);
-    expect((await stream.next()).data.giftStatusChanged).toEqual({ gift: { uuid: redeemed, status: 'REDEEMED' }, previousStatus: 'SENT_AND_REDEEMABLE' });
+    expect((await stream.next()).data.giftStatusChanged).toEqual({
+      gift: { uuid: redeemed, status: 'REDEEMED' },
+      previousStatus: 'SENT_AND_REDEEMABLE',
+    });
     await gw.sandbox.api('DELETE', `/gifts/${cancelled}`);
-    expect((await stream.next()).data.giftStatusChanged).toEqual({ gift: { uuid: cancelled, status: 'CANCELLED' }, previousStatus: 'SENT_AND_REDEEMABLE' });
+    expect((await stream.next()).data.giftStatusChanged).toEqual({
+      gift: { uuid: cancelled, status: 'CANCELLED' },
+      previousStatus: 'SENT_AND_REDEEMABLE',
+    });
 
     // The end of the expiry day: both remaining rewards expire in one step.
     const before = await gw.quietStats(key);
@@ -100,7 +119,11 @@ describe('server restart', () => {
   const GIFT_CHANGES = /* GraphQL */ `
     subscription ($campaign: ID, $includeCurrent: Boolean) {
       giftStatusChanged(campaign: $campaign, includeCurrent: $includeCurrent) {
-        gift { uuid status deliveryStatus }
+        gift {
+          uuid
+          status
+          deliveryStatus
+        }
         previousStatus
       }
     }
@@ -117,7 +140,10 @@ describe('server restart', () => {
 
   it('clients reconnect, re-subscribe and start from a new baseline', async () => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 2 });
-    const [a, b] = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid) as [string, string];
+    const [a, b] = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid) as [
+      string,
+      string,
+    ];
     let closeCode: (code: number) => void = () => undefined;
     const closed = new Promise<number>((resolve) => (closeCode = resolve));
     const ws = wsClient(gw.url, {
@@ -169,7 +195,15 @@ describe('upstream outage', () => {
   // hooks, subscribers stay connected, and the change made meanwhile arrives once the upstream is back.
 
   const GIFT_CHANGES = /* GraphQL */ `
-    subscription ($campaign: ID) { giftStatusChanged(campaign: $campaign) { gift { uuid status } previousStatus } }
+    subscription ($campaign: ID) {
+      giftStatusChanged(campaign: $campaign) {
+        gift {
+          uuid
+          status
+        }
+        previousStatus
+      }
+    }
   `;
 
   let gw: LiveGateway;
@@ -218,15 +252,42 @@ describe('funding', () => {
   // An order bigger than the balance waits for funds; a top-up sends it. campaignStatusChanged reports
   // AWAITING_FUNDS → CREATED, its rewards appear on giftStatusChanged, and fundsChanged reports the balances.
 
-  const CAMPAIGN_STATUS = /* GraphQL */ `subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { campaign { id status } previousStatus } }`;
+  const CAMPAIGN_STATUS = /* GraphQL */ `
+    subscription ($ref: ID!) {
+      campaignStatusChanged(ref: $ref) {
+        campaign {
+          id
+          status
+        }
+        previousStatus
+      }
+    }
+  `;
   const GIFT_CHANGES = /* GraphQL */ `
     subscription ($campaign: ID) {
-      giftStatusChanged(campaign: $campaign) { gift { uuid status deliveryStatus } previousStatus previousDeliveryStatus }
+      giftStatusChanged(campaign: $campaign) {
+        gift {
+          uuid
+          status
+          deliveryStatus
+        }
+        previousStatus
+        previousDeliveryStatus
+      }
     }
   `;
   const FUNDS = /* GraphQL */ `
     subscription ($currency: String) {
-      fundsChanged(currency: $currency) { funds { balances { currency availableInCents pendingInCents reservedInCents } } }
+      fundsChanged(currency: $currency) {
+        funds {
+          balances {
+            currency
+            availableInCents
+            pendingInCents
+            reservedInCents
+          }
+        }
+      }
     }
   `;
 
@@ -258,7 +319,10 @@ describe('funding', () => {
     expect(gw.gateway.live.stats().pollers).toBe(2);
 
     await gw.sandbox.control.topUp('USD', 100_000);
-    expect((await status.next()).data.campaignStatusChanged).toEqual({ campaign: { id: order.id, status: 'CREATED' }, previousStatus: 'AWAITING_FUNDS' });
+    expect((await status.next()).data.campaignStatusChanged).toEqual({
+      campaign: { id: order.id, status: 'CREATED' },
+      previousStatus: 'AWAITING_FUNDS',
+    });
     expect(await status.ended).toBe('complete');
 
     const funded = (await usd.next()).data.fundsChanged.funds;

@@ -21,7 +21,13 @@ import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 const PAUSE_MS = 6_000;
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID) {
-    giftStatusChanged(campaign: $campaign) { gift { uuid status } cursor }
+    giftStatusChanged(campaign: $campaign) {
+      gift {
+        uuid
+        status
+      }
+      cursor
+    }
   }
 `;
 

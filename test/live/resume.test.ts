@@ -9,7 +9,13 @@ import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultS
 
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID, $after: String) {
-    giftStatusChanged(campaign: $campaign, after: $after) { gift { uuid status } cursor }
+    giftStatusChanged(campaign: $campaign, after: $after) {
+      gift {
+        uuid
+        status
+      }
+      cursor
+    }
   }
 `;
 

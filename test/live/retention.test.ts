@@ -9,7 +9,13 @@ import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultS
 
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID, $after: String) {
-    giftStatusChanged(campaign: $campaign, after: $after) { gift { uuid status } cursor }
+    giftStatusChanged(campaign: $campaign, after: $after) {
+      gift {
+        uuid
+        status
+      }
+      cursor
+    }
   }
 `;
 /** Short enough that waiting it out costs a moment; long against one poll interval (50 ms). */
@@ -21,10 +27,7 @@ let briefClient: ReturnType<typeof wsClient>;
 let lastingClient: ReturnType<typeof wsClient>;
 
 beforeAll(async () => {
-  [brief, lasting] = await Promise.all([
-    startLiveGateway({ env: { LIVE_RETENTION_MS: String(SHORT_RETENTION_MS) } }),
-    startLiveGateway(),
-  ]);
+  [brief, lasting] = await Promise.all([startLiveGateway({ env: { LIVE_RETENTION_MS: String(SHORT_RETENTION_MS) } }), startLiveGateway()]);
   briefClient = wsClient(brief.url);
   lastingClient = wsClient(lasting.url);
 });

@@ -16,7 +16,13 @@ const LIVE_LEASE_MS = 2_000;
 const TAKEOVER = 'live: took over a key whose poller vanished';
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID) {
-    giftStatusChanged(campaign: $campaign) { gift { uuid status } cursor }
+    giftStatusChanged(campaign: $campaign) {
+      gift {
+        uuid
+        status
+      }
+      cursor
+    }
   }
 `;
 

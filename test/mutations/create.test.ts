@@ -52,7 +52,14 @@ describe('createCampaign', () => {
       __typename: 'CreateCampaignPayload',
       funding: 'FUNDED',
       links: null,
-      campaign: { id: input.id, deliveryType: 'EMAIL', priceInCents: 1000, brandCodes: ['sbxcoffeeus'], contactsSuccessCount: 2, fees: { totalInCents: 2000 } },
+      campaign: {
+        id: input.id,
+        deliveryType: 'EMAIL',
+        priceInCents: 1000,
+        brandCodes: ['sbxcoffeeus'],
+        contactsSuccessCount: 2,
+        fees: { totalInCents: 2000 },
+      },
     });
     const again = await gw.gql(CREATE, { input });
     expect(again.body.data.createCampaign.campaign.uuid).toBe(payload.campaign.uuid);
@@ -67,9 +74,18 @@ describe('createCampaign', () => {
 
   it('creates a short-link order with a brand list', async () => {
     const { body } = await gw.gql(CREATE, {
-      input: { id: uniqueId('short'), deliveryType: 'SHORTLINK', priceInCents: 1000, reward: { brands: ['sbxcoffeeus', 'sbxcinemaus'] }, linkCount: 2 },
+      input: {
+        id: uniqueId('short'),
+        deliveryType: 'SHORTLINK',
+        priceInCents: 1000,
+        reward: { brands: ['sbxcoffeeus', 'sbxcinemaus'] },
+        linkCount: 2,
+      },
     });
-    expect(body.data.createCampaign).toMatchObject({ __typename: 'CreateCampaignPayload', campaign: { deliveryType: 'SHORTLINK', brandCodes: ['sbxcoffeeus', 'sbxcinemaus'] } });
+    expect(body.data.createCampaign).toMatchObject({
+      __typename: 'CreateCampaignPayload',
+      campaign: { deliveryType: 'SHORTLINK', brandCodes: ['sbxcoffeeus', 'sbxcinemaus'] },
+    });
   });
 
   it('creates a full-catalog order by region name, sending the canonical name', async () => {
@@ -107,19 +123,27 @@ describe('createCampaign', () => {
 });
 
 describe('an accepted order is never hidden by a failing read below it', () => {
-  it('keeps orderId and funding when the campaign\'s gifts cannot be read', async () => {
+  it("keeps orderId and funding when the campaign's gifts cannot be read", async () => {
     const input = emailInput();
     await gw.sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
     try {
-      const { body } = await gw.gql(`mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
-        __typename ... on CreateCampaignPayload { orderId funding campaign { id gifts { totalCount } } } } }`, { input });
+      const { body } = await gw.gql(
+        `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
+        __typename ... on CreateCampaignPayload { orderId funding campaign { id gifts { totalCount } } } } }`,
+        { input },
+      );
       expect(body.data.createCampaign).toEqual({
         __typename: 'CreateCampaignPayload',
         orderId: input.id,
         funding: 'FUNDED',
         campaign: { id: input.id, gifts: null },
       });
-      expect(body.errors).toEqual([expect.objectContaining({ path: ['createCampaign', 'campaign', 'gifts'], extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE' }) })]);
+      expect(body.errors).toEqual([
+        expect.objectContaining({
+          path: ['createCampaign', 'campaign', 'gifts'],
+          extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE' }),
+        }),
+      ]);
       expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
     } finally {
       await gw.sandbox.control.clearFaults();
@@ -143,7 +167,10 @@ describe('createDirectLinks and createEmbeddedReward', () => {
       __typename ... on CreateEmbeddedRewardPayload { rewardLink campaign { id deliveryType } } ... on ValidationError { issues { path message } } } }`;
     const id = uniqueId('embed');
     const ok = await gw.gql(EMBED, { input: { id, brand: 'sbxcoffeeus', priceInCents: 500 } });
-    expect(ok.body.data.createEmbeddedReward).toMatchObject({ rewardLink: expect.stringMatching(/^https?:\/\//), campaign: { id, deliveryType: 'EMBEDDED' } });
+    expect(ok.body.data.createEmbeddedReward).toMatchObject({
+      rewardLink: expect.stringMatching(/^https?:\/\//),
+      campaign: { id, deliveryType: 'EMBEDDED' },
+    });
 
     await gw.upstreamDelta();
     const refused = await gw.gql(EMBED, { input: { id: uniqueId('embed'), brand: 'sbxcinemaus', priceInCents: 1000 } });
@@ -165,7 +192,12 @@ describe('validation happens before any upstream call', () => {
     ['negative price', { priceInCents: -5 }, ['input', 'priceInCents'], /positive/],
     ['price above the ceiling', { priceInCents: 1_000_001 }, ['input', 'priceInCents'], /at most 1000000/],
     ['invalid email', { contacts: [{ email: 'not-an-email' }] }, ['input', 'contacts', '0', 'email'], /valid email/],
-    ['duplicate email', { contacts: [{ email: 'a@example.com' }, { email: 'A@example.com' }] }, ['input', 'contacts', '1', 'email'], /repeats recipient 0/],
+    [
+      'duplicate email',
+      { contacts: [{ email: 'a@example.com' }, { email: 'A@example.com' }] },
+      ['input', 'contacts', '1', 'email'],
+      /repeats recipient 0/,
+    ],
     ['email order without contacts', { contacts: null }, ['input', 'contacts'], /required for email delivery/],
     ['contacts on short links', { deliveryType: 'SHORTLINK', linkCount: 2 }, ['input', 'contacts'], /refused for link delivery/],
     ['short links without a count', { deliveryType: 'SHORTLINK', contacts: null }, ['input', 'linkCount'], /required for short links/],

@@ -37,7 +37,14 @@ function jobs(ids: string[]): Job[] {
     i % 2 === 0
       ? async () => {
           const { body } = await gw.gql(CREATE, {
-            input: { id, priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: `r${i}@example.com` }], subject: 's', message: 'm' },
+            input: {
+              id,
+              priceInCents: 1000,
+              reward: { brand: 'sbxcoffeeus' },
+              contacts: [{ email: `r${i}@example.com` }],
+              subject: 's',
+              message: 'm',
+            },
           });
           expect(body.data?.createCampaign?.__typename, JSON.stringify(body)).toBe('CreateCampaignPayload');
           return body.data.createCampaign.campaign;

@@ -72,10 +72,13 @@ describe('cancelGift', () => {
     const [uuid] = await giftsOf(order.uuid);
     const before = await usdAvailable();
     await gw.upstreamDelta();
-    const { body } = await gw.gql(`mutation($uuid: ID!) {
+    const { body } = await gw.gql(
+      `mutation($uuid: ID!) {
       first: cancelGift(uuid: $uuid) { ${GIFT_RESULT} }
       second: cancelGift(uuid: $uuid) { ${GIFT_RESULT} }
-    }`, { uuid });
+    }`,
+      { uuid },
+    );
     expect(body.data.first).toMatchObject({ __typename: 'GiftPayload', gift: { uuid, status: 'CANCELLED' } });
     expect(body.data.second).toMatchObject({ __typename: 'GiftPayload', gift: { uuid, status: 'CANCELLED' } });
     // The second cancel saw fresh state (the first mutation made the request forget its reads).
@@ -87,10 +90,13 @@ describe('cancelGift', () => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
     const [uuid] = await giftsOf(order.uuid);
     await gw.sandbox.control.redeem(uuid!);
-    const { body } = await gw.gql(`mutation($uuid: ID!) {
+    const { body } = await gw.gql(
+      `mutation($uuid: ID!) {
       redeemed: cancelGift(uuid: $uuid) { ${GIFT_RESULT} }
       unknown: cancelGift(uuid: "00000000-0000-0000-0000-000000000000") { ${GIFT_RESULT} }
-    }`, { uuid });
+    }`,
+      { uuid },
+    );
     expect(body.data.redeemed).toMatchObject({ __typename: 'NotCancellable', message: expect.stringMatching(/redeemed/) });
     expect(body.data.unknown.__typename).toBe('NotFound');
   });
@@ -143,10 +149,13 @@ describe('cancelCampaign', () => {
   it('unknown orders are NotFound; embedded orders NotCancellable', async () => {
     const id = uniqueId('emb');
     await gw.sandbox.api('POST', '/embedded', { id, brand_code: 'sbxcoffeeus', price_in_cents: 500 });
-    const { body } = await gw.gql(`mutation($ref: ID!) {
+    const { body } = await gw.gql(
+      `mutation($ref: ID!) {
       unknown: cancelCampaign(ref: "no-such-order") { __typename ... on NotFound { ref } }
       embedded: cancelCampaign(ref: $ref) { __typename ... on NotCancellable { message } }
-    }`, { ref: id });
+    }`,
+      { ref: id },
+    );
     expect(body.data.unknown).toEqual({ __typename: 'NotFound', ref: 'no-such-order' });
     expect(body.data.embedded.__typename).toBe('NotCancellable');
   });
@@ -188,22 +197,42 @@ describe('an unfunded order waits, then goes out after a top-up', () => {
     const poor = await startTestGateway({ sandbox: { balances: { USD: 5_000 } } });
     try {
       const id = uniqueId('unfunded');
-      const created = await poor.gql(`mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
-        __typename ... on CreateCampaignPayload { funding campaign { status } } } }`, {
-        input: { id, priceInCents: 2500, reward: { brand: 'sbxcoffeeus' }, contacts: [1, 2, 3, 4].map((i) => ({ email: `p${i}@example.com` })), subject: 's', message: 'm' },
+      const created = await poor.gql(
+        `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
+        __typename ... on CreateCampaignPayload { funding campaign { status } } } }`,
+        {
+          input: {
+            id,
+            priceInCents: 2500,
+            reward: { brand: 'sbxcoffeeus' },
+            contacts: [1, 2, 3, 4].map((i) => ({ email: `p${i}@example.com` })),
+            subject: 's',
+            message: 'm',
+          },
+        },
+      );
+      expect(created.body.data.createCampaign).toEqual({
+        __typename: 'CreateCampaignPayload',
+        funding: 'AWAITING_FUNDS',
+        campaign: { status: 'AWAITING_FUNDS' },
       });
-      expect(created.body.data.createCampaign).toEqual({ __typename: 'CreateCampaignPayload', funding: 'AWAITING_FUNDS', campaign: { status: 'AWAITING_FUNDS' } });
 
       // Its rewards do not exist yet: cancelling the order must say so, not report zero cancels as success.
       const cancel = await poor.gql(`mutation($id: ID!) { cancelCampaign(ref: $id) { __typename ... on NotCancellable { message } } }`, { id });
-      expect(cancel.body.data.cancelCampaign).toEqual({ __typename: 'NotCancellable', message: expect.stringMatching(/AWAITING_FUNDS.*once funded/) });
+      expect(cancel.body.data.cancelCampaign).toEqual({
+        __typename: 'NotCancellable',
+        message: expect.stringMatching(/AWAITING_FUNDS.*once funded/),
+      });
 
       const topUp = await poor.gql(`mutation($input: AddFundsInput!) { addFunds(input: $input) { __typename } }`, {
         input: { id: uniqueId('fund'), currency: 'USD', amountInCents: 25_000 },
       });
       expect(topUp.body.data.addFunds.__typename).toBe('AddFundsPayload');
       await poor.sandbox.control.advanceClock(1000);
-      const after = await poor.gql(`query($id: ID!) { campaign(ref: $id) { status gifts { totalCount } } funds { balance(currency: "USD") { availableInCents reservedInCents } } }`, { id });
+      const after = await poor.gql(
+        `query($id: ID!) { campaign(ref: $id) { status gifts { totalCount } } funds { balance(currency: "USD") { availableInCents reservedInCents } } }`,
+        { id },
+      );
       expect(after.body.data.campaign).toEqual({ status: 'CREATED', gifts: { totalCount: 4 } });
       expect(after.body.data.funds.balance).toEqual({ availableInCents: 5_000 + 25_000 - 10_000, reservedInCents: 10_000 });
     } finally {

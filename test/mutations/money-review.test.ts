@@ -42,7 +42,7 @@ function emailInput(overrides: Record<string, unknown> = {}) {
 
 // GET /campaign/{id} takes the caller id *or the uuid*. A new create whose id happens to be another order's
 // uuid finds that other order when it looks its id up; it must never be reported as this create's order.
-describe('a create whose id is another order\'s uuid', () => {
+describe("a create whose id is another order's uuid", () => {
   it('reports the order it made, not the order whose uuid the id is', async () => {
     const first = await gw.gql(CREATE, { input: emailInput() });
     const other = first.body.data.createCampaign;
@@ -134,7 +134,7 @@ describe('money past 2^53 − 1 on the wire', () => {
 // Re-sending the create later repeats that answer; the payload says FUNDED (read fresh) and must not pair it
 // with the stale empty list, which tells the caller its paid-for links do not exist.
 describe('a direct-links replay after the order was funded', () => {
-  it('does not answer FUNDED with the earlier answer\'s empty link list', async () => {
+  it("does not answer FUNDED with the earlier answer's empty link list", async () => {
     const poor = await startTestGateway({ sandbox: { balances: { USD: 0 } } });
     try {
       const LINKS = `mutation($input: CreateDirectLinksInput!) { createDirectLinks(input: $input) {

@@ -63,7 +63,7 @@ async function usdAvailable(): Promise<number> {
 }
 
 describe('1. an embedded reward under an id that names another order', () => {
-  it('is an IdempotencyConflict, never the other order\'s link, when every answer is lost', async () => {
+  it("is an IdempotencyConflict, never the other order's link, when every answer is lost", async () => {
     const other = await createDirectLinkOrder(gw.sandbox, { linkCount: 1, priceInCents: 1000 });
     await gw.sandbox.control.fault({ route: 'POST /embedded', status: 503, rate: 1 });
     const { body } = await gw.gql(EMBED, { input: { id: other.id, brand: 'sbxcoffeeus', priceInCents: 1000 } });
@@ -115,7 +115,7 @@ describe('2. a reused id whose answer is lost', () => {
     ['another expiry', { expiry: addDays(today, 10) }, ['expiry']],
     ['another price', { priceInCents: 2500 }, ['priceInCents']],
     ['another brand', { reward: { brand: 'sbxbooksus' } }, ['reward']],
-  ])('createDirectLinks with %s is an IdempotencyConflict, not the other order\'s links', async (_name, change, fields) => {
+  ])("createDirectLinks with %s is an IdempotencyConflict, not the other order's links", async (_name, change, fields) => {
     const input = { id: uniqueId('safe-links'), priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, linkCount: 2 };
     const first = await gw.gql(LINKS, { input });
     const links: string[] = first.body.data.createDirectLinks.links;
@@ -154,7 +154,11 @@ describe('3. a 200 whose body cannot be read, on a write', () => {
     await gw.upstreamDelta();
     await gw.sandbox.control.fault({ route: 'PUT /gifts/:uuid', garble: true, after: true, rate: 1 });
     const { body } = await gw.gql(RESEND, { uuid: gift.uuid });
-    expect(body.data.resendGift).toMatchObject({ __typename: 'OutcomeUnknown', retrySameIdIsSafe: false, checkBefore: expect.stringContaining('redeliveryCount') });
+    expect(body.data.resendGift).toMatchObject({
+      __typename: 'OutcomeUnknown',
+      retrySameIdIsSafe: false,
+      checkBefore: expect.stringContaining('redeliveryCount'),
+    });
     expect(body.data.resendGift.message).not.toMatch(/retry shortly/i);
     expect((await gw.upstreamDelta())['PUT /gifts/:uuid']).toBe(1);
     expect((await gw.sandbox.api('GET', `/gifts/${gift.uuid}`)).body.gift.redelivery_count).toBe(1);
@@ -244,7 +248,7 @@ describe('a truly lost answer (after: true) is still recovered as success, exact
     expect(await creates(input.id)).toBe(1);
   });
 
-  it('createCampaign of a region\'s full catalog', async () => {
+  it("createCampaign of a region's full catalog", async () => {
     const input = emailInput({ reward: { region: 'usa' }, priceInCents: 2500 });
     await gw.sandbox.control.fault({ route: 'POST /campaign', reset: true, rate: 1, after: true });
     const { body } = await gw.gql(CREATE, { input });
@@ -253,7 +257,13 @@ describe('a truly lost answer (after: true) is still recovered as success, exact
   });
 
   it('createDirectLinks, with its links', async () => {
-    const input = { id: uniqueId('lost-links'), priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, linkCount: 3, expiry: addDays(pacificToday(), 20) };
+    const input = {
+      id: uniqueId('lost-links'),
+      priceInCents: 1000,
+      reward: { brand: 'sbxcoffeeus' },
+      linkCount: 3,
+      expiry: addDays(pacificToday(), 20),
+    };
     await gw.sandbox.control.fault({ route: 'POST /direct_links', reset: true, rate: 1, after: true });
     const { body } = await gw.gql(LINKS, { input });
     expect(body.data.createDirectLinks, JSON.stringify(body)).toMatchObject({ __typename: 'CreateCampaignPayload', orderId: input.id });
@@ -265,7 +275,10 @@ describe('a truly lost answer (after: true) is still recovered as success, exact
     const input = { id: uniqueId('lost-emb'), brand: 'sbxcoffeeus', priceInCents: 500 };
     await gw.sandbox.control.fault({ route: 'POST /embedded', status: 500, rate: 1, after: true });
     const { body } = await gw.gql(EMBED, { input });
-    expect(body.data.createEmbeddedReward, JSON.stringify(body)).toMatchObject({ __typename: 'CreateEmbeddedRewardPayload', campaign: { id: input.id } });
+    expect(body.data.createEmbeddedReward, JSON.stringify(body)).toMatchObject({
+      __typename: 'CreateEmbeddedRewardPayload',
+      campaign: { id: input.id },
+    });
     await gw.sandbox.control.clearFaults();
     const replay = await gw.gql(EMBED, { input });
     expect(replay.body.data.createEmbeddedReward.rewardLink).toBe(body.data.createEmbeddedReward.rewardLink);

@@ -74,10 +74,7 @@ describe('log redaction', () => {
     const logs = collector();
     const token = `tok-${randomBytes(12).toString('hex')}`;
     const log = createLogger({ level: 'info', secrets: new Set([token]), destination: logs.logTo });
-    log.info(
-      { headers: { authorization: `Bearer ${API_KEY}`, cookie: 'session=abc' }, token, config: { apiKey: API_KEY } },
-      `calling with ${token}`,
-    );
+    log.info({ headers: { authorization: `Bearer ${API_KEY}`, cookie: 'session=abc' }, token, config: { apiKey: API_KEY } }, `calling with ${token}`);
     log.error({ err: new Error(`upstream said no to ${token} and Bearer ${API_KEY}`) }, 'failed');
 
     const output = logs.raw.join('');
@@ -134,7 +131,7 @@ describe('request ids', () => {
     });
   });
 
-  it('sends the operation\'s id upstream as x-request-id on every call it makes, so upstream logs join ours', async () => {
+  it("sends the operation's id upstream as x-request-id on every call it makes, so upstream logs join ours", async () => {
     await gw.sandbox.control.reset();
     // The first ping fails once and is retried: the retry carries the same id.
     await gw.sandbox.control.fault({ route: 'GET /ping', status: 503, rate: 1, count: 1 });
@@ -206,7 +203,11 @@ describe('unexpected errors', () => {
           msg: 'unexpected error (masked for the client)',
           requestId: 'bug-1',
           path: 'funds',
-          err: expect.objectContaining({ type: 'TypeError', message: 'cannot read balances (token [redacted])', stack: expect.stringContaining('TypeError') }),
+          err: expect.objectContaining({
+            type: 'TypeError',
+            message: 'cannot read balances (token [redacted])',
+            stack: expect.stringContaining('TypeError'),
+          }),
         }),
       ]);
       expect(logs.raw.join('')).not.toContain(token);

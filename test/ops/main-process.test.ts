@@ -129,7 +129,11 @@ describe.concurrent('npm start (src/main.ts)', { timeout: 90_000 }, () => {
       await run.line('shutting down: draining, then waiting for in-flight operations');
       run.child.kill('SIGINT');
       expect(await run.exited).toBe(1);
-      expect(run.lines().at(-1)).toMatchObject({ level: 'warn', msg: 'second signal: exiting now without waiting for in-flight operations', signal: 'SIGINT' });
+      expect(run.lines().at(-1)).toMatchObject({
+        level: 'warn',
+        msg: 'second signal: exiting now without waiting for in-flight operations',
+        signal: 'SIGINT',
+      });
       expect(await slow).toBeInstanceOf(Error);
     } finally {
       run.child.kill('SIGKILL');

@@ -40,7 +40,17 @@ interface Started {
 function startProd(cwd: string, env: Record<string, string>): Promise<Started> {
   const child = spawn('sh', ['-c', `exec ${pkg.scripts['start:prod']}`], {
     cwd,
-    env: { ...process.env, HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', LOG_LEVEL: 'info', REWARD_API_URL: '', REWARD_API_TOKEN: '', GATEWAY_API_KEYS: '', ...env },
+    env: {
+      ...process.env,
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      LOG_LEVEL: 'info',
+      REWARD_API_URL: '',
+      REWARD_API_TOKEN: '',
+      GATEWAY_API_KEYS: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)));
@@ -66,7 +76,11 @@ async function stop(started: Started): Promise<number | null> {
 }
 
 async function gql(url: string, query: string, headers: Record<string, string> = {}) {
-  const res = await fetch(`${url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json', ...headers }, body: JSON.stringify({ query }) });
+  const res = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', ...headers },
+    body: JSON.stringify({ query }),
+  });
   return { status: res.status, body: (await res.json()) as { data?: any; errors?: { message: string }[] } };
 }
 
@@ -101,7 +115,9 @@ describe('production build', { timeout: 120_000 }, () => {
   it('the production copy holds runtime dependencies only', () => {
     // The lockfile marks what only development needs; none of it may be in the copy.
     const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
-    const devOnly = Object.entries(lock.packages).filter(([path, entry]) => path && entry.dev).map(([path]) => path);
+    const devOnly = Object.entries(lock.packages)
+      .filter(([path, entry]) => path && entry.dev)
+      .map(([path]) => path);
     for (const tool of ['tsx', 'typescript', 'vitest']) expect(devOnly).toContain(`node_modules/${tool}`);
     for (const path of devOnly) expect(existsSync(join(copy, path)), path).toBe(false);
     expect(existsSync(join(copy, 'src'))).toBe(false);

@@ -103,7 +103,16 @@ describe('graceful stop', () => {
       headers: { 'content-type': 'application/json', accept: 'application/json' },
       body: JSON.stringify({
         query: 'mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename } }',
-        variables: { input: { id: 'shutdown-create-1', priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: 'ada@example.com' }], subject: 'Hi', message: 'Thanks.' } },
+        variables: {
+          input: {
+            id: 'shutdown-create-1',
+            priceInCents: 1000,
+            reward: { brand: 'sbxcoffeeus' },
+            contacts: [{ email: 'ada@example.com' }],
+            subject: 'Hi',
+            message: 'Thanks.',
+          },
+        },
       }),
     });
     await upstreamReached(t, 'POST /campaign');

@@ -13,7 +13,17 @@ const root = fileURLToPath(new URL('../../', import.meta.url));
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
   const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
     cwd: root,
-    env: { ...process.env, NODE_ENV: 'development', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', REWARD_API_URL: '', REWARD_API_TOKEN: '', GATEWAY_API_KEYS: '', ...env },
+    env: {
+      ...process.env,
+      NODE_ENV: 'development',
+      HOST: '127.0.0.1',
+      PORT: '0',
+      SANDBOX_PORT: '0',
+      REWARD_API_URL: '',
+      REWARD_API_TOKEN: '',
+      GATEWAY_API_KEYS: '',
+      ...env,
+    },
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   let stdout = '';
@@ -92,7 +102,9 @@ describe.concurrent('a busy port', () => {
       const run = await start({ [variable]: String(port) });
       expect(run.code).toBe(1);
       const lines = run.stderr.trim().split('\n');
-      expect(lines).toEqual([`Cannot listen: port ${port} is already in use. Set ${variable} to a free port (or 0 for any free port) and start again.`]);
+      expect(lines).toEqual([
+        `Cannot listen: port ${port} is already in use. Set ${variable} to a free port (or 0 for any free port) and start again.`,
+      ]);
       expect(run.stdout).not.toMatch(/EADDRINUSE|WebSocket/);
     });
   }

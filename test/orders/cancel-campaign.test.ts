@@ -38,13 +38,26 @@ const wireGift = (uuid: string, status: string) => ({
 const giftPage = (gifts: object[], offset: number, total: number) =>
   json(200, { gifts, number_of_results: gifts.length, limit: GIFTS_PAGE_MAX, offset, total_count: total });
 
-const deletes = () => server.requests.filter((r) => r.method === 'DELETE').map((r) => r.url.split('/').pop()).sort();
+const deletes = () =>
+  server.requests
+    .filter((r) => r.method === 'DELETE')
+    .map((r) => r.url.split('/').pop())
+    .sort();
 
 describe('cancelUnredeemed', () => {
   it('cancels open rewards and rewards in a status it does not know; known final ones are counted, not touched', async () => {
     server.on(
       'GET /gifts',
-      giftPage([wireGift('g-open', 'SENT_AND_REDEEMABLE'), wireGift('g-new', 'ON_HOLD'), wireGift('g-charity', 'TO_CHARITY'), wireGift('g-redeemed', 'REDEEMED')], 0, 4),
+      giftPage(
+        [
+          wireGift('g-open', 'SENT_AND_REDEEMABLE'),
+          wireGift('g-new', 'ON_HOLD'),
+          wireGift('g-charity', 'TO_CHARITY'),
+          wireGift('g-redeemed', 'REDEEMED'),
+        ],
+        0,
+        4,
+      ),
     );
     for (const uuid of ['g-open', 'g-new']) server.on(`DELETE /gifts/${uuid}`, json(200, { gift: wireGift(uuid, 'GIVER_CANCELLED') }));
 
@@ -57,7 +70,11 @@ describe('cancelUnredeemed', () => {
 
   it('reads every page, by what arrived, before cancelling', async () => {
     const first = Array.from({ length: GIFTS_PAGE_MAX }, (_, i) => wireGift(`g-${i}`, 'REDEEMED'));
-    server.on('GET /gifts', giftPage(first, 0, GIFTS_PAGE_MAX + 1), giftPage([wireGift('g-last', 'SENT_AND_REDEEMABLE')], GIFTS_PAGE_MAX, GIFTS_PAGE_MAX + 1));
+    server.on(
+      'GET /gifts',
+      giftPage(first, 0, GIFTS_PAGE_MAX + 1),
+      giftPage([wireGift('g-last', 'SENT_AND_REDEEMABLE')], GIFTS_PAGE_MAX, GIFTS_PAGE_MAX + 1),
+    );
     server.on('DELETE /gifts/g-last', json(200, { gift: wireGift('g-last', 'GIVER_CANCELLED') }));
 
     expect(await cancelUnredeemed(c.client, 'c-uuid-1')).toEqual({ cancelled: 1, alreadyFinal: GIFTS_PAGE_MAX, failed: [] });

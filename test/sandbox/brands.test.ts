@@ -88,7 +88,13 @@ describe('GET /brands/{code}', () => {
 
   it('answers a ranged brand with min and max and no expiry_period when it has none', async () => {
     const res = await t.api('GET', '/brands/sbxbooksus');
-    expect(res.body.brand).toMatchObject({ variable_price: true, min_price_in_cents: 500, max_price_in_cents: 50000, regions: [2, 3], embeddable: true });
+    expect(res.body.brand).toMatchObject({
+      variable_price: true,
+      min_price_in_cents: 500,
+      max_price_in_cents: 50000,
+      regions: [2, 3],
+      embeddable: true,
+    });
     expect(res.body.brand).not.toHaveProperty('expiry_period');
     expect(res.body.brand).not.toHaveProperty('allowed_prices_in_cents');
   });

@@ -53,8 +53,26 @@ describe('email campaigns', () => {
     // Fees cover the two accepted contacts only.
     expect(c.fees).toEqual({
       cost_entries: [
-        { fee_type: 'PREFUND_GIFT_COST', percentage: 0, amount_in_cents: 5000, currency: 'USD', tax_type: 'NOTAX', tax_in_cents: 0, number_of_gifts: 2, fee_per_gift_in_cents: 2500 },
-        { fee_type: 'BREAKAGE_PERCENTAGE', percentage: 0, amount_in_cents: 0, currency: 'USD', tax_type: 'NOTAX', tax_in_cents: 0, number_of_gifts: 2, fee_per_gift_in_cents: 0 },
+        {
+          fee_type: 'PREFUND_GIFT_COST',
+          percentage: 0,
+          amount_in_cents: 5000,
+          currency: 'USD',
+          tax_type: 'NOTAX',
+          tax_in_cents: 0,
+          number_of_gifts: 2,
+          fee_per_gift_in_cents: 2500,
+        },
+        {
+          fee_type: 'BREAKAGE_PERCENTAGE',
+          percentage: 0,
+          amount_in_cents: 0,
+          currency: 'USD',
+          tax_type: 'NOTAX',
+          tax_in_cents: 0,
+          number_of_gifts: 2,
+          fee_per_gift_in_cents: 0,
+        },
       ],
       subtotal_in_cents: 5000,
       tax_in_cents: 0,
@@ -149,7 +167,11 @@ describe('brands, prices and regions on orders', () => {
   });
 
   it('refuses a region no brand of which offers the price', async () => {
-    expectError(await t.api('POST', '/campaign', emailOrder({ brand_codes: undefined, region: 'Australia', price_in_cents: 700 })), 422, 'ERROR_CAMPAIGN_INVALID_BRAND');
+    expectError(
+      await t.api('POST', '/campaign', emailOrder({ brand_codes: undefined, region: 'Australia', price_in_cents: 700 })),
+      422,
+      'ERROR_CAMPAIGN_INVALID_BRAND',
+    );
   });
 
   it('refuses an unknown region name, both or neither of brand_codes and region', async () => {
@@ -162,8 +184,16 @@ describe('brands, prices and regions on orders', () => {
     const unknown = await t.api('POST', '/campaign', emailOrder({ brand_codes: ['nosuchbrand'] }));
     expectError(unknown, 422, 'ERROR_CAMPAIGN_INVALID_BRAND');
     expect(unknown.body.error.message).toContain('nosuchbrand');
-    expectError(await t.api('POST', '/campaign', emailOrder({ brand_codes: ['sbxcoffeeus'], price_in_cents: 1234 })), 422, 'ERROR_CAMPAIGN_INVALID_BRAND');
-    expectError(await t.api('POST', '/campaign', emailOrder({ brand_codes: ['sbxbooksus'], price_in_cents: 100 })), 422, 'ERROR_CAMPAIGN_INVALID_BRAND');
+    expectError(
+      await t.api('POST', '/campaign', emailOrder({ brand_codes: ['sbxcoffeeus'], price_in_cents: 1234 })),
+      422,
+      'ERROR_CAMPAIGN_INVALID_BRAND',
+    );
+    expectError(
+      await t.api('POST', '/campaign', emailOrder({ brand_codes: ['sbxbooksus'], price_in_cents: 100 })),
+      422,
+      'ERROR_CAMPAIGN_INVALID_BRAND',
+    );
     expectError(await t.api('POST', '/campaign', emailOrder({ brand_codes: ['sbxcoffeeus', 'sbxcoffeeca'] })), 422, 'ERROR_CAMPAIGN_INVALID_BRAND');
     expect((await t.control.stats()).creates).toEqual({});
   });

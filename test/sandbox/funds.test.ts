@@ -36,12 +36,20 @@ describe('POST /funds', () => {
   });
 
   it.each([24_999, 1_000_001, 0, -30_000])('refuses %i cents with 400 ERROR_FUNDS_INVALID_FUND_AMOUNT', async (amount) => {
-    expectError(await t.api('POST', '/funds', { id: `bad-${amount}`, currencyisocode: 'USD', fund_amount_in_cents: amount }), 400, 'ERROR_FUNDS_INVALID_FUND_AMOUNT');
+    expectError(
+      await t.api('POST', '/funds', { id: `bad-${amount}`, currencyisocode: 'USD', fund_amount_in_cents: amount }),
+      400,
+      'ERROR_FUNDS_INVALID_FUND_AMOUNT',
+    );
     expect((await balance(t)).available).toBe(10_000);
   });
 
   it('declines the card for exactly 40,200 cents with 402 ERROR_FUNDS_CARD_ERROR, adding nothing', async () => {
-    expectError(await t.api('POST', '/funds', { id: 'declined', currencyisocode: 'USD', fund_amount_in_cents: 40_200 }), 402, 'ERROR_FUNDS_CARD_ERROR');
+    expectError(
+      await t.api('POST', '/funds', { id: 'declined', currencyisocode: 'USD', fund_amount_in_cents: 40_200 }),
+      402,
+      'ERROR_FUNDS_CARD_ERROR',
+    );
     expect((await balance(t)).available).toBe(10_000);
     expect((await t.control.stats()).creates).toEqual({});
   });
@@ -118,7 +126,11 @@ describe('funding orders', () => {
   });
 
   it('funds an email order once released, and only then delivers its emails', async () => {
-    const res = await create(t, '/campaign', emailOrder({ id: 'mail-wait', price_in_cents: 2500, contacts: [1, 2, 3, 4, 5].map((i) => ({ email: `p${i}@example.com` })) }));
+    const res = await create(
+      t,
+      '/campaign',
+      emailOrder({ id: 'mail-wait', price_in_cents: 2500, contacts: [1, 2, 3, 4, 5].map((i) => ({ email: `p${i}@example.com` })) }),
+    );
     expect(res.campaign.status).toBe('AWAITING_FUNDS');
     expect(res.campaign.fees.total_in_cents).toBe(12_500);
     await t.control.topUp('USD', 2_500);

@@ -193,11 +193,30 @@ describe('expiry', () => {
 describe('GET /gifts', () => {
   /** Three email orders an hour apart on the sandbox clock, with varied recipients, prices and states. */
   async function fixture() {
-    const a = await create(t, '/campaign', emailOrder({ id: 'ord-a', price_in_cents: 500, contacts: [{ email: 'zoe@alpha.test', firstname: 'Zoe', lastname: 'Ng' }, { email: 'amy@beta.test', firstname: 'Amy', lastname: 'Ko' }] }));
+    const a = await create(
+      t,
+      '/campaign',
+      emailOrder({
+        id: 'ord-a',
+        price_in_cents: 500,
+        contacts: [
+          { email: 'zoe@alpha.test', firstname: 'Zoe', lastname: 'Ng' },
+          { email: 'amy@beta.test', firstname: 'Amy', lastname: 'Ko' },
+        ],
+      }),
+    );
     await t.control.advanceClock(3_600_000);
-    const b = await create(t, '/campaign', emailOrder({ id: 'ord-b', price_in_cents: 1000, contacts: [{ email: 'max@alpha.test', firstname: 'Max' }] }));
+    const b = await create(
+      t,
+      '/campaign',
+      emailOrder({ id: 'ord-b', price_in_cents: 1000, contacts: [{ email: 'max@alpha.test', firstname: 'Max' }] }),
+    );
     await t.control.advanceClock(3_600_000);
-    const c = await create(t, '/campaign', emailOrder({ id: 'ord-c', price_in_cents: 2500, contacts: [{ email: 'bea@gamma.test', firstname: 'Bea' }, { email: 'cy@gamma.test' }] }));
+    const c = await create(
+      t,
+      '/campaign',
+      emailOrder({ id: 'ord-c', price_in_cents: 2500, contacts: [{ email: 'bea@gamma.test', firstname: 'Bea' }, { email: 'cy@gamma.test' }] }),
+    );
     const ga = await giftsOf(t, a.campaign.uuid);
     const [gb] = await giftsOf(t, b.campaign.uuid);
     const gc = await giftsOf(t, c.campaign.uuid);
@@ -279,15 +298,18 @@ describe('GET /gifts', () => {
     expect((await list('created_date_greater_than=2000-01-01')).total_count).toBe(5);
   });
 
-  it.each(['campaign_id', 'price_in_cents', 'recipient_name', 'recipient_email', 'delivery_status', 'status'])('sorts by %s in both directions', async (field) => {
-    await fixture();
-    const asc = (await list(`sort=${field}&order=asc`)).gifts.map((g: any) => g[field]);
-    const desc = (await list(`sort=${field}&order=desc`)).gifts.map((g: any) => g[field]);
-    const sorted = [...asc].sort((x, y) => (x === y ? 0 : x === null ? -1 : y === null ? 1 : x < y ? -1 : 1));
-    expect(asc).toEqual(sorted);
-    expect(desc).toEqual([...sorted].reverse());
-    expect(asc).toHaveLength(5);
-  });
+  it.each(['campaign_id', 'price_in_cents', 'recipient_name', 'recipient_email', 'delivery_status', 'status'])(
+    'sorts by %s in both directions',
+    async (field) => {
+      await fixture();
+      const asc = (await list(`sort=${field}&order=asc`)).gifts.map((g: any) => g[field]);
+      const desc = (await list(`sort=${field}&order=desc`)).gifts.map((g: any) => g[field]);
+      const sorted = [...asc].sort((x, y) => (x === y ? 0 : x === null ? -1 : y === null ? 1 : x < y ? -1 : 1));
+      expect(asc).toEqual(sorted);
+      expect(desc).toEqual([...sorted].reverse());
+      expect(asc).toHaveLength(5);
+    },
+  );
 
   it.each([
     'limit=0',

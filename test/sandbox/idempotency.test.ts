@@ -28,8 +28,16 @@ describe('idempotency', () => {
   });
 
   it('compares bodies after parsing: key order and whitespace do not matter', async () => {
-    const first = await t.api('POST', '/campaign', '{"id":"k","price_in_cents":1000,"brand_codes":["sbxcoffeeus"],"contacts":[{"email":"a@b.co"}],"message":"m","subject":"s"}');
-    const reordered = await t.api('POST', '/campaign', '{ "subject": "s", "message": "m", "contacts": [ { "email": "a@b.co" } ], "brand_codes": ["sbxcoffeeus"], "price_in_cents": 1000, "id": "k" }');
+    const first = await t.api(
+      'POST',
+      '/campaign',
+      '{"id":"k","price_in_cents":1000,"brand_codes":["sbxcoffeeus"],"contacts":[{"email":"a@b.co"}],"message":"m","subject":"s"}',
+    );
+    const reordered = await t.api(
+      'POST',
+      '/campaign',
+      '{ "subject": "s", "message": "m", "contacts": [ { "email": "a@b.co" } ], "brand_codes": ["sbxcoffeeus"], "price_in_cents": 1000, "id": "k" }',
+    );
     expect(reordered.status).toBe(200);
     expect(reordered.body.campaign.uuid).toBe(first.body.campaign.uuid);
     expect((await giftsOf(t, first.body.campaign.uuid)).length).toBe(1);

@@ -18,7 +18,14 @@ describe('direct links', () => {
     expect(res.direct_links).toHaveLength(3);
     for (const url of res.direct_links) expect(url).toMatch(/^https:\/\/rewards\.sandbox\.invalid\/r\/[\w-]+$/);
     expect(new Set(res.direct_links).size).toBe(3);
-    expect(res.campaign).toMatchObject({ id: body.id, delivery_type: 'DIRECT_LINK', subject: null, contacts: null, link_count: 3, gift_template: null });
+    expect(res.campaign).toMatchObject({
+      id: body.id,
+      delivery_type: 'DIRECT_LINK',
+      subject: null,
+      contacts: null,
+      link_count: 3,
+      gift_template: null,
+    });
     expect(res.campaign.fees.total_in_cents).toBe(7500);
     expect(await balance(t)).toMatchObject({ available: 1_000_000 - 7500, reserved: 7500 });
     const gifts = await giftsOf(t, res.campaign.uuid);
@@ -107,10 +114,22 @@ describe('embedded rewards', () => {
   });
 
   it('refuses a brand that is not embeddable, unknown, or at a price it does not offer', async () => {
-    expectError(await t.api('POST', '/embedded', { id: uniqueId(), brand_code: 'sbxcinemaus', price_in_cents: 1000 }), 422, 'ERROR_CAMPAIGN_INVALID_BRAND');
+    expectError(
+      await t.api('POST', '/embedded', { id: uniqueId(), brand_code: 'sbxcinemaus', price_in_cents: 1000 }),
+      422,
+      'ERROR_CAMPAIGN_INVALID_BRAND',
+    );
     expectError(await t.api('POST', '/embedded', { id: uniqueId(), brand_code: 'zzz', price_in_cents: 1000 }), 422, 'ERROR_CAMPAIGN_INVALID_BRAND');
-    expectError(await t.api('POST', '/embedded', { id: uniqueId(), brand_code: 'sbxcoffeeus', price_in_cents: 700 }), 422, 'ERROR_CAMPAIGN_INVALID_BRAND');
-    expectError(await t.api('POST', '/embedded', { id: uniqueId(), brand_code: ['sbxcoffeeus'], price_in_cents: 500 }), 422, 'ERROR_INVALID_PARAMETERS');
+    expectError(
+      await t.api('POST', '/embedded', { id: uniqueId(), brand_code: 'sbxcoffeeus', price_in_cents: 700 }),
+      422,
+      'ERROR_CAMPAIGN_INVALID_BRAND',
+    );
+    expectError(
+      await t.api('POST', '/embedded', { id: uniqueId(), brand_code: ['sbxcoffeeus'], price_in_cents: 500 }),
+      422,
+      'ERROR_INVALID_PARAMETERS',
+    );
   });
 
   it('refuses with ERROR_FUNDS_INSUFFICIENT when available does not cover it (it cannot wait)', async () => {

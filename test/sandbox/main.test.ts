@@ -63,7 +63,13 @@ describe('sandbox configuration', () => {
   });
 
   it('names every invalid variable', () => {
-    const result = sandboxOptionsFromEnv({ SANDBOX_PORT: '70000', SANDBOX_LATENCY_MS: 'slow', SANDBOX_TOKEN: 'a b', SANDBOX_BALANCE_CENTS: '-5', SANDBOX_HOST: '' });
+    const result = sandboxOptionsFromEnv({
+      SANDBOX_PORT: '70000',
+      SANDBOX_LATENCY_MS: 'slow',
+      SANDBOX_TOKEN: 'a b',
+      SANDBOX_BALANCE_CENTS: '-5',
+      SANDBOX_HOST: '',
+    });
     expect(result.ok).toBe(false);
     expect(!result.ok && result.errors).toEqual([
       'SANDBOX_PORT: SANDBOX_PORT must be at most 65535',

@@ -27,15 +27,41 @@ describe('rejected before any upstream call', () => {
     // yoga reads form posts, so this is the CSRF check refusing what a cross-site HTML form would send.
     ['a form post without a CSRF header', () => post('query=%7Bviewer%7D', { 'content-type': 'application/x-www-form-urlencoded' }), /CSRF header/],
     ['an oversized body', () => post(JSON.stringify({ query: `{ viewer { username } } #${'x'.repeat(5000)}` })), /too large|exceeds/i],
-    ['a batch (batching is off)', () => post(JSON.stringify([{ query: '{ viewer { username } }' }, { query: '{ regions { id } }' }])), /Batching is not supported/],
+    [
+      'a batch (batching is off)',
+      () => post(JSON.stringify([{ query: '{ viewer { username } }' }, { query: '{ regions { id } }' }])),
+      /Batching is not supported/,
+    ],
     ['a query too deep', () => post(JSON.stringify({ query: deep })), /depth/i],
-    ['an alias bomb', () => post(JSON.stringify({ query: `{ ${Array.from({ length: 10 }, (_, i) => `a${i}: regions { id }`).join(' ')} }` })), /alias/i],
+    [
+      'an alias bomb',
+      () => post(JSON.stringify({ query: `{ ${Array.from({ length: 10 }, (_, i) => `a${i}: regions { id }`).join(' ')} }` })),
+      /alias/i,
+    ],
     ['a token bomb', () => post(JSON.stringify({ query: `{ regions { ${'id '.repeat(500)} } }` })), /token/i],
-    ['a cost bomb through variables', () => post(JSON.stringify({ query: 'query($n: Int) { gifts(first: $n) { edges { node { campaign { gifts(first: $n) { edges { node { uuid } } } } } } } }', variables: { n: 100 } })), /Operation cost 30401 exceeds the limit of 2000/],
+    [
+      'a cost bomb through variables',
+      () =>
+        post(
+          JSON.stringify({
+            query: 'query($n: Int) { gifts(first: $n) { edges { node { campaign { gifts(first: $n) { edges { node { uuid } } } } } } } }',
+            variables: { n: 100 },
+          }),
+        ),
+      /Operation cost 30401 exceeds the limit of 2000/,
+    ],
     // Within the depth limit (8) and cheap if an absent `first` counted as 1; over the cost limit only because
     // both connections are counted at the default page size (20): 881 + 400 × 3 fields = 2081.
-    ['a cost bomb with the page size left to its default', () => post(JSON.stringify({ query: '{ gifts { edges { node { campaign { gifts { edges { node { uuid status expiry } } } } } } } }' })), /Operation cost 2081 exceeds the limit of 2000/],
-    ['invalid variables', () => post(JSON.stringify({ query: 'query($ref: ID!) { campaign(ref: $ref) { id } }', variables: { ref: { not: 'an id' } } })), /ref/],
+    [
+      'a cost bomb with the page size left to its default',
+      () => post(JSON.stringify({ query: '{ gifts { edges { node { campaign { gifts { edges { node { uuid status expiry } } } } } } } }' })),
+      /Operation cost 2081 exceeds the limit of 2000/,
+    ],
+    [
+      'invalid variables',
+      () => post(JSON.stringify({ query: 'query($ref: ID!) { campaign(ref: $ref) { id } }', variables: { ref: { not: 'an id' } } })),
+      /ref/,
+    ],
     ['an unknown operation name', () => post(JSON.stringify({ query: 'query A { regions { id } }', operationName: 'B' })), /operation/i],
     ['an unknown field', () => post(JSON.stringify({ query: '{ nope }' })), /nope/],
   ];

@@ -18,7 +18,11 @@ describe('CSRF prevention', () => {
     await gw.upstreamDelta();
     const get = await fetch(`${gw.url}/graphql?query=${encodeURIComponent('{ regions { id } }')}`, { headers: { accept: 'application/json' } });
     expect(get.status).toBe(403);
-    const form = await fetch(`${gw.url}/graphql`, { method: 'POST', headers: { 'content-type': 'text/plain' }, body: JSON.stringify({ query: '{ regions { id } }' }) });
+    const form = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'text/plain' },
+      body: JSON.stringify({ query: '{ regions { id } }' }),
+    });
     expect(form.status).toBe(403);
     expect(await gw.upstreamDelta()).toEqual({});
   });

@@ -22,7 +22,16 @@ function create(accept: string) {
     headers: { 'content-type': 'application/json', accept },
     body: JSON.stringify({
       query: CREATE,
-      variables: { input: { id: uniqueId('accept'), priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: 'ada@example.com' }], subject: 'Thanks', message: 'Thank you.' } },
+      variables: {
+        input: {
+          id: uniqueId('accept'),
+          priceInCents: 1000,
+          reward: { brand: 'sbxcoffeeus' },
+          contacts: [{ email: 'ada@example.com' }],
+          subject: 'Thanks',
+          message: 'Thank you.',
+        },
+      },
     }),
   });
 }

@@ -49,14 +49,17 @@ describe('without API keys', () => {
     await gw?.close();
   });
 
-  it.each(['evil.example', 'evil.example:4000', '127.0.0.1.nip.io', 'localhost.evil.example'])('refuses Host %s before anything runs', async (host) => {
-    await gw.upstreamDelta();
-    const res = await post(gw.url, host, ADD_FUNDS);
-    expect(res.status).toBe(403);
-    expect(JSON.parse(res.text).errors[0].extensions.code).toBe('HOST_NOT_ALLOWED');
-    expect(await gw.upstreamDelta()).toEqual({});
-    expect(await wsOpens(gw.url, host)).toBe(false);
-  });
+  it.each(['evil.example', 'evil.example:4000', '127.0.0.1.nip.io', 'localhost.evil.example'])(
+    'refuses Host %s before anything runs',
+    async (host) => {
+      await gw.upstreamDelta();
+      const res = await post(gw.url, host, ADD_FUNDS);
+      expect(res.status).toBe(403);
+      expect(JSON.parse(res.text).errors[0].extensions.code).toBe('HOST_NOT_ALLOWED');
+      expect(await gw.upstreamDelta()).toEqual({});
+      expect(await wsOpens(gw.url, host)).toBe(false);
+    },
+  );
 
   it.each(['localhost', 'localhost:4000', '127.0.0.1:4000', '[::1]:4000', 'app.localhost'])('serves Host %s', async (host) => {
     const res = await post(gw.url, host, JSON.stringify({ query: '{ viewer { username } }' }));
@@ -79,7 +82,12 @@ describe('with API keys', () => {
       const body = JSON.stringify({ query: '{ viewer { username } }' });
       const req = request(`${gw.url}/graphql`, {
         method: 'POST',
-        headers: { host: 'gateway.example.com', authorization: `Bearer ${KEYS.reader.key}`, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) },
+        headers: {
+          host: 'gateway.example.com',
+          authorization: `Bearer ${KEYS.reader.key}`,
+          'content-type': 'application/json',
+          'content-length': Buffer.byteLength(body),
+        },
       });
       req.on('response', (r) => {
         r.resume();

@@ -77,7 +77,10 @@ describe('a key flooding at its rate limit', () => {
               }),
             (status, body) => status === 200 && typeof body?.data?.viewer?.username === 'string' && !body.errors,
           ),
-          timed(() => fetch(`${gw.url}/health`), (status) => status === 200),
+          timed(
+            () => fetch(`${gw.url}/health`),
+            (status) => status === 200,
+          ),
         ]);
         victim.push(viewer);
         probes.push(health);

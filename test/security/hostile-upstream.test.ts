@@ -74,7 +74,11 @@ beforeAll(async () => {
   // The logger knows the token (as main.ts sets it up): its own scrubbing is the last line of defence.
   const logger = createLogger({ level: 'trace', secrets: new Set([TOKEN]), destination: { write: (line: string) => void logLines.push(line) } });
   const metrics = createMetrics();
-  client = upstreamClientFromConfig(config, { baseUrl: upstream.baseUrl, token: TOKEN }, { onCall: metrics.upstreamCall, logger: upstreamLogger(logger) });
+  client = upstreamClientFromConfig(
+    config,
+    { baseUrl: upstream.baseUrl, token: TOKEN },
+    { onCall: metrics.upstreamCall, logger: upstreamLogger(logger) },
+  );
   gateway = createGateway({ config, client, logger, metrics });
   url = await gateway.start(0);
 });

@@ -61,7 +61,9 @@ describe('introspection and suggestions in production', () => {
   let gw: TestGateway;
   beforeAll(async () => {
     // Production mode needs an upstream: the test harness points the client at its sandbox itself.
-    gw = await startTestGateway({ env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', REWARD_API_URL: 'http://127.0.0.1:9/papi/v1', REWARD_API_TOKEN: 'unused', ...KEYS_ENV } });
+    gw = await startTestGateway({
+      env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', REWARD_API_URL: 'http://127.0.0.1:9/papi/v1', REWARD_API_TOKEN: 'unused', ...KEYS_ENV },
+    });
   });
   afterAll(async () => {
     await gw?.close();

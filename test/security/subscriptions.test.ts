@@ -38,7 +38,7 @@ describe('WebSocket', () => {
     expect(gw.gateway.live.stats().pollers).toBe(0);
   });
 
-  it('answers FORBIDDEN for a subscription outside the key\'s scopes, and serves the ones inside', async () => {
+  it("answers FORBIDDEN for a subscription outside the key's scopes, and serves the ones inside", async () => {
     const client = wsClient(gw.url, { connectionParams: bearer(KEYS.reader) });
     const forbidden = subscribeWs(client, FUNDS);
     await forbidden.ended;

@@ -44,7 +44,10 @@ describe('trusted documents', () => {
   });
 
   it('accepts the Apollo persistedQuery extension too', async () => {
-    const res = await send({ extensions: { persistedQuery: { version: 1, sha256Hash: idOf('BrandPicker').replace('sha256:', '') } }, variables: { first: 2 } });
+    const res = await send({
+      extensions: { persistedQuery: { version: 1, sha256Hash: idOf('BrandPicker').replace('sha256:', '') } },
+      variables: { first: 2 },
+    });
     expect(res.body.data.brands.edges).toHaveLength(2);
   });
 

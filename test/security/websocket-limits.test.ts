@@ -6,7 +6,8 @@ import { bearer, KEYS, KEYS_ENV } from './keys.js';
 // Every operation limit answers with a stable code on both transports, and over WebSocket it fails that one
 // operation: the client's other subscriptions on the same socket keep running.
 
-const deep = '{ campaign(ref: "x") { gifts { edges { node { campaign { gifts { edges { node { campaign { gifts { edges { node { uuid } } } } } } } } } } } } }';
+const deep =
+  '{ campaign(ref: "x") { gifts { edges { node { campaign { gifts { edges { node { campaign { gifts { edges { node { uuid } } } } } } } } } } } } }';
 const aliases = `{ ${Array.from({ length: 10 }, (_, i) => `a${i}: regions { id }`).join(' ')} }`;
 const tokens = `{ regions { ${'id '.repeat(500)} } }`;
 const cost = 'query($n: Int) { gifts(first: $n) { edges { node { campaign { gifts(first: $n) { edges { node { uuid } } } } } } } }';

@@ -57,7 +57,11 @@ export async function startTestGateway(
   const sandbox = await startTestSandbox(options.sandbox);
   const config = loadConfig({ ...TEST_ENV, ...options.env });
   const token = options.token ?? sandbox.sandbox.token;
-  const logger = createLogger({ level: logLevel(config), secrets: new Set([token, ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)]), destination: options.logTo });
+  const logger = createLogger({
+    level: logLevel(config),
+    secrets: new Set([token, ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)]),
+    destination: options.logTo,
+  });
   const metrics = createMetrics();
   const client = upstreamClientFromConfig(
     config,

@@ -121,9 +121,7 @@ export interface LiveGateway {
   close(): Promise<void>;
 }
 
-export async function startLiveGateway(
-  options: { sandbox?: SandboxOptions; env?: Record<string, string> } = {},
-): Promise<LiveGateway> {
+export async function startLiveGateway(options: { sandbox?: SandboxOptions; env?: Record<string, string> } = {}): Promise<LiveGateway> {
   const sandbox = await startTestSandbox(options.sandbox);
   const config: Config = loadConfig({ ...LIVE_ENV, ...options.env });
   const client = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token: sandbox.sandbox.token });
@@ -294,7 +292,10 @@ export function subscribeSse<T = any>(
         const block = buffer.slice(0, end);
         buffer = buffer.slice(end + 2);
         const lines = block.split('\n');
-        const event = lines.find((l) => l.startsWith('event:'))?.slice('event:'.length).trim();
+        const event = lines
+          .find((l) => l.startsWith('event:'))
+          ?.slice('event:'.length)
+          .trim();
         const data = lines
           .filter((l) => l.startsWith('data:'))
           .map((l) => l.slice('data:'.length).trimStart())

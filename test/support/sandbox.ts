@@ -4,7 +4,16 @@ import { startSandbox, type RunningSandbox, type SandboxOptions } from '../../sr
 import type { StatsSnapshot } from '../../src/sandbox/stats.js';
 
 export type SandboxStats = StatsSnapshot;
-export interface FaultRule { route?: string; status?: 429 | 500 | 502 | 503; reset?: boolean; garble?: boolean; latency_ms?: number; rate: number; count?: number; after?: boolean }
+export interface FaultRule {
+  route?: string;
+  status?: 429 | 500 | 502 | 503;
+  reset?: boolean;
+  garble?: boolean;
+  latency_ms?: number;
+  rate: number;
+  count?: number;
+  after?: boolean;
+}
 export interface TestSandbox {
   sandbox: RunningSandbox;
   /** GET/POST to /papi/v1 with the bearer token; returns status and parsed JSON (or text when not JSON). */

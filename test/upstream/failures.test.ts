@@ -65,7 +65,14 @@ describe('HTTP errors', () => {
     const { client: api } = client();
     server.on('GET /ping', raw(401, 'text/html; charset=utf-8', '{"status":401,"text":"Unauthorized"}'));
     const err = await upstreamFailure(api.ping());
-    expect(err).toMatchObject({ kind: 'http', status: 401, code: 'ERROR_UNAUTHORIZED', upstreamMessage: 'Unauthorized', retryable: false, attempts: 1 });
+    expect(err).toMatchObject({
+      kind: 'http',
+      status: 401,
+      code: 'ERROR_UNAUTHORIZED',
+      upstreamMessage: 'Unauthorized',
+      retryable: false,
+      attempts: 1,
+    });
     expect(count('GET /ping')).toBe(1);
   });
 
@@ -73,9 +80,15 @@ describe('HTTP errors', () => {
     const { client: api } = client();
     server.on(
       'POST /campaign',
-      json(422, { error: { code: 'ERROR_CAMPAIGN_INVALID_BRAND', name: 'Invalid brand', message: `brand NOPE is not valid for Bearer ${TOKEN}` }, status: 422, campaign: { id: 'x' } }),
+      json(422, {
+        error: { code: 'ERROR_CAMPAIGN_INVALID_BRAND', name: 'Invalid brand', message: `brand NOPE is not valid for Bearer ${TOKEN}` },
+        status: 422,
+        campaign: { id: 'x' },
+      }),
     );
-    const err = await upstreamFailure(api.createCampaign({ id: 'o-1', priceInCents: 1000, brandCodes: ['NOPE'], contacts: [{ email: 'a@example.com' }] }));
+    const err = await upstreamFailure(
+      api.createCampaign({ id: 'o-1', priceInCents: 1000, brandCodes: ['NOPE'], contacts: [{ email: 'a@example.com' }] }),
+    );
     expect(err).toMatchObject({ kind: 'http', status: 422, code: 'ERROR_CAMPAIGN_INVALID_BRAND', retryable: false, attempts: 1 });
     expect(err.upstreamMessage).toBe('brand NOPE is not valid for Bearer [redacted]');
     expect(count('POST /campaign')).toBe(1);
@@ -214,7 +227,7 @@ describe('retries, 429 and budgets', () => {
     expect(count('GET /regions')).toBe(2);
   });
 
-  it("a body that stops half-way is a timeout too: the deadline covers the body", async () => {
+  it('a body that stops half-way is a timeout too: the deadline covers the body', async () => {
     const { client: api } = client({ timeoutMs: 80, retry: { maxAttempts: 1 } });
     server.on('GET /funds', (_req, res) => {
       res.writeHead(200, { 'content-type': 'application/json' });
@@ -344,7 +357,9 @@ describe('writes', () => {
   it('when the lookup does not find the order, the original error stands', async () => {
     const { client: api } = client();
     server.on('POST /campaign', reset);
-    const err = await upstreamFailure(api.createCampaign({ id: 'order-10', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }));
+    const err = await upstreamFailure(
+      api.createCampaign({ id: 'order-10', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }),
+    );
     expect(err).toMatchObject({ kind: 'network', attempts: 4, retryable: true, route: 'POST /campaign', outcomeUnknown: true });
     expect(count('GET /campaign/order-10')).toBe(1);
   });
@@ -352,7 +367,9 @@ describe('writes', () => {
   it('a create that was only rate limited is not looked up', async () => {
     const { client: api } = client({ retry: { maxAttempts: 2, baseDelayMs: 1 } });
     server.on('POST /campaign', json(429, { error: { code: 'ERROR_TOO_MANY_REQUESTS' }, status: 429 }));
-    const err = await upstreamFailure(api.createCampaign({ id: 'order-11', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }));
+    const err = await upstreamFailure(
+      api.createCampaign({ id: 'order-11', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }),
+    );
     expect(err).toMatchObject({ status: 429, code: 'ERROR_TOO_MANY_REQUESTS', attempts: 2, outcomeUnknown: false });
     expect(count('GET /campaign/order-11')).toBe(0);
   });
@@ -397,9 +414,28 @@ describe('writes', () => {
     const { client: api } = client();
     server.on('POST /embedded', reset);
     server.on('GET /campaign/emb-1', json(200, { campaign: { ...wireCampaign, id: 'emb-1', uuid: 'e-1', delivery_type: 'EMBEDDED' } }));
-    server.on('GET /gifts', json(200, { gifts: [{ uuid: 'g', campaign_uuid: 'e-1', campaign_id: 'emb-1', status: 'SENT_AND_REDEEMABLE', delivery_status: 'LINKCREATED', price_in_cents: 1000, shortlink: 'https://r/emb' }] }));
+    server.on(
+      'GET /gifts',
+      json(200, {
+        gifts: [
+          {
+            uuid: 'g',
+            campaign_uuid: 'e-1',
+            campaign_id: 'emb-1',
+            status: 'SENT_AND_REDEEMABLE',
+            delivery_status: 'LINKCREATED',
+            price_in_cents: 1000,
+            shortlink: 'https://r/emb',
+          },
+        ],
+      }),
+    );
     const reward = await api.createEmbeddedReward({ id: 'emb-1', brandCode: 'B', priceInCents: 1000 });
-    expect(reward).toEqual({ campaign: { id: 'emb-1', uuid: 'e-1', brandCode: 'B', priceInCents: 1000, fees: null }, giftLink: 'https://r/emb', recovered: true });
+    expect(reward).toEqual({
+      campaign: { id: 'emb-1', uuid: 'e-1', brandCode: 'B', priceInCents: 1000, fees: null },
+      giftLink: 'https://r/emb',
+      recovered: true,
+    });
     expect(server.requests.at(-1)?.url).toBe('/papi/v1/gifts?campaign_id=emb-1&limit=1');
   });
 
@@ -407,7 +443,12 @@ describe('writes', () => {
     const { client: api } = client();
     server.on('POST /embedded', raw(503, 'text/html', HTML_503));
     server.on('GET /campaign/emb-2', json(200, { campaign: { ...wireCampaign, id: 'emb-2', delivery_type: 'EMBEDDED' } }));
-    server.on('GET /gifts', json(200, { gifts: [{ uuid: 'g', campaign_uuid: 'c-9', status: 'REDEEMED', delivery_status: 'LINKCREATED', price_in_cents: 1000, shortlink: null }] }));
+    server.on(
+      'GET /gifts',
+      json(200, {
+        gifts: [{ uuid: 'g', campaign_uuid: 'c-9', status: 'REDEEMED', delivery_status: 'LINKCREATED', price_in_cents: 1000, shortlink: null }],
+      }),
+    );
     const err = await upstreamFailure(api.createEmbeddedReward({ id: 'emb-2', brandCode: 'B', priceInCents: 1000 }));
     expect(err).toMatchObject({ status: 503, retryable: true, attempts: 4 });
     expect(err.message).toContain('the order exists');

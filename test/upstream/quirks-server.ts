@@ -94,8 +94,7 @@ export async function startQuirksServer(): Promise<QuirksServer> {
     on: (route, ...handlers) => {
       routes.set(route.replace(' ', ' /papi/v1'), handlers);
     },
-    arrived: (n) =>
-      requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve })),
+    arrived: (n) => (requests.length >= n ? Promise.resolve() : new Promise((resolve) => waiters.push({ n, resolve }))),
     close: async () => {
       for (const s of sockets) s.destroy();
       server.close();

@@ -58,7 +58,9 @@ describe('conflictingFields', () => {
   });
 
   it('a subject or message the request left to a template is not compared', () => {
-    expect(conflictingFields(order({ subject: 'From the template' }), askedCampaign({ ...email, subject: undefined, giftTemplate: 't-1' }))).toEqual([]);
+    expect(conflictingFields(order({ subject: 'From the template' }), askedCampaign({ ...email, subject: undefined, giftTemplate: 't-1' }))).toEqual(
+      [],
+    );
   });
 
   it('a region order matches by region name alone, and never a brand-list request', () => {

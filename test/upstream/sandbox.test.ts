@@ -51,10 +51,7 @@ const emailOrder = (id: string, over: object = {}) => ({
   id,
   priceInCents: 1000,
   brandCodes: ['sbxcoffeeus'],
-  contacts: [
-    { email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee' },
-    { email: 'bob@example.com' },
-  ],
+  contacts: [{ email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee' }, { email: 'bob@example.com' }],
   subject: 'Thank you',
   message: 'A small thank-you.',
   ...over,
@@ -70,8 +67,22 @@ describe('happy paths', () => {
     const { client: api, events } = client();
     const created = await api.createCampaign(emailOrder('email-1'));
     expect(created).toMatchObject({ funding: 'FUNDED', recovered: false, directLinks: null, info: { code: 'INFO_CAMPAIGN_CREATED' } });
-    expect(created.campaign).toMatchObject({ id: 'email-1', status: 'API_CREATING', deliveryType: 'SERVICE_EMAIL', priceInCents: 1000, brandCodes: ['sbxcoffeeus'], contactsSuccessCount: 2, contactsFailureCount: 0 });
-    expect(created.campaign.contacts?.[0]).toEqual({ email: 'ann@example.com', firstName: 'Ann', lastName: 'Lee', message: 'New contact', addedSuccessfully: true });
+    expect(created.campaign).toMatchObject({
+      id: 'email-1',
+      status: 'API_CREATING',
+      deliveryType: 'SERVICE_EMAIL',
+      priceInCents: 1000,
+      brandCodes: ['sbxcoffeeus'],
+      contactsSuccessCount: 2,
+      contactsFailureCount: 0,
+    });
+    expect(created.campaign.contacts?.[0]).toEqual({
+      email: 'ann@example.com',
+      firstName: 'Ann',
+      lastName: 'Lee',
+      message: 'New contact',
+      addedSuccessfully: true,
+    });
     expect(created.campaign.fees?.costEntries[0]).toMatchObject({ feeType: 'PREFUND_GIFT_COST' });
 
     const byId = await api.getCampaign('email-1');
@@ -81,7 +92,14 @@ describe('happy paths', () => {
     const gifts = await api.listGifts({ campaignId: 'email-1', sort: 'recipient_email', order: 'asc' });
     expect(gifts).toMatchObject({ numberOfResults: 2, totalCount: 2, limit: 20, offset: 0 });
     const gift = gifts.items[0]!;
-    expect(gift).toMatchObject({ campaignId: 'email-1', status: 'SENT_AND_REDEEMABLE', deliveryStatus: 'DELIVERED', recipientEmail: 'ann@example.com', brandCode: 'sbxcoffeeus', redeliveryCount: 0 });
+    expect(gift).toMatchObject({
+      campaignId: 'email-1',
+      status: 'SENT_AND_REDEEMABLE',
+      deliveryStatus: 'DELIVERED',
+      recipientEmail: 'ann@example.com',
+      brandCode: 'sbxcoffeeus',
+      redeliveryCount: 0,
+    });
     expect(gift.createdDate).toBeInstanceOf(Date);
     expect(Math.abs(gift.createdDate!.getTime() - Date.now())).toBeLessThan(60 * 60 * 1000); // the right zone, not off by hours
 
@@ -107,14 +125,26 @@ describe('happy paths', () => {
 
   it('an order beyond the balance is accepted and waits for funds', async () => {
     const { client: api } = client();
-    const created = await api.createCampaign(emailOrder('big-1', { brandCodes: ['sbxprepaidus'], priceInCents: 100_000, contacts: Array.from({ length: 11 }, (_, i) => ({ email: `p${i}@example.com` })) }));
+    const created = await api.createCampaign(
+      emailOrder('big-1', {
+        brandCodes: ['sbxprepaidus'],
+        priceInCents: 100_000,
+        contacts: Array.from({ length: 11 }, (_, i) => ({ email: `p${i}@example.com` })),
+      }),
+    );
     expect(created.funding).toBe('AWAITING_FUNDS');
     expect(created.info.code).toBe('INFO_CAMPAIGN_CREATED_FUNDS_REQUIRED');
   });
 
   it('short links: created, then read once generated', async () => {
     const { client: api } = client();
-    const created = await api.createCampaign({ id: 'short-1', priceInCents: 1000, deliveryType: 'SHORTLINK', brandCodes: ['sbxcoffeeus'], linkCount: 3 });
+    const created = await api.createCampaign({
+      id: 'short-1',
+      priceInCents: 1000,
+      deliveryType: 'SHORTLINK',
+      brandCodes: ['sbxcoffeeus'],
+      linkCount: 3,
+    });
     expect(created.campaign.deliveryType).toBe('SHORTLINK');
     const page = await api.getLinks('short-1');
     expect(page).toMatchObject({ ready: true, kind: 'SHORTLINK', totalCount: 3, limit: 50, offset: 0 });
@@ -150,10 +180,26 @@ describe('happy paths', () => {
     expect(usd.items[0]).toMatchObject({ brandCode: expect.any(String), imageUrl: expect.stringMatching(/^https:/), disclaimer: expect.any(String) });
     const embeddable = await api.listBrands({ embeddable: true, minPriceInCents: 400, maxPriceInCents: 600, search: 'coffee' });
     expect(embeddable.items.map((b) => b.brandCode).sort()).toEqual(['sbxcoffeeca', 'sbxcoffeeus']);
-    expect(await api.getBrand('sbxcoffeeus')).toMatchObject({ variablePrice: false, allowedPricesInCents: [500, 1000, 2500], currency: 'USD', regionIds: [2], embeddable: true });
-    expect(await api.getBrand('sbxbooksus')).toMatchObject({ variablePrice: true, minPriceInCents: 500, maxPriceInCents: 50000, allowedPricesInCents: null });
+    expect(await api.getBrand('sbxcoffeeus')).toMatchObject({
+      variablePrice: false,
+      allowedPricesInCents: [500, 1000, 2500],
+      currency: 'USD',
+      regionIds: [2],
+      embeddable: true,
+    });
+    expect(await api.getBrand('sbxbooksus')).toMatchObject({
+      variablePrice: true,
+      minPriceInCents: 500,
+      maxPriceInCents: 50000,
+      allowedPricesInCents: null,
+    });
     expect(await api.getBrand('sbxcinemaus')).toMatchObject({ expiryPeriod: '12 months' });
-    expect((await api.listRegions()).map((r) => [r.id, r.name])).toEqual([[1, 'Canada'], [2, 'USA'], [3, 'Global'], [4, 'Australia']]);
+    expect((await api.listRegions()).map((r) => [r.id, r.name])).toEqual([
+      [1, 'Canada'],
+      [2, 'USA'],
+      [3, 'Global'],
+      [4, 'Australia'],
+    ]);
   });
 
   it('funds: read and top up', async () => {

@@ -40,7 +40,16 @@ const wireCampaign = {
   region: null,
   fees: {
     cost_entries: [
-      { fee_type: 'PREFUND_GIFT_COST', percentage: '0.000', amount_in_cents: 5000, currency: 'USD', tax_type: 'NOTAX', tax_in_cents: 0, number_of_gifts: 2, fee_per_gift_in_cents: 2500 },
+      {
+        fee_type: 'PREFUND_GIFT_COST',
+        percentage: '0.000',
+        amount_in_cents: 5000,
+        currency: 'USD',
+        tax_type: 'NOTAX',
+        tax_in_cents: 0,
+        number_of_gifts: 2,
+        fee_per_gift_in_cents: 2500,
+      },
       { fee_type: 'SOMETHING_NEW', amount_in_cents: 0 },
     ],
     subtotal_in_cents: 5000,
@@ -126,8 +135,7 @@ describe('tolerant reader', () => {
   });
 
   it('derives funding from the create info code, then from the status', async () => {
-    const created = (code: string, status = 'API_CREATING') =>
-      json(200, { info: info(code), status: 200, campaign: { ...wireCampaign, status } });
+    const created = (code: string, status = 'API_CREATING') => json(200, { info: info(code), status: 200, campaign: { ...wireCampaign, status } });
     server.on(
       'POST /campaign',
       created('INFO_CAMPAIGN_CREATED'),
@@ -172,19 +180,23 @@ describe('tolerant reader', () => {
   it('folds GIVER_CANCELED into GIVER_CANCELLED, keeps unknown statuses and reads DST-edge dates', async () => {
     server.on(
       'GET /gifts',
-      json(200, {
-        gifts: [
-          wireGift({ uuid: 'g-1', status: 'GIVER_CANCELED' }),
-          wireGift({ uuid: 'g-2', status: 'GIVER_CANCELLED', delivery_status: 'UNSUBSCRIBED' }),
-          wireGift({ uuid: 'g-3', status: 'ON_HOLD_FOR_REVIEW', delivery_status: 'QUARANTINED', redelivery_count: '2', brand_code: undefined }),
-        ],
-        number_of_results: '3',
-        limit: 20,
-        offset: 0,
-        total_count: 3,
-        info: { code: 'INFO_GIFTS' },
-        status: 200,
-      }, { 'cache-control': 'private, max-age=5' }),
+      json(
+        200,
+        {
+          gifts: [
+            wireGift({ uuid: 'g-1', status: 'GIVER_CANCELED' }),
+            wireGift({ uuid: 'g-2', status: 'GIVER_CANCELLED', delivery_status: 'UNSUBSCRIBED' }),
+            wireGift({ uuid: 'g-3', status: 'ON_HOLD_FOR_REVIEW', delivery_status: 'QUARANTINED', redelivery_count: '2', brand_code: undefined }),
+          ],
+          number_of_results: '3',
+          limit: 20,
+          offset: 0,
+          total_count: 3,
+          info: { code: 'INFO_GIFTS' },
+          status: 200,
+        },
+        { 'cache-control': 'private, max-age=5' },
+      ),
     );
     const page = await c.client.listGifts({});
     expect(page.items.map((g) => [g.uuid, g.status, g.deliveryStatus])).toEqual([
@@ -242,14 +254,52 @@ describe('tolerant reader', () => {
   it('reads fixed and ranged brands', async () => {
     server.on(
       'GET /brands/FIXED',
-      json(200, { brand: { brand_code: 'FIXED', name: 'Fixed', image_url: null, regions: ['2', 3], fund_currencyisocode: 'USD', variable_price: false, allowed_prices_in_cents: [1000, '2500'], embeddable: true } }),
+      json(200, {
+        brand: {
+          brand_code: 'FIXED',
+          name: 'Fixed',
+          image_url: null,
+          regions: ['2', 3],
+          fund_currencyisocode: 'USD',
+          variable_price: false,
+          allowed_prices_in_cents: [1000, '2500'],
+          embeddable: true,
+        },
+      }),
     );
     server.on(
       'GET /brands/RANGE',
-      json(200, { brand: { brand_code: 'RANGE', name: 'Range', image_url: 'https://img/r', description: 'd', regions: [1], fund_currencyisocode: 'CAD', variable_price: true, min_price_in_cents: 500, max_price_in_cents: 50000, expiry_period: '12 months' } }),
+      json(200, {
+        brand: {
+          brand_code: 'RANGE',
+          name: 'Range',
+          image_url: 'https://img/r',
+          description: 'd',
+          regions: [1],
+          fund_currencyisocode: 'CAD',
+          variable_price: true,
+          min_price_in_cents: 500,
+          max_price_in_cents: 50000,
+          expiry_period: '12 months',
+        },
+      }),
     );
-    expect(await c.client.getBrand('FIXED')).toMatchObject({ regionIds: [2, 3], currency: 'USD', variablePrice: false, allowedPricesInCents: [1000, 2500], embeddable: true, minPriceInCents: null });
-    expect(await c.client.getBrand('RANGE')).toMatchObject({ variablePrice: true, minPriceInCents: 500, maxPriceInCents: 50000, allowedPricesInCents: null, embeddable: false, expiryPeriod: '12 months' });
+    expect(await c.client.getBrand('FIXED')).toMatchObject({
+      regionIds: [2, 3],
+      currency: 'USD',
+      variablePrice: false,
+      allowedPricesInCents: [1000, 2500],
+      embeddable: true,
+      minPriceInCents: null,
+    });
+    expect(await c.client.getBrand('RANGE')).toMatchObject({
+      variablePrice: true,
+      minPriceInCents: 500,
+      maxPriceInCents: 50000,
+      allowedPricesInCents: null,
+      embeddable: false,
+      expiryPeriod: '12 months',
+    });
   });
 
   it('turns fundsbycurrency into balances sorted by currency', async () => {
@@ -284,31 +334,66 @@ describe('tolerant reader', () => {
   it('reads link pages of both kinds and the still-generating answer', async () => {
     server.on(
       'GET /links/short-1',
-      json(200, { shortlinks: [{ number: 2, shortlink: 'https://s/2' }, { number: 1, shortlink: 'https://s/1' }], number_of_results: 2, limit: 50, offset: 0, total_count: 2 }),
+      json(200, {
+        shortlinks: [
+          { number: 2, shortlink: 'https://s/2' },
+          { number: 1, shortlink: 'https://s/1' },
+        ],
+        number_of_results: 2,
+        limit: 50,
+        offset: 0,
+        total_count: 2,
+      }),
     );
     server.on('GET /links/direct-1', json(200, { directlinks: [{ number: '1', link: 'https://d/1' }], total_count: 1 }));
     server.on('GET /links/busy', json(200, { info: info('INFO_LINKS_GENERATION_IN_PROGRESS'), status: 200 }));
     expect(await c.client.getLinks('short-1')).toEqual({
       ready: true,
       kind: 'SHORTLINK',
-      links: [{ number: 1, url: 'https://s/1' }, { number: 2, url: 'https://s/2' }],
+      links: [
+        { number: 1, url: 'https://s/1' },
+        { number: 2, url: 'https://s/2' },
+      ],
       limit: 50,
       offset: 0,
       totalCount: 2,
     });
-    expect(await c.client.getLinks('direct-1', { limit: 10, offset: 0 })).toMatchObject({ kind: 'DIRECT_LINK', links: [{ number: 1, url: 'https://d/1' }], limit: 10 });
+    expect(await c.client.getLinks('direct-1', { limit: 10, offset: 0 })).toMatchObject({
+      kind: 'DIRECT_LINK',
+      links: [{ number: 1, url: 'https://d/1' }],
+      limit: 10,
+    });
     expect(await c.client.getLinks('busy')).toMatchObject({ ready: false, kind: null, links: [] });
     expect(new URL(server.requests[1]!.url, 'http://x').search).toBe('?limit=10&offset=0');
   });
 
   it('reads direct-link and embedded create answers', async () => {
-    server.on('POST /direct_links', json(200, { info: info('INFO_CAMPAIGN_CREATED'), status: 200, direct_links: ['https://r/1', 'https://r/2'], campaign: { ...wireCampaign, delivery_type: 'DIRECT_LINK', contacts: null, subject: null } }));
-    server.on('POST /embedded', json(200, { campaign: { uuid: 'e-uuid', id: 'emb-1', brand_code: 'AMAZONUS', price_in_cents: 1000, fees: null }, gift_link: 'https://r/e', info: info('INFO_CAMPAIGN_CREATED') }));
+    server.on(
+      'POST /direct_links',
+      json(200, {
+        info: info('INFO_CAMPAIGN_CREATED'),
+        status: 200,
+        direct_links: ['https://r/1', 'https://r/2'],
+        campaign: { ...wireCampaign, delivery_type: 'DIRECT_LINK', contacts: null, subject: null },
+      }),
+    );
+    server.on(
+      'POST /embedded',
+      json(200, {
+        campaign: { uuid: 'e-uuid', id: 'emb-1', brand_code: 'AMAZONUS', price_in_cents: 1000, fees: null },
+        gift_link: 'https://r/e',
+        info: info('INFO_CAMPAIGN_CREATED'),
+      }),
+    );
     const links = await c.client.createDirectLinks({ id: 'order-1', priceInCents: 2500, brandCodes: ['AMAZONUS'], linkCount: 2 });
     expect(links).toMatchObject({ directLinks: ['https://r/1', 'https://r/2'], recovered: false, funding: 'FUNDED' });
     expect(links.campaign.contacts).toBeNull();
     const embedded = await c.client.createEmbeddedReward({ id: 'emb-1', brandCode: 'AMAZONUS', priceInCents: 1000 });
-    expect(embedded).toEqual({ campaign: { id: 'emb-1', uuid: 'e-uuid', brandCode: 'AMAZONUS', priceInCents: 1000, fees: null }, giftLink: 'https://r/e', recovered: false });
+    expect(embedded).toEqual({
+      campaign: { id: 'emb-1', uuid: 'e-uuid', brandCode: 'AMAZONUS', priceInCents: 1000, fees: null },
+      giftLink: 'https://r/e',
+      recovered: false,
+    });
     expect(server.requests.map((r) => JSON.parse(r.body))).toEqual([
       { id: 'order-1', price_in_cents: 2500, brand_codes: ['AMAZONUS'], link_count: 2 },
       { id: 'emb-1', brand_code: 'AMAZONUS', price_in_cents: 1000 },
@@ -319,7 +404,8 @@ describe('tolerant reader', () => {
     server.on('GET /campaign/a%3Fb%20c%23', json(200, { campaign: wireCampaign }));
     expect(await c.client.getCampaign('a?b c#')).not.toBeNull();
     const sent = server.requests.length;
-    for (const bad of ['a/b', '..', '\uD800']) await expect((async () => c.client.getCampaign(bad))()).rejects.toMatchObject({ name: 'BadPathSegment' });
+    for (const bad of ['a/b', '..', '\uD800'])
+      await expect((async () => c.client.getCampaign(bad))()).rejects.toMatchObject({ name: 'BadPathSegment' });
     expect(server.requests.length).toBe(sent);
   });
 
@@ -327,6 +413,8 @@ describe('tolerant reader', () => {
     server.on('GET /gifts/g-1', json(200, { gift: wireGift({}) }));
     await c.client.getGift('g-1');
     expect(c.events).toEqual([{ route: 'GET /gifts/:uuid', status: 200, attempts: 1, durationMs: expect.any(Number), outcome: 'ok' }]);
-    expect(c.logs).toEqual([{ level: 'debug', obj: { route: 'GET /gifts/:uuid', attempt: 1, status: 200, durationMs: expect.any(Number) }, msg: 'upstream attempt' }]);
+    expect(c.logs).toEqual([
+      { level: 'debug', obj: { route: 'GET /gifts/:uuid', attempt: 1, status: 200, durationMs: expect.any(Number) }, msg: 'upstream attempt' },
+    ]);
   });
 });
