@@ -1,23 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
 
 // In-memory mode (one process, no REDIS_URL) keeps a bounded log per key with the same cursors as cluster
 // mode: a client that reconnects with `after` gets exactly the events it missed, then live ones; a cursor of
 // a log that is gone (the process restarted) is CURSOR_EXPIRED, a malformed or foreign one BAD_USER_INPUT.
-
-const GIFT_CHANGES = /* GraphQL */ `
-  subscription ($campaign: ID, $after: String) {
-    giftStatusChanged(campaign: $campaign, after: $after) {
-      gift {
-        uuid
-        status
-      }
-      cursor
-    }
-  }
-`;
 
 let gw: LiveGateway;
 let client: ReturnType<typeof wsClient>;
@@ -41,8 +29,8 @@ describe('resume with after (in-memory mode)', () => {
     const key = `campaign:${order.uuid}`;
     const gifts = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
     // A second subscriber stays connected throughout, so the key's poller never stops.
-    const steady = subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
-    const leaving = subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
+    const steady = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id });
+    const leaving = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id });
     await gw.watch.until(() => gw.watch.completed(key) >= 1);
 
     await gw.sandbox.control.redeem(gifts[0]!);
@@ -52,7 +40,7 @@ describe('resume with after (in-memory mode)', () => {
     await gw.sandbox.control.redeem(gifts[2]!);
     await gw.watch.until(() => steady.received.length >= 3);
 
-    const back = subscribeWs(client, GIFT_CHANGES, { campaign: order.id, after: first.data.giftStatusChanged.cursor });
+    const back = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id, after: first.data.giftStatusChanged.cursor });
     await back.take(2);
     await gw.sandbox.control.redeem(gifts[3]!);
     await back.take(1);
@@ -67,11 +55,11 @@ describe('resume with after (in-memory mode)', () => {
 
   it('refuses a malformed cursor and a cursor of another subscription with BAD_USER_INPUT', async () => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
-    const malformed = subscribeWs(client, GIFT_CHANGES, { campaign: order.id, after: 'not-a-cursor' });
+    const malformed = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id, after: 'not-a-cursor' });
     expect(await malformed.ended).toBe('complete');
     expect(codeOf(malformed)).toBe('BAD_USER_INPUT');
     const foreign = encodeCursor({ key: 'campaign:someone-else', epoch: 'x', id: '1-0' });
-    const other = subscribeWs(client, GIFT_CHANGES, { campaign: order.id, after: foreign });
+    const other = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id, after: foreign });
     expect(await other.ended).toBe('complete');
     expect(codeOf(other)).toBe('BAD_USER_INPUT');
   });
@@ -79,14 +67,14 @@ describe('resume with after (in-memory mode)', () => {
   it('refuses a cursor of a log that no longer exists (the process restarted) with CURSOR_EXPIRED', async () => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 2 });
     const gifts = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
-    const before = subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
+    const before = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id });
     await gw.watch.until(() => gw.watch.completed(`campaign:${order.uuid}`) >= 1);
     await gw.sandbox.control.redeem(gifts[0]!);
     const [event] = await before.take(1);
     await gw.restart();
     const again = wsClient(gw.url);
     try {
-      const stale = subscribeWs(again, GIFT_CHANGES, { campaign: order.id, after: event.data.giftStatusChanged.cursor });
+      const stale = subscribeWs(again, RESUMABLE_GIFT_CHANGES, { campaign: order.id, after: event.data.giftStatusChanged.cursor });
       expect(await stale.ended).toBe('complete');
       expect(codeOf(stale)).toBe('CURSOR_EXPIRED');
     } finally {

@@ -1,23 +1,12 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
 
 // The retention period in in-memory mode: a cursor older than LIVE_RETENTION_MS is CURSOR_EXPIRED; within it, a
 // key's snapshot outlives its last subscriber, so a client resuming after a quiet gap gets the changes made
 // while nobody watched (no second baseline); a cursor past the end of the log was never issued: BAD_USER_INPUT.
 
-const GIFT_CHANGES = /* GraphQL */ `
-  subscription ($campaign: ID, $after: String) {
-    giftStatusChanged(campaign: $campaign, after: $after) {
-      gift {
-        uuid
-        status
-      }
-      cursor
-    }
-  }
-`;
 /** Short enough that waiting it out costs a moment; long against one poll interval (50 ms). */
 const SHORT_RETENTION_MS = 300;
 
@@ -47,7 +36,7 @@ async function giftsOf(gw: LiveGateway, recipients: number) {
 
 /** Subscribes, lets the baseline pass, redeems `gift` and returns the event's cursor; the subscription is closed. */
 async function cursorAfterRedeem(gw: LiveGateway, client: ReturnType<typeof wsClient>, orderId: string, key: string, gift: string): Promise<string> {
-  const stream = subscribeWs(client, GIFT_CHANGES, { campaign: orderId });
+  const stream = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: orderId });
   await gw.watch.until(() => gw.watch.completed(key) >= 1);
   await gw.sandbox.control.redeem(gift);
   const [event] = await stream.take(1);
@@ -63,7 +52,7 @@ describe('retention (in-memory mode)', () => {
     // The cursor's age is what the retention is measured against: wait until it is past it, and no longer.
     const issuedAt = Number(id.split('-')[0]);
     await new Promise((resolve) => setTimeout(resolve, Math.max(0, issuedAt + SHORT_RETENTION_MS + 50 - Date.now())));
-    const stale = subscribeWs(briefClient, GIFT_CHANGES, { campaign: order.id, after: cursor });
+    const stale = subscribeWs(briefClient, RESUMABLE_GIFT_CHANGES, { campaign: order.id, after: cursor });
     expect(await stale.ended).toBe('complete');
     expect(codeOf(stale)).toBe('CURSOR_EXPIRED');
   });
@@ -79,7 +68,7 @@ describe('retention (in-memory mode)', () => {
     await lasting.sandbox.control.redeem(gifts[2]!);
     expect(lasting.watch.startedCount(key)).toBe(pollsBeforeGap);
 
-    const back = subscribeWs(lastingClient, GIFT_CHANGES, { campaign: order.id, after: cursor });
+    const back = subscribeWs(lastingClient, RESUMABLE_GIFT_CHANGES, { campaign: order.id, after: cursor });
     await back.take(2);
     // The first poll after the gap delivered both: it diffed against the kept snapshot (a baseline delivers none).
     expect(lasting.watch.deliveries(key).slice(-2)).toEqual([pollsBeforeGap + 1, pollsBeforeGap + 1]);
@@ -95,7 +84,10 @@ describe('retention (in-memory mode)', () => {
     const [ms, seq] = id.split('-').map(Number) as [number, number];
     // (The entry right after it may be real: the order's end is logged too.)
     for (const forgedId of [`${ms}-${seq + 1_000_000}`, `${ms + 86_400_000}-0`]) {
-      const forged = subscribeWs(lastingClient, GIFT_CHANGES, { campaign: order.id, after: encodeCursor({ key: cursorKey, epoch, id: forgedId }) });
+      const forged = subscribeWs(lastingClient, RESUMABLE_GIFT_CHANGES, {
+        campaign: order.id,
+        after: encodeCursor({ key: cursorKey, epoch, id: forgedId }),
+      });
       expect(await forged.ended).toBe('complete');
       expect(codeOf(forged)).toBe('BAD_USER_INPUT');
     }

@@ -319,3 +319,16 @@ export function connected(client: Client): Promise<void> {
     });
   });
 }
+
+/** Reward changes of one order (or the account), resumable: each event's cursor, and `after` to resume from. */
+export const RESUMABLE_GIFT_CHANGES = /* GraphQL */ `
+  subscription ($campaign: ID, $after: String) {
+    giftStatusChanged(campaign: $campaign, after: $after) {
+      gift {
+        uuid
+        status
+      }
+      cursor
+    }
+  }
+`;
