@@ -8,11 +8,14 @@ import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
 /** A write that may have taken effect where no result union could say so (mutations return OutcomeUnknown). */
 const OUTCOME_UNKNOWN = 'The reward API did not confirm the outcome: the operation may have taken effect. Check before retrying.';
 
+/** The code of an unknown outcome says what cut it short; a write cut in flight is marked by call.ts, a read has no effect. */
+const UNKNOWN_OUTCOME_CODES: Partial<Record<UpstreamError['kind'], string>> = { timeout: 'UPSTREAM_TIMEOUT', aborted: 'REQUEST_ABORTED' };
+
 function describe(error: UpstreamError): { message: string; extensions: Record<string, unknown> } {
   if (error.outcomeUnknown) {
     return {
       message: OUTCOME_UNKNOWN,
-      extensions: { code: error.kind === 'timeout' ? 'UPSTREAM_TIMEOUT' : 'UPSTREAM_UNAVAILABLE', retryable: false },
+      extensions: { code: UNKNOWN_OUTCOME_CODES[error.kind] ?? 'UPSTREAM_UNAVAILABLE', retryable: false },
     };
   }
   if (error.kind === 'timeout') {
@@ -23,14 +26,6 @@ function describe(error: UpstreamError): { message: string; extensions: Record<s
     return {
       message: 'The gateway is at capacity right now (its queue for the reward API is full); retry shortly.',
       extensions: { code: 'GATEWAY_OVERLOADED', retryAfterSeconds: 1 },
-    };
-  }
-  if (error.kind === 'aborted' && error.inFlight) {
-    // Cut while the reward API was handling it (the gateway stopping): like a timeout, it may have happened.
-    return {
-      message:
-        'The request was cancelled while the reward API was handling it: it may have taken effect. Check before repeating it (a create retried with the same id is safe).',
-      extensions: { code: 'REQUEST_ABORTED', retryable: false },
     };
   }
   if (error.kind === 'aborted') {
