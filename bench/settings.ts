@@ -5,7 +5,7 @@ import { z } from 'zod';
 // under ten minutes (BENCH_QUICK=1: about two). A typo stops the run with a message rather than measuring the wrong thing.
 
 export const SCENARIOS = ['compare', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile', 'cluster'] as const;
-export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'apollo', 'yoga'] as const;
+export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'gateway-baseline', 'apollo', 'yoga'] as const;
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -56,7 +56,7 @@ const envSchema = z.object({
   BENCH_COMPARE_FUNDS_S: int(1).default(3),
   BENCH_COMPARE_SERIAL: int(1).default(20),
   BENCH_COMPARE_CONCURRENT: int(1).default(100),
-  /** Which servers the comparison measures, comma-separated; default all four. */
+  /** Which servers the comparison measures, comma-separated; default all (gateway-baseline only with BENCH_BASELINE_ENTRY). */
   BENCH_TARGETS: z
     .string()
     .default(TARGETS.join(','))
@@ -69,6 +69,11 @@ const envSchema = z.object({
     .pipe(z.array(z.enum(TARGETS)).min(1)),
   /** A compiled gateway entry to use instead of building one (see bench/targets.ts). */
   BENCH_COMPILED_ENTRY: z.string().min(1).optional(),
+  /**
+   * Another compiled gateway entry (say the previous commit's `dist/main.js` in a second checkout) measured in
+   * the same run as `gateway-baseline`: the way to tell whether a change made the gateway faster.
+   */
+  BENCH_BASELINE_ENTRY: z.string().min(1).optional(),
 });
 
 /** BENCH_QUICK=1: every knob the caller did not set takes a value that makes the whole run about two minutes. */

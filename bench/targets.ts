@@ -8,11 +8,12 @@ import { freePort, launch, ROOT, rssFromProc, stopper, waitUntilHealthy, type Ch
 // gateway started the way production starts it (NODE_ENV=production, an API key), once through tsx and once
 // compiled to JavaScript, and the two peers of bench/peers/ (plain JavaScript on plain node).
 
-export type TargetName = 'gateway-tsx' | 'gateway-compiled' | 'apollo' | 'yoga';
+export type TargetName = 'gateway-tsx' | 'gateway-compiled' | 'gateway-baseline' | 'apollo' | 'yoga';
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   'gateway-tsx': 'reward-gateway (tsx)',
   'gateway-compiled': 'reward-gateway (compiled)',
+  'gateway-baseline': 'reward-gateway (baseline)',
   apollo: 'Apollo + RESTDataSource',
   yoga: 'plain yoga',
 };
@@ -76,7 +77,7 @@ async function settle(child: Child, name: TargetName, url: string): Promise<Targ
 }
 
 export async function startGatewayTarget(
-  name: 'gateway-tsx' | 'gateway-compiled',
+  name: 'gateway-tsx' | 'gateway-compiled' | 'gateway-baseline',
   entry: string,
   upstream: SandboxProcess,
   nodeArgs: string[] = [],

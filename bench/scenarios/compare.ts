@@ -107,6 +107,8 @@ async function startTargets(ctx: CompareContext): Promise<Target[]> {
     const entry = compiledEntry(settings.BENCH_COMPILED_ENTRY, log);
     if (entry) await start('gateway-compiled', () => startGatewayTarget('gateway-compiled', entry, sandbox));
   }
+  const baseline = settings.BENCH_BASELINE_ENTRY;
+  if (baseline) await start('gateway-baseline', () => startGatewayTarget('gateway-baseline', baseline, sandbox));
   await start('apollo', () => startPeer('apollo', sandbox));
   await start('yoga', () => startPeer('yoga', sandbox));
   return targets;
@@ -215,7 +217,7 @@ function ratiosOf(targets: TargetResult[]): Ratio[] {
   const ratios: Ratio[] = [];
   const add = (goal: string, target: TargetName, value: number, bound: number, atMost: boolean) =>
     ratios.push({ goal, target, value: round(value, 2), bound, atMost, met: atMost ? value <= bound : value >= bound });
-  for (const g of targets.filter((t) => t.name.startsWith('gateway'))) {
+  for (const g of targets.filter((t) => t.name.startsWith('gateway') && t.name !== 'gateway-baseline')) {
     const m = g.median;
     if (yoga) add('nested read CPU per query ÷ plain yoga', g.name, m.nestedCpuMsPerQuery / yoga.nestedCpuMsPerQuery, 0.8, true);
     if (peers.length) {
@@ -225,8 +227,16 @@ function ratiosOf(targets: TargetResult[]): Ratio[] {
     if (yoga) add('{ funds } CPU per query ÷ plain yoga', g.name, m.fundsCpuMsPerQuery / yoga.fundsCpuMsPerQuery, 1, true);
     if (apollo) add('{ funds } p99 at 10 connections ÷ Apollo', g.name, m.fundsP99Ms / apollo.fundsP99Ms, 1, true);
   }
-  const compiled = targets.find((t) => t.name === 'gateway-compiled');
-  if (compiled) add('idle RSS of the compiled production start ÷ 100 MB', 'gateway-compiled', compiled.idleRssBytes / (100 * 1024 * 1024), 1, true);
+  // Not a goal of the issue: whether this checkout is cheaper than the baseline checkout, in the same run.
+  const baseline = by('gateway-baseline');
+  const compiled = by('gateway-compiled');
+  if (baseline && compiled) {
+    add('nested read CPU per query ÷ baseline', 'gateway-compiled', compiled.nestedCpuMsPerQuery / baseline.nestedCpuMsPerQuery, 1, true);
+    add('{ funds } CPU per query ÷ baseline', 'gateway-compiled', compiled.fundsCpuMsPerQuery / baseline.fundsCpuMsPerQuery, 1, true);
+  }
+  const compiledTarget = targets.find((t) => t.name === 'gateway-compiled');
+  if (compiledTarget)
+    add('idle RSS of the compiled production start ÷ 100 MB', 'gateway-compiled', compiledTarget.idleRssBytes / (100 * 1024 * 1024), 1, true);
   return ratios;
 }
 
