@@ -13,6 +13,7 @@ import { createLiveStore } from './live/live-store.js';
 import { createDrain } from './ops/drain.js';
 import { createLogger, logLevel, type Logger } from './ops/logger.js';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
+import { useCompiledExecution } from './ops/use-compiled-execution.js';
 import { reportUnexpectedErrors } from './ops/report-unexpected-errors.js';
 import { useOperationLog } from './ops/use-operation-log.js';
 import { useOperationMetrics } from './ops/use-operation-metrics.js';
@@ -139,6 +140,7 @@ export function createGateway({
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),
       graphiqlPage.plugin,
+      useCompiledExecution({ logger }),
       useUpstreamScope({ stopping: stopping.signal }),
     ],
     context: (initial) =>

@@ -1,0 +1,85 @@
+import { getOperationAST, getVariableValues, type DocumentNode, type ExecutionArgs, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
+import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import type { Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../context.js';
+import type { Logger } from './logger.js';
+
+// Executes an operation through code compiled for its document (graphql-jit) instead of graphql-js walking the
+// document for every field of every answer: a nested read of 2,000 fields spends a quarter less CPU this way.
+// - A document is compiled on its second execution, not its first: compiling costs two to three times what
+//   validating does, so a caller sending a new document every time pays nothing extra, and the documents a
+//   client really repeats (all of a frontend's, every trusted document) run compiled from their second use.
+// - Variables are coerced by graphql-js first and the operation is refused with its errors, exactly as the
+//   interpreter refuses them: graphql-jit's own coercion knows neither @oneOf nor the scalars' own messages,
+//   and answers a malformed value with an internal error.
+// - A document graphql-jit cannot compile keeps running interpreted (logged once) rather than failing.
+// The compiled code is kept with the document, so it lives exactly as long as yoga's document cache keeps it.
+
+/** Executions of a document before it is compiled: compiled from its second on. */
+const INTERPRETED_RUNS = 1;
+
+interface Plan {
+  runs: number;
+  schema: GraphQLSchema;
+  variables: readonly VariableDefinitionNode[];
+  /** Undefined until compiled; null when graphql-jit could not compile it. */
+  compiled?: CompiledQuery | null;
+}
+
+export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
+  // Per document, per operation name (a document may hold several operations).
+  const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
+
+  function compiledFor(args: ExecutionArgs): Plan | null {
+    const name = args.operationName ?? '';
+    let byName = plans.get(args.document);
+    if (!byName) plans.set(args.document, (byName = new Map()));
+    let plan = byName.get(name);
+    if (!plan || plan.schema !== args.schema) {
+      const operation = getOperationAST(args.document, args.operationName);
+      // The interpreter reports a missing or ambiguous operation in its own words.
+      if (!operation) return null;
+      plan = { runs: 0, schema: args.schema, variables: operation.variableDefinitions ?? [] };
+      byName.set(name, plan);
+    }
+    if (++plan.runs <= INTERPRETED_RUNS) return null;
+    if (plan.compiled === undefined) {
+      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
+      plan.compiled = isCompiledQuery(result) ? result : null;
+      // On the operation's own logger when it has one, so the line carries its request id.
+      const log = (args.contextValue as Partial<GatewayContext>).log ?? logger;
+      if (plan.compiled) log.debug({ operationName: args.operationName }, 'operation compiled');
+      else
+        log.warn(
+          { operationName: args.operationName, errors: (result as { errors?: unknown }).errors },
+          'operation runs interpreted: graphql-jit could not compile it',
+        );
+    }
+    return plan.compiled ? plan : null;
+  }
+
+  /** graphql-js's coercion errors for the operation's variables, or null when they are fine. */
+  function variableErrors(plan: Plan, args: ExecutionArgs) {
+    const coerced = getVariableValues(plan.schema, plan.variables, args.variableValues ?? {}, { maxErrors: 50 });
+    return coerced.errors ?? null;
+  }
+
+  return {
+    onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
+      const plan = compiledFor(args);
+      if (!plan) return;
+      const errors = variableErrors(plan, args);
+      if (errors) return setResultAndStopExecution({ errors });
+      const compiled = plan.compiled!;
+      setExecuteFn((run) => compiled.query(run.rootValue, run.contextValue, run.variableValues));
+    },
+    onSubscribe({ args, setSubscribeFn, setResultAndStopExecution }) {
+      const plan = compiledFor(args);
+      if (!plan?.compiled?.subscribe) return;
+      const errors = variableErrors(plan, args);
+      if (errors) return setResultAndStopExecution({ errors });
+      const subscribe = plan.compiled.subscribe.bind(plan.compiled);
+      setSubscribeFn((run) => subscribe(run.rootValue, run.contextValue, run.variableValues));
+    },
+  };
+}

@@ -1,0 +1,103 @@
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createEmailOrder, uniqueId } from '../support/fixtures.js';
+import { startTestGateway, type TestGateway } from '../support/gateway.js';
+
+// A document runs interpreted (graphql-js) on its first execution and compiled (graphql-jit) from its second
+// (src/ops/use-compiled-execution.ts). Whatever the operation, the compiled answer must be the interpreted one
+// byte for byte: data, nulls, error paths and codes, union members, variable errors.
+
+let gw: TestGateway;
+let order: { id: string; uuid: string };
+const logs: string[] = [];
+
+beforeAll(async () => {
+  gw = await startTestGateway({
+    env: { LOG_LEVEL: 'debug', UPSTREAM_RETRY_ATTEMPTS: '1', CATALOG_CACHE_TTL_MS: '0' },
+    logTo: { write: (line: string) => void logs.push(line) },
+  });
+  order = await createEmailOrder(gw.sandbox, { recipients: 2, brandCodes: ['sbxcoffeeus', 'sbxbooksus'] });
+});
+afterEach(async () => {
+  await gw.sandbox.control.clearFaults();
+});
+afterAll(async () => {
+  await gw?.close();
+});
+
+/** Runs the operation three times and returns the answers' texts: interpreted, then compiled twice. */
+async function threeRuns(query: string, variables: () => Record<string, unknown>): Promise<string[]> {
+  const texts: string[] = [];
+  for (let i = 0; i < 3; i++) texts.push((await gw.gql(query, variables())).text);
+  return texts;
+}
+
+function compiledLines(): string[] {
+  return logs.filter((line) => line.includes('operation compiled'));
+}
+
+const NESTED = `query Nested($refs: [ID!]!, $withBrands: Boolean!, $skipStatus: Boolean = false) {
+  campaigns(refs: $refs) {
+    __typename
+    ...Header
+    first: gifts(first: 2) { totalCount edges { node { uuid status @skip(if: $skipStatus) priceInCents brand @include(if: $withBrands) { name brandCode } } } }
+  }
+}
+fragment Header on Campaign { id uuid status deliveryType brandCodes expiry expiresAt fees { totalInCents } }`;
+
+describe('compiled execution answers as the interpreter does', () => {
+  it('a nested read with fragments, aliases, directives, defaults and an unknown ref', async () => {
+    const before = compiledLines().length;
+    const [interpreted, ...compiled] = await threeRuns(NESTED, () => ({ refs: [order.id, order.uuid, 'no-such-order'], withBrands: true }));
+    expect(JSON.parse(interpreted!).errors).toBeUndefined();
+    expect(JSON.parse(interpreted!).data.campaigns[2]).toBeNull();
+    expect(compiled).toEqual([interpreted, interpreted]);
+    // Compiled once, on the second run.
+    expect(compiledLines().length - before).toBe(1);
+  });
+
+  it('a nested failure: the same null, path and code', async () => {
+    await gw.sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
+    const [interpreted, ...compiled] = await threeRuns(NESTED, () => ({ refs: [order.id], withBrands: false, skipStatus: true }));
+    expect(JSON.parse(interpreted!).errors[0]).toMatchObject({ path: ['campaigns', 0, 'first'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    expect(compiled).toEqual([interpreted, interpreted]);
+  });
+
+  it('a mutation result union: the same member and fields', async () => {
+    const create = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
+      __typename
+      ... on ValidationError { message issues { path message } }
+      ... on CreateCampaignPayload { campaign { id } }
+    } }`;
+    const input = () => ({
+      input: { id: uniqueId('jit'), priceInCents: -5, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: 'ada@example.com' }] },
+    });
+    const [interpreted, ...compiled] = await threeRuns(create, input);
+    expect(JSON.parse(interpreted!).data.createCampaign.__typename).toBe('ValidationError');
+    expect(compiled).toEqual([interpreted, interpreted]);
+  });
+
+  it('variables the schema refuses: the same errors, @oneOf and scalar messages included, and nothing sent upstream', async () => {
+    const add = `mutation($input: AddFundsInput!) { addFunds(input: $input) { __typename } }`;
+    const create = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename } }`;
+    const read = `query($ref: ID!) { campaign(ref: $ref) { id } }`;
+    const cases: [string, () => Record<string, unknown>, RegExp][] = [
+      // Refused before anything is sent, so one id serves all three runs (the messages quote the value).
+      [add, () => ({ input: { id: 'jit-topup', amountInCents: 30_000.5, currency: 'USD' } }), /SafeInt cannot represent non-integer value/],
+      [
+        create,
+        () => ({ input: { id: 'jit-order', priceInCents: 1000, reward: { brand: 'sbxcoffeeus', region: 'USA' }, contacts: [] } }),
+        /exactly one key/i,
+      ],
+      [read, () => ({ ref: { not: 'an id' } }), /\$ref/],
+    ];
+    await gw.upstreamDelta();
+    for (const [query, variables, message] of cases) {
+      const [interpreted, ...compiled] = await threeRuns(query, variables);
+      const body = JSON.parse(interpreted!);
+      expect(body.data ?? null).toBeNull();
+      expect(body.errors[0].message).toMatch(message);
+      expect(compiled).toEqual([interpreted, interpreted]);
+    }
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+});
