@@ -6,11 +6,12 @@ import { sleep } from './context.js';
 import { graphqlRequest, runLoad } from './load.js';
 import { ROOT, startSandboxProcess } from './processes.js';
 import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
+import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, compiledEntry, startGatewayTarget } from './targets.js';
 
 // Where the nested read's time and the idle process's memory go: the gateway (production start; compiled
 // unless PROFILE_TARGET=tsx), once for a heap snapshot at idle after start (SIGUSR2), once under --cpu-prof
-// for PROFILE_QUERIES nested reads at 10 connections (start-up included, a few % of the profile); both summarised on stdout, files in bench/results/profiles/.
+// for PROFILE_QUERIES nested reads (PROFILE_QUERY=funds: `{ funds }` reads) at 10 connections (start-up included, a few % of the profile); both summarised on stdout, files in bench/results/profiles/.
 // Usage: node --import tsx bench/profile.ts
 
 const dir = join(ROOT, 'bench', 'results', 'profiles');
@@ -19,6 +20,7 @@ mkdirSync(dir, { recursive: true });
 const log = (m: string) => process.stderr.write(`[profile] ${m}\n`);
 const queries = Number(process.env.PROFILE_QUERIES ?? 300);
 const tsx = process.env.PROFILE_TARGET === 'tsx';
+const funds = process.env.PROFILE_QUERY === 'funds';
 
 const sandbox = await startSandboxProcess({ latencyMs: 20, token: `profile-${process.pid}`, balanceCents: 2_000_000_000 });
 const entry = tsx ? 'src/main.ts' : compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
@@ -43,12 +45,13 @@ try {
 }
 const gateway = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
 try {
-  const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `profile-${Date.now()}`);
-  const request = graphqlRequest(NESTED, { refs });
-  const nested = { ...request, headers: { ...request.headers, ...AUTH_HEADERS } };
-  await runLoad({ url: gateway.url, connections: 10, amount: 30, requests: [nested] });
-  log(`${queries} nested reads at 10 connections`);
-  const result = await runLoad({ url: gateway.url, connections: 10, amount: queries, requests: [nested] });
+  const request = funds
+    ? graphqlRequest(FUNDS)
+    : graphqlRequest(NESTED, { refs: await createNestedOrders({ upstream: sandboxClient(sandbox) }, `profile-${Date.now()}`) });
+  const query = { ...request, headers: { ...request.headers, ...AUTH_HEADERS } };
+  await runLoad({ url: gateway.url, connections: 10, amount: 30, requests: [query] });
+  log(`${queries} ${funds ? '{ funds } reads' : 'nested reads'} at 10 connections`);
+  const result = await runLoad({ url: gateway.url, connections: 10, amount: queries, requests: [query] });
   log(`${result.perSecond} q/s, p50 ${result.p50Ms} ms, errors ${result.errors}`);
 } finally {
   await gateway.stop();

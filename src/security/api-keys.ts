@@ -1,4 +1,4 @@
-import { createHash, timingSafeEqual } from 'node:crypto';
+import { hash, timingSafeEqual } from 'node:crypto';
 import { z } from 'zod';
 import { SCOPES, type Caller, type Scope } from './scopes.js';
 
@@ -35,7 +35,8 @@ export interface Keyring {
   identify(authorization: string | null | undefined): Caller | null;
 }
 
-const digest = (value: string) => createHash('sha256').update(value, 'utf8').digest();
+// One-shot hashing: no Hash object per request (every request is identified, twice over HTTP).
+const digest = (value: string) => hash('sha256', value, 'buffer');
 
 export function bearerToken(authorization: string | null | undefined): string | null {
   const match = /^Bearer ([^\s]+)$/i.exec(authorization?.trim() ?? '');

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { connect } from 'node:net';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 // Hostile or broken requests: each gets a clear 4xx or GraphQL error, no upstream call is made, and the
@@ -90,5 +91,45 @@ describe('rejected before any upstream call', () => {
     // The body is empty today, so no message is checked (content negotiation belongs to the hardening work).
     expect((await post('<query/>', { 'content-type': 'application/xml' })).status).toBe(415);
     expect(await gw.upstreamDelta()).toEqual({});
+  });
+});
+
+describe('request bodies are bounded by the door alone', () => {
+  /** Sends raw bytes on one connection and returns everything the gateway answered before closing it. */
+  function raw(request: string): Promise<string> {
+    const { port } = new URL(gw.url);
+    return new Promise((resolve, reject) => {
+      const socket = connect(Number(port), '127.0.0.1', () => socket.end(request));
+      let answer = '';
+      socket.setEncoding('utf8');
+      socket.on('data', (chunk) => (answer += chunk));
+      socket.on('close', () => resolve(answer));
+      socket.on('error', reject);
+    });
+  }
+  const head = (extra: string) => `POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nConnection: close\r\n${extra}\r\n`;
+  const big = JSON.stringify({ query: `{ viewer { username } } #${'x'.repeat(10_000)}` });
+
+  it('a chunked body (no Content-Length) is a 411, whatever its size', async () => {
+    await gw.upstreamDelta();
+    const chunked = `${big.length.toString(16)}\r\n${big}\r\n0\r\n\r\n`;
+    const answer = await raw(head('Transfer-Encoding: chunked\r\n') + chunked);
+    expect(answer).toMatch(/^HTTP\/1\.1 411 /);
+    expect(answer).toContain('Content-Length');
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+
+  it('a body longer than its Content-Length is cut there: the rest is never read as part of it', async () => {
+    await gw.upstreamDelta();
+    // The declared 20 bytes are not a whole JSON document; what follows is not a second request either.
+    const answer = await raw(head('Content-Length: 20\r\n') + big);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
+    expect(answer).not.toMatch(/"username"/);
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+
+  it('a Content-Length that is not a number is refused by the HTTP parser', async () => {
+    const answer = await raw(head('Content-Length: 12abc\r\n') + big);
+    expect(answer).toMatch(/^HTTP\/1\.1 400 /);
   });
 });
