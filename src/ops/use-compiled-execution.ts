@@ -1,5 +1,13 @@
-import { getOperationAST, getVariableValues, type DocumentNode, type ExecutionArgs, type GraphQLSchema, type VariableDefinitionNode } from 'graphql';
-import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
+import {
+  getOperationAST,
+  getVariableValues,
+  type DocumentNode,
+  type ExecutionResult,
+  type ExecutionArgs,
+  type GraphQLSchema,
+  type VariableDefinitionNode,
+} from 'graphql';
+import type { CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
 import type { Logger } from './logger.js';
@@ -14,6 +22,12 @@ import type { Logger } from './logger.js';
 //   and answers a malformed value with an internal error.
 // - A document graphql-jit cannot compile keeps running interpreted (logged once) rather than failing.
 // The compiled code is kept with the document, so it lives exactly as long as yoga's document cache keeps it.
+
+type Jit = typeof import('graphql-jit');
+// Loaded with the first document that is due to be compiled: graphql-jit and the JSON-schema tooling it pulls
+// in add ~6 MB to a process that may never see a document twice (a sandbox, a health-checked idle replica).
+let jit: Jit | undefined;
+const loadJit = async (): Promise<Jit> => (jit ??= await import('graphql-jit'));
 
 /** Executions of a document before it is compiled: compiled from its second on. */
 const INTERPRETED_RUNS = 1;
@@ -30,7 +44,8 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
   // Per document, per operation name (a document may hold several operations).
   const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
 
-  function compiledFor(args: ExecutionArgs): Plan | null {
+  /** The operation's plan once it is due to run compiled; null while it runs interpreted. */
+  function duePlan(args: ExecutionArgs): Plan | null {
     const name = args.operationName ?? '';
     let byName = plans.get(args.document);
     if (!byName) plans.set(args.document, (byName = new Map()));
@@ -42,7 +57,10 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
       plan = { runs: 0, schema: args.schema, variables: operation.variableDefinitions ?? [] };
       byName.set(name, plan);
     }
-    if (++plan.runs <= INTERPRETED_RUNS) return null;
+    return ++plan.runs > INTERPRETED_RUNS ? plan : null;
+  }
+
+  function compile(plan: Plan, args: ExecutionArgs, { compileQuery, isCompiledQuery }: Jit): Plan | null {
     if (plan.compiled === undefined) {
       const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
       plan.compiled = isCompiledQuery(result) ? result : null;
@@ -51,11 +69,18 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
       if (plan.compiled) log.debug({ operationName: args.operationName }, 'operation compiled');
       else
         log.warn(
-          { operationName: args.operationName, errors: (result as { errors?: unknown }).errors },
+          { operationName: args.operationName, errors: (result as ExecutionResult).errors },
           'operation runs interpreted: graphql-jit could not compile it',
         );
     }
     return plan.compiled ? plan : null;
+  }
+
+  /** The compiled plan to run, or null to run interpreted; waits only for the first compile's module load. */
+  function compiledFor(args: ExecutionArgs): Plan | null | Promise<Plan | null> {
+    const plan = duePlan(args);
+    if (!plan) return null;
+    return jit ? compile(plan, args, jit) : loadJit().then((loaded) => compile(plan, args, loaded));
   }
 
   /** graphql-js's coercion errors for the operation's variables, or null when they are fine. */
@@ -64,22 +89,26 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
     return coerced.errors ?? null;
   }
 
+  const then = <T>(value: T | Promise<T>, next: (v: T) => void) => (value instanceof Promise ? value.then(next) : next(value));
+
   return {
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
-      const plan = compiledFor(args);
-      if (!plan) return;
-      const errors = variableErrors(plan, args);
-      if (errors) return setResultAndStopExecution({ errors });
-      const compiled = plan.compiled!;
-      setExecuteFn((run) => compiled.query(run.rootValue, run.contextValue, run.variableValues));
+      return then(compiledFor(args), (plan) => {
+        if (!plan) return;
+        const errors = variableErrors(plan, args);
+        if (errors) return setResultAndStopExecution({ errors });
+        const compiled = plan.compiled!;
+        setExecuteFn((run) => compiled.query(run.rootValue, run.contextValue, run.variableValues));
+      });
     },
     onSubscribe({ args, setSubscribeFn, setResultAndStopExecution }) {
-      const plan = compiledFor(args);
-      if (!plan?.compiled?.subscribe) return;
-      const errors = variableErrors(plan, args);
-      if (errors) return setResultAndStopExecution({ errors });
-      const subscribe = plan.compiled.subscribe.bind(plan.compiled);
-      setSubscribeFn((run) => subscribe(run.rootValue, run.contextValue, run.variableValues));
+      return then(compiledFor(args), (plan) => {
+        if (!plan?.compiled?.subscribe) return;
+        const errors = variableErrors(plan, args);
+        if (errors) return setResultAndStopExecution({ errors });
+        const subscribe = plan.compiled.subscribe.bind(plan.compiled);
+        setSubscribeFn((run) => subscribe(run.rootValue, run.contextValue, run.variableValues));
+      });
     },
   };
 }
