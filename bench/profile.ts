@@ -7,7 +7,7 @@ import { graphqlRequest, runLoad } from './load.js';
 import { ROOT, startSandboxProcess } from './processes.js';
 import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { FUNDS } from './scenarios/overhead.js';
-import { AUTH_HEADERS, compiledEntry, startGatewayTarget } from './targets.js';
+import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget } from './targets.js';
 
 // Where the nested read's time and the idle process's memory go: the gateway (production start; compiled
 // unless PROFILE_TARGET=tsx), once for a heap snapshot at idle after start (SIGUSR2), once under --cpu-prof
@@ -26,7 +26,9 @@ const sandbox = await startSandboxProcess({ latencyMs: 20, token: `profile-${pro
 const entry = tsx ? 'src/main.ts' : compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
 if (!entry) throw new Error('no compiled entry');
 // Two processes: the heap snapshot's own CPU must not land in the profile of the load.
+const flags = tsx ? [] : productionNodeFlags();
 const idle = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, [
+  ...flags,
   '--heapsnapshot-signal=SIGUSR2',
   `--diagnostic-dir=${dir}`,
 ]);
@@ -43,7 +45,7 @@ try {
 } finally {
   await idle.stop();
 }
-const gateway = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, ['--cpu-prof', `--cpu-prof-dir=${dir}`]);
+const gateway = await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, [...flags, '--cpu-prof', `--cpu-prof-dir=${dir}`]);
 try {
   const request = funds
     ? graphqlRequest(FUNDS)

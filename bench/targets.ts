@@ -62,6 +62,16 @@ export function compiledEntry(override: string | undefined, log: (m: string) => 
   }
 }
 
+/**
+ * The node flags `npm run start:prod` passes (`node <flags> dist/main.js`), so the compiled gateway is measured
+ * as production starts it; none when there is no such script.
+ */
+export function productionNodeFlags(): string[] {
+  const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
+  const words = scripts['start:prod']?.trim().split(/\s+/) ?? [];
+  return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : [];
+}
+
 /** The latest modification time of any file below `dir`. */
 function newestSource(dir: string): number {
   let newest = 0;

@@ -6,7 +6,16 @@ import { sleep, type BenchContext } from '../context.js';
 export type CompareContext = Omit<BenchContext, 'gateway'>;
 import { ErrorTally, graphqlRequest, round, runLoad } from '../load.js';
 import { cpuSeconds } from '../processes.js';
-import { AUTH_HEADERS, compiledEntry, startGatewayTarget, startPeer, TARGET_LABELS, type Target, type TargetName } from '../targets.js';
+import {
+  AUTH_HEADERS,
+  compiledEntry,
+  productionNodeFlags,
+  startGatewayTarget,
+  startPeer,
+  TARGET_LABELS,
+  type Target,
+  type TargetName,
+} from '../targets.js';
 import { completeNestedAnswer, createNestedOrders, NESTED } from './nested-read.js';
 import { FUNDS } from './overhead.js';
 
@@ -105,10 +114,11 @@ async function startTargets(ctx: CompareContext): Promise<Target[]> {
   await start('gateway-tsx', () => startGatewayTarget('gateway-tsx', 'src/main.ts', sandbox));
   if (wanted.has('gateway-compiled')) {
     const entry = compiledEntry(settings.BENCH_COMPILED_ENTRY, log);
-    if (entry) await start('gateway-compiled', () => startGatewayTarget('gateway-compiled', entry, sandbox));
+    if (entry) await start('gateway-compiled', () => startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags()));
   }
   const baseline = settings.BENCH_BASELINE_ENTRY;
-  if (baseline) await start('gateway-baseline', () => startGatewayTarget('gateway-baseline', baseline, sandbox));
+  // The baseline checkout's own start:prod flags are not known here; it runs with this checkout's.
+  if (baseline) await start('gateway-baseline', () => startGatewayTarget('gateway-baseline', baseline, sandbox, productionNodeFlags()));
   await start('apollo', () => startPeer('apollo', sandbox));
   await start('yoga', () => startPeer('yoga', sandbox));
   return targets;
