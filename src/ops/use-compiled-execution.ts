@@ -21,6 +21,9 @@ import type { Logger } from './logger.js';
 //   interpreter refuses them: graphql-jit's own coercion knows neither @oneOf nor the scalars' own messages,
 //   and answers a malformed value with an internal error.
 // - A document graphql-jit cannot compile keeps running interpreted (logged once) rather than failing.
+// - Subscriptions always run interpreted: graphql-jit 0.8 hands a subscription field's `subscribe` the
+//   operation's variables instead of the field's arguments, so `giftStatusChanged(campaign: $ref)` would
+//   subscribe to the whole account (test/graph/compiled-execution.test.ts).
 // The compiled code is kept with the document, so it lives exactly as long as yoga's document cache keeps it.
 
 type Jit = typeof import('graphql-jit');
@@ -99,15 +102,6 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
         if (errors) return setResultAndStopExecution({ errors });
         const compiled = plan.compiled!;
         setExecuteFn((run) => compiled.query(run.rootValue, run.contextValue, run.variableValues));
-      });
-    },
-    onSubscribe({ args, setSubscribeFn, setResultAndStopExecution }) {
-      return then(compiledFor(args), (plan) => {
-        if (!plan?.compiled?.subscribe) return;
-        const errors = variableErrors(plan, args);
-        if (errors) return setResultAndStopExecution({ errors });
-        const subscribe = plan.compiled.subscribe.bind(plan.compiled);
-        setSubscribeFn((run) => subscribe(run.rootValue, run.contextValue, run.variableValues));
       });
     },
   };

@@ -1,6 +1,7 @@
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import { createEmailOrder, uniqueId } from '../support/fixtures.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { subscribeWs, wsClient } from '../support/live.js';
 
 // A document runs interpreted (graphql-js) on its first execution and compiled (graphql-jit) from its second
 // (src/ops/use-compiled-execution.ts). Whatever the operation, the compiled answer must be the interpreted one
@@ -99,5 +100,23 @@ describe('compiled execution answers as the interpreter does', () => {
       expect(compiled).toEqual([interpreted, interpreted]);
     }
     expect(await gw.upstreamDelta()).toEqual({});
+  });
+
+  // graphql-jit passes a subscription's variables where its arguments belong: compiled, `campaign` was lost and
+  // this subscribed to the whole account instead of answering NOT_FOUND (the variable's name differs on purpose).
+  it('a subscription refused by its resolver: the same error every time, over WebSocket', async () => {
+    const client = wsClient(gw.url);
+    try {
+      const answers: unknown[] = [];
+      for (let i = 0; i < 3; i++) {
+        const stream = subscribeWs(client, 'subscription($ref: ID) { giftStatusChanged(campaign: $ref) { cursor } }', { ref: 'no-such-order' });
+        answers.push(await stream.next());
+        stream.onClose();
+      }
+      expect((answers[0] as { errors: { extensions: { code: string } }[] }).errors[0]!.extensions.code).toBe('NOT_FOUND');
+      expect(answers.slice(1)).toEqual([answers[0], answers[0]]);
+    } finally {
+      await client.dispose();
+    }
   });
 });
