@@ -121,6 +121,8 @@ export async function startGatewayProcess(options: {
   cpuProfDir: string | null;
   /** Settings a scenario needs on top of these (e.g. API keys and a real rate limit). */
   env?: Record<string, string>;
+  /** A compiled entry (plain node) instead of src/main.ts through tsx, whose keepNames output costs heap per closure. */
+  compiledEntry?: string;
 }): Promise<GatewayProcess> {
   const port = await freePort();
   const env = {
@@ -144,7 +146,7 @@ export async function startGatewayProcess(options: {
     mkdirSync(options.cpuProfDir, { recursive: true });
     nodeArgs.push('--cpu-prof', `--cpu-prof-dir=${options.cpuProfDir}`);
   }
-  const { child, lines, waitFor } = launch('src/main.ts', env, nodeArgs);
+  const { child, lines, waitFor } = launch(options.compiledEntry ?? 'src/main.ts', env, nodeArgs, !options.compiledEntry);
   const [, inspectorUrl] = await waitFor(/Debugger listening on (ws:\/\/\S+)/, 'inspector URL');
   const url = `http://127.0.0.1:${port}`;
   await waitUntilHealthy(url, child);

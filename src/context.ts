@@ -49,24 +49,31 @@ export interface RequestInfo {
   requestId?: string;
 }
 
-// Keyed by the event object the live hub decodes once and hands to every subscriber; collected with it. No
-// request signal: one subscriber leaving must not abort a read the others share (the upstream scope's stop
-// signal and deadline still apply).
-const loadersByEvent = new WeakMap<object, Loaders>();
-
-export function createContext(deps: ContextDeps, request: RequestInfo = {}): GatewayContext {
-  const requestId = request.requestId ?? randomUUID();
-  return {
-    client: deps.client,
-    live: deps.live,
-    caller: deps.callerFor(request.authorization),
-    requestId,
-    log: deps.logger.child({ requestId }),
-    loaders: createLoaders(deps.client, deps.catalog, request.signal, { onBatch: deps.onLoaderBatch }),
-    eventLoaders(event) {
-      let loaders = loadersByEvent.get(event);
-      if (!loaders) loadersByEvent.set(event, (loaders = createLoaders(deps.client, deps.catalog, undefined, { onBatch: deps.onLoaderBatch })));
-      return loaders;
-    },
+/**
+ * Contexts for one gateway. What they share is made once here, not per request: a subscription keeps its
+ * context for its whole life, so whatever a context holds of its own, every idle subscriber holds.
+ */
+export function contextFactory(deps: ContextDeps): (request?: RequestInfo) => GatewayContext {
+  const hooks: LoaderHooks = { onBatch: deps.onLoaderBatch };
+  // Keyed by the event object the live hub decodes once and hands to every subscriber; collected with it. No
+  // request signal: one subscriber leaving must not abort a read the others share (the upstream scope's stop
+  // signal and deadline still apply).
+  const loadersByEvent = new WeakMap<object, Loaders>();
+  const eventLoaders = (event: object): Loaders => {
+    let loaders = loadersByEvent.get(event);
+    if (!loaders) loadersByEvent.set(event, (loaders = createLoaders(deps.client, deps.catalog, undefined, hooks)));
+    return loaders;
+  };
+  return (request = {}) => {
+    const requestId = request.requestId ?? randomUUID();
+    return {
+      client: deps.client,
+      live: deps.live,
+      caller: deps.callerFor(request.authorization),
+      requestId,
+      log: deps.logger.child({ requestId }),
+      loaders: createLoaders(deps.client, deps.catalog, request.signal, hooks),
+      eventLoaders,
+    };
   };
 }

@@ -68,109 +68,111 @@ function toError(reason: unknown): Error {
   return reason instanceof Error ? reason : new Error(String(reason));
 }
 
-/** A value computed at most once per request, and computed again after `forget`. */
-function once<T>(load: () => Promise<T>) {
-  let pending: Promise<T> | null = null;
-  return {
-    get: () => (pending ??= load()),
-    forget: () => {
-      pending = null;
-    },
-  };
-}
+// A class rather than closures: a subscription keeps its request's loaders for its whole life and most never
+// use one, so what an unused set costs is what every idle subscriber costs. An instance is one object; each
+// DataLoader and each once-per-request read is made on first use.
+class RequestLoaders implements Loaders {
+  #campaign: Loaders['campaign'] | undefined;
+  #gift: Loaders['gift'] | undefined;
+  #giftPage: Loaders['giftPage'] | undefined;
+  #brand: Loaders['brand'] | undefined;
+  #brandPage: Loaders['brandPage'] | undefined;
+  #linkPage: Loaders['linkPage'] | undefined;
+  #regions: Promise<Region[]> | null = null;
+  #funds: Promise<Funds> | null = null;
+  #account: Promise<Account> | null = null;
+  readonly #opts: { signal?: AbortSignal };
 
-export function createLoaders(client: UpstreamClient, catalog: CatalogCache, signal?: AbortSignal, hooks: LoaderHooks = {}): Loaders {
-  const opts = { signal };
+  constructor(
+    private readonly client: UpstreamClient,
+    private readonly catalog: CatalogCache,
+    signal: AbortSignal | undefined,
+    private readonly hooks: LoaderHooks,
+  ) {
+    this.#opts = { signal };
+  }
+
   /** eachKey, reporting each batch's size to hooks.onBatch. */
-  const batch = <K, V>(name: keyof Loaders, load: (key: K) => Promise<V>) => {
+  #batch<K, V>(name: keyof Loaders, load: (key: K) => Promise<V>) {
     const run = eachKey(load);
     return (keys: readonly K[]) => {
-      hooks.onBatch?.(name, keys.length);
+      this.hooks.onBatch?.(name, keys.length);
       return run(keys);
     };
-  };
+  }
 
-  // Each loader is made on first use: a subscription's context lives as long as the subscription and most
-  // never touch more than one or two of them, so eager loaders were most of an idle subscriber's heap.
-  let gift: Loaders['gift'] | undefined;
-  let campaign: Loaders['campaign'] | undefined;
-  let giftPage: Loaders['giftPage'] | undefined;
-  let brand: Loaders['brand'] | undefined;
-  let brandPage: Loaders['brandPage'] | undefined;
-  let linkPage: Loaders['linkPage'] | undefined;
+  get gift(): Loaders['gift'] {
+    return (this.#gift ??= new DataLoader(this.#batch('gift', (uuid: string) => this.client.getGift(uuid, this.#opts))));
+  }
 
-  const giftLoader = () => (gift ??= new DataLoader(batch('gift', (uuid: string) => client.getGift(uuid, opts))));
-
-  const campaignLoader = (): Loaders['campaign'] =>
-    (campaign ??= new DataLoader(
-      batch('campaign', async (ref: string) => {
-        const found = await client.getCampaign(ref, opts);
+  get campaign(): Loaders['campaign'] {
+    return (this.#campaign ??= new DataLoader(
+      this.#batch('campaign', async (ref: string) => {
+        const found = await this.client.getCampaign(ref, this.#opts);
         if (found) {
           // Whichever key was asked, the other one now costs nothing.
-          campaignLoader().prime(found.id, found).prime(found.uuid, found);
+          this.campaign.prime(found.id, found).prime(found.uuid, found);
         }
         return found;
       }),
     ));
+  }
 
   // Not batched: a batch settles when its slowest page is back, so the rewards of ten orders would all wait
   // for the tenth page. Each page resolves on its own; the loader still dedupes equal queries.
-  const giftPageLoader = () =>
-    (giftPage ??= new DataLoader(
-      batch('giftPage', async (query: GiftQuery) => {
-        const page = await client.listGifts(query, opts);
-        const gifts = giftLoader();
+  get giftPage(): Loaders['giftPage'] {
+    return (this.#giftPage ??= new DataLoader(
+      this.#batch('giftPage', async (query: GiftQuery) => {
+        const page = await this.client.listGifts(query, this.#opts);
+        const gifts = this.gift;
         for (const item of page.items) gifts.prime(item.uuid, item);
         return page;
       }),
       { cacheKeyFn: stableKey, batch: false },
     ));
+  }
 
-  const brandLoader = () => (brand ??= new DataLoader(batch('brand', (code: string) => catalog.brand(code))));
+  get brand(): Loaders['brand'] {
+    return (this.#brand ??= new DataLoader(this.#batch('brand', (code: string) => this.catalog.brand(code))));
+  }
 
-  const brandPageLoader = () =>
-    (brandPage ??= new DataLoader(
-      batch('brandPage', (query: BrandQuery) => client.listBrands(query, opts)),
+  get brandPage(): Loaders['brandPage'] {
+    return (this.#brandPage ??= new DataLoader(
+      this.#batch('brandPage', (query: BrandQuery) => this.client.listBrands(query, this.#opts)),
       { cacheKeyFn: stableKey },
     ));
+  }
 
-  const linkPageLoader = () =>
-    (linkPage ??= new DataLoader(
-      batch('linkPage', (key: LinkPageKey) => client.getLinks(key.id, { limit: key.limit, offset: key.offset }, opts)),
+  get linkPage(): Loaders['linkPage'] {
+    return (this.#linkPage ??= new DataLoader(
+      this.#batch('linkPage', (key: LinkPageKey) => this.client.getLinks(key.id, { limit: key.limit, offset: key.offset }, this.#opts)),
       { cacheKeyFn: stableKey },
     ));
+  }
 
-  const regions = once(() => catalog.regions());
-  const funds = once(() => client.getFunds(opts));
-  const account = once(() => client.ping(opts));
+  regions(): Promise<Region[]> {
+    return (this.#regions ??= this.catalog.regions());
+  }
 
-  return {
-    get campaign() {
-      return campaignLoader();
-    },
-    get gift() {
-      return giftLoader();
-    },
-    get giftPage() {
-      return giftPageLoader();
-    },
-    get brand() {
-      return brandLoader();
-    },
-    get brandPage() {
-      return brandPageLoader();
-    },
-    get linkPage() {
-      return linkPageLoader();
-    },
-    regions: regions.get,
-    brandSuggestions: async (code) => matchBrandCode(code, await catalog.brandCodes()).suggestions,
-    funds: funds.get,
-    account: account.get,
-    forgetAll() {
-      for (const loader of [campaign, gift, giftPage, brandPage, linkPage]) loader?.clearAll();
-      funds.forget();
-      account.forget();
-    },
-  };
+  async brandSuggestions(code: string): Promise<string[]> {
+    return matchBrandCode(code, await this.catalog.brandCodes()).suggestions;
+  }
+
+  funds(): Promise<Funds> {
+    return (this.#funds ??= this.client.getFunds(this.#opts));
+  }
+
+  account(): Promise<Account> {
+    return (this.#account ??= this.client.ping(this.#opts));
+  }
+
+  forgetAll(): void {
+    for (const loader of [this.#campaign, this.#gift, this.#giftPage, this.#brandPage, this.#linkPage]) loader?.clearAll();
+    this.#funds = null;
+    this.#account = null;
+  }
+}
+
+export function createLoaders(client: UpstreamClient, catalog: CatalogCache, signal?: AbortSignal, hooks: LoaderHooks = {}): Loaders {
+  return new RequestLoaders(client, catalog, signal, hooks);
 }

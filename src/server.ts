@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import { createCatalogCache } from './catalog/catalog-cache.js';
 import { graphiqlEnabled, type Config } from './config.js';
-import { createContext, type GatewayContext } from './context.js';
+import { contextFactory, type GatewayContext } from './context.js';
 import { maskError } from './error-masking.js';
 import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
 import type { LiveLogger } from './live/listener.js';
@@ -109,6 +109,7 @@ export function createGateway({
   setMaxListeners(0, stopping.signal);
   for (const warning of security.warnings) logger.warn(warning);
 
+  const newContext = contextFactory({ client, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor });
   const graphiqlPage = createGraphiqlPage();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -148,15 +149,12 @@ export function createGateway({
       useUpstreamScope({ stopping: stopping.signal }),
     ],
     context: (initial) =>
-      createContext(
-        { client, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor },
-        {
-          requestId: requestIdOf(initial),
-          ...(isWebSocketContext(initial)
-            ? { authorization: initial.authorization }
-            : { signal: initial.request.signal, authorization: initial.request.headers.get('authorization') }),
-        },
-      ),
+      newContext({
+        requestId: requestIdOf(initial),
+        ...(isWebSocketContext(initial)
+          ? { authorization: initial.authorization }
+          : { signal: initial.request.signal, authorization: initial.request.headers.get('authorization') }),
+      }),
   });
 
   // Open SSE subscription responses: on stop they are dropped rather than completed, so clients reconnect

@@ -5,9 +5,11 @@
 import type { IncomingMessage, Server } from 'node:http';
 import type { ExecutionArgs } from 'graphql';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, validate as validateWith } from 'graphql';
-import { useServer } from 'graphql-ws/use/ws';
+import { RequestCache } from '@pothos/plugin-scope-auth';
+import { makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
+import { serveGraphqlWs } from './graphql-ws-adapter.js';
 import type { WebSocketPolicy } from './security/security.js';
 import { trustedDocumentFor } from './security/trusted-documents.js';
 
@@ -51,10 +53,19 @@ type EnvelopedArgs = ExecutionArgs & {
   subscribe(args: ExecutionArgs): unknown;
 };
 
-function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, request: IncomingMessage): string | null {
+/**
+ * What a connection keeps of its upgrade request, for its whole life: the one header it may need, not the
+ * IncomingMessage (headers, raw headers, stream state: ~1 KB of every idle socket).
+ */
+interface Extra {
+  socket: WebSocket;
+  authorization: string | null;
+}
+
+function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, extra: Extra): string | null {
   const fromParams = params?.authorization ?? params?.Authorization;
   if (typeof fromParams === 'string') return fromParams;
-  return request.headers.authorization ?? null;
+  return extra.authorization;
 }
 
 // Any yoga instance: its context types appear contravariantly (plugin hooks), so neither `object` nor a
@@ -71,74 +82,76 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
     verifyClient: ({ req }: { req: IncomingMessage }) => policy.hostAllowed(req.headers.host) && originAllowed(req, policy.allowedOrigins),
   });
   server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
-  const endpoint = useServer<Record<string, unknown> | undefined, { request: IncomingMessage; socket: WebSocket }>(
-    {
-      // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
-      // every subscribe spends from the key's rate like an HTTP operation does.
-      onConnect: async (ctx) => {
-        const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request));
-        if (!('refusal' in admitted)) return true;
-        const { status, retryAfterSeconds } = admitted.refusal;
-        // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a
-        // close frame can carry).
-        if (status === 429) ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${retryAfterSeconds ?? 1}s`);
-        return false;
-      },
-      execute: (args) => (args as EnvelopedArgs).execute(args) as never,
-      subscribe: (args) => (args as EnvelopedArgs).subscribe(args) as never,
-      onSubscribe: async (ctx, _id, payload) => {
-        const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra.request));
-        if ('refusal' in admitted) {
-          const { message, code, retryAfterSeconds } = admitted.refusal;
-          return [new GraphQLError(message, { extensions: { code, retryAfterSeconds } })];
-        }
-        const initial: WebSocketInitialContext & Record<string, unknown> = {
-          transport: 'websocket',
-          authorization: authorizationOf(ctx.connectionParams, ctx.extra.request),
-          connectionParams: ctx.connectionParams,
-          req: ctx.extra.request,
-          socket: ctx.extra.socket,
-          params: payload,
-        };
-        const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
-        let query = payload.query;
-        if (policy.trusted) {
-          const found = trustedDocumentFor(payload, policy.trusted);
-          if (found instanceof GraphQLError) return [found];
-          query = found;
-        }
-        let document;
-        try {
-          document = parse(query);
-        } catch (error) {
-          return [error instanceof GraphQLError ? error : new GraphQLError('The query could not be parsed.')];
-        }
-        // A rule that throws must fail this operation only: thrown out of onSubscribe it would close the socket
-        // (4500) and every other subscription on it.
-        let errors: readonly GraphQLError[];
-        try {
-          errors = [
-            ...validate(schema, document),
-            ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule])),
-          ];
-        } catch (error) {
-          return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be validated.')];
-        }
-        if (errors.length > 0) return errors;
-        const args: EnvelopedArgs = {
-          schema,
-          document,
-          operationName: payload.operationName,
-          variableValues: payload.variables,
-          contextValue: await contextFactory(),
-          execute,
-          subscribe,
-        };
-        return args;
-      },
+  const graphqlWs = makeServer<Record<string, unknown> | undefined, Extra>({
+    // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
+    // every subscribe spends from the key's rate like an HTTP operation does.
+    onConnect: async (ctx) => {
+      const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
+      if (!('refusal' in admitted)) return true;
+      const { status, retryAfterSeconds } = admitted.refusal;
+      // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a
+      // close frame can carry).
+      if (status === 429) ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${retryAfterSeconds ?? 1}s`);
+      return false;
     },
-    wss,
-  );
+    execute: (args) => (args as EnvelopedArgs).execute(args) as never,
+    subscribe: async (args) => {
+      const result = await (args as EnvelopedArgs).subscribe(args);
+      // Scope auth checks a subscription once, when it starts (authorizeOnSubscribe; its events' fields carry no
+      // scopes), but keeps that check's cache (five Maps, ~1.3 KB) for as long as the context lives: the
+      // subscription's whole life. Dropped once the check is done; a later check would simply build it again.
+      RequestCache.clearForContext(args.contextValue as object);
+      return result as never;
+    },
+    onSubscribe: async (ctx, _id, payload) => {
+      const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
+      if ('refusal' in admitted) {
+        const { message, code, retryAfterSeconds } = admitted.refusal;
+        return [new GraphQLError(message, { extensions: { code, retryAfterSeconds } })];
+      }
+      const initial: WebSocketInitialContext = {
+        transport: 'websocket',
+        authorization: authorizationOf(ctx.connectionParams, ctx.extra),
+        connectionParams: ctx.connectionParams,
+      };
+      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
+      let query = payload.query;
+      if (policy.trusted) {
+        const found = trustedDocumentFor(payload, policy.trusted);
+        if (found instanceof GraphQLError) return [found];
+        query = found;
+      }
+      let document;
+      try {
+        document = parse(query);
+      } catch (error) {
+        return [error instanceof GraphQLError ? error : new GraphQLError('The query could not be parsed.')];
+      }
+      // A rule that throws must fail this operation only: thrown out of onSubscribe it would close the socket
+      // (4500) and every other subscription on it.
+      let errors: readonly GraphQLError[];
+      try {
+        errors = [...validate(schema, document), ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule]))];
+      } catch (error) {
+        return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be validated.')];
+      }
+      if (errors.length > 0) return errors;
+      const args: EnvelopedArgs = {
+        schema,
+        document,
+        operationName: payload.operationName,
+        variableValues: payload.variables,
+        contextValue: await contextFactory(),
+        execute,
+        subscribe,
+      };
+      return args;
+    },
+  });
+  const endpoint = serveGraphqlWs(wss, graphqlWs, (socket, req: IncomingMessage): Extra => ({
+    socket,
+    authorization: req.headers.authorization ?? null,
+  }));
   return {
     async close(deadlineMs) {
       const deadline = setTimeout(() => {

@@ -174,6 +174,8 @@ export class LiveHub {
       entry = this.createEntry(key, createFeed);
     }
     const joined: Entry<E> = entry;
+    // The channel's close callback lives as long as the subscriber: it holds what it needs, not `options`.
+    const { onClose } = options;
     const subscriber: Subscriber<E> = {
       topic: options.topic,
       select: options.select,
@@ -182,7 +184,7 @@ export class LiveHub {
       buffer: [],
       channel: new Channel<unknown>(() => {
         this.unsubscribe(joined, subscriber);
-        options.onClose?.();
+        onClose?.();
       }),
     };
     joined.subscribers.add(subscriber);

@@ -88,6 +88,13 @@ export class WatchLimitError extends GraphQLError {
   }
 }
 
+// What a subscriber receives of an event: shared functions, as a subscriber keeps its `select` for its life.
+const accountGiftChange = (event: AccountEvent, cursor: string): GiftStatusChange => ({ ...event.change, cursor });
+const campaignGiftChange = (e: CampaignEvent, cursor: string): GiftStatusChange | undefined =>
+  e.topic === 'gift' ? { ...e.change, cursor } : undefined;
+const campaignStatusChange = (e: CampaignEvent, cursor: string): CampaignStatusChange | undefined =>
+  e.topic === 'campaign' ? { campaign: e.campaign, previousStatus: e.previousStatus, changedAt: e.changedAt, cursor } : undefined;
+
 export function createLive({ client, store, intervalMs, retentionMs, maxPollers, maxWatchedPerKey, logger = consoleLogger }: LiveOptions): Live {
   const hub = new LiveHub({
     store,
@@ -196,29 +203,20 @@ export function createLive({ client, store, intervalMs, retentionMs, maxPollers,
       if (campaign === null) {
         return hub.subscribe<AccountEvent, GiftStatusChange>(ACCOUNT_KEY, () => new AccountFeed(client), {
           topic: 'gift',
-          select: (event, cursor) => ({ ...event.change, cursor }),
+          select: accountGiftChange,
           includeCurrent,
           after: after === null ? undefined : decodeCursor(after, ACCOUNT_KEY),
         });
       }
       const uuid = await campaignUuid(campaign, lookup);
       if (!uuid) return null;
-      return subscribeCampaign<GiftStatusChange>(
-        { after, watcher },
-        uuid,
-        campaign,
-        'gift',
-        (e, cursor) => (e.topic === 'gift' ? { ...e.change, cursor } : undefined),
-        includeCurrent,
-      );
+      return subscribeCampaign<GiftStatusChange>({ after, watcher }, uuid, campaign, 'gift', campaignGiftChange, includeCurrent);
     },
 
     async campaignStatus({ ref, lookup, after, watcher }) {
       const uuid = await campaignUuid(ref, lookup);
       if (!uuid) return null;
-      return subscribeCampaign<CampaignStatusChange>({ after, watcher }, uuid, ref, 'campaign', (e, cursor) =>
-        e.topic === 'campaign' ? { campaign: e.campaign, previousStatus: e.previousStatus, changedAt: e.changedAt, cursor } : undefined,
-      );
+      return subscribeCampaign<CampaignStatusChange>({ after, watcher }, uuid, ref, 'campaign', campaignStatusChange);
     },
 
     fundsChanges({ currency, after }) {
