@@ -1,4 +1,3 @@
-import { setMaxListeners } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
@@ -105,8 +104,6 @@ export function createGateway({
   const security = createSecurity(config, shared.rateLimitBuckets);
   // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
   const stopping = new AbortController();
-  // One listener per upstream call in flight or queued: hundreds are normal, not a leak.
-  setMaxListeners(0, stopping.signal);
   for (const warning of security.warnings) logger.warn(warning);
 
   const newContext = contextFactory({ client, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor });

@@ -6,6 +6,7 @@
 // fast, clear refusal instead of a growing queue; leaving a queue (timeout, abort) is O(1) whatever its size.
 
 import { Yallist, type Node } from 'yallist';
+import { NO_STOPS, stopped, unwatch, watch, type Stoppable, type Stops } from './stops.js';
 
 export type Refusal = 'timeout' | 'aborted' | 'full';
 
@@ -20,7 +21,7 @@ export interface BulkheadOptions {
   maxQueued: number;
 }
 
-interface Waiter {
+interface Waiter extends Stoppable {
   admit(): void;
 }
 
@@ -56,8 +57,8 @@ export class Bulkhead {
     return this.#queued;
   }
 
-  acquire(laneName: string, waitMs: number, signal?: AbortSignal): Promise<Admission> {
-    if (signal?.aborted) return Promise.resolve({ admitted: false, reason: 'aborted' });
+  acquire(laneName: string, waitMs: number, stops: Stops = NO_STOPS): Promise<Admission> {
+    if (stopped(stops)) return Promise.resolve({ admitted: false, reason: 'aborted' });
     const lane = this.#lanes.get(laneName) ?? { name: laneName, active: 0, waiting: new Yallist<Waiter>() };
     // A lane with waiters keeps its order: a newcomer of that lane cannot overtake them.
     if (lane.waiting.length === 0 && this.#active < this.maxInFlight && lane.active < this.laneMaxInFlight) {
@@ -71,24 +72,25 @@ export class Bulkhead {
     return new Promise((resolve) => {
       const leave = (reason: Refusal) => {
         clearTimeout(timer);
-        signal?.removeEventListener('abort', onAbort);
+        unwatch(stops, waiter);
         lane.waiting.removeNode(node);
         this.#queued--;
         this.#forgetIfIdle(lane);
         resolve({ admitted: false, reason });
       };
-      const onAbort = () => leave('aborted');
-      const timer = setTimeout(() => leave('timeout'), waitMs);
-      lane.waiting.push({
+      const waiter: Waiter = {
         admit: () => {
           clearTimeout(timer);
-          signal?.removeEventListener('abort', onAbort);
+          unwatch(stops, waiter);
           resolve(this.#admit(lane));
         },
-      });
+        stop: () => leave('aborted'),
+      };
+      const timer = setTimeout(() => leave('timeout'), waitMs);
+      lane.waiting.push(waiter);
       const node = lane.waiting.tail as Node<Waiter>;
       this.#queued++;
-      signal?.addEventListener('abort', onAbort, { once: true });
+      watch(stops, waiter);
     });
   }
 

@@ -8,8 +8,9 @@ import type { ClientConfig } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import { UpstreamError } from './errors.js';
 import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
-import { currentScope, withScopeSignal } from './scope.js';
+import { currentScope } from './scope.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
+import { stopped, type Stops } from './stops.js';
 import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
 import type { CallEvent } from './types.js';
 import type { Parsed } from './wire.js';
@@ -29,6 +30,7 @@ export interface RequestSpec<T> {
 export interface FailureFacts {
   /** Some attempt may have been processed upstream (reset, timeout, 5xx, unreadable 200): the outcome is unknown. */
   ambiguous: boolean;
+  /** The call's own stop signal, for the lookups a rescue makes (their scope is the call's). */
   signal: AbortSignal | undefined;
 }
 
@@ -62,15 +64,21 @@ export function createCaller(config: ClientConfig): Caller {
   // budget and the call would end as a meaningless timeout instead of the 429 or 5xx it really met.
   const minAttemptMs = Math.min(config.timeoutMs, Math.ceil(policy.budgetMs / 10));
 
-  async function attemptOnce(spec: RequestSpec<unknown>, body: string | undefined, deadline: number, signal?: AbortSignal): Promise<WireResponse> {
+  async function attemptOnce(
+    spec: RequestSpec<unknown>,
+    body: string | undefined,
+    deadline: number,
+    lane: string,
+    stops: Stops,
+  ): Promise<WireResponse> {
     const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
-    const admission = await bulkhead.acquire(currentScope().lane, waitMs, signal);
+    const admission = await bulkhead.acquire(lane, waitMs, stops);
     if (!admission.admitted) {
       throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, admission.reason, waitMs);
     }
     try {
       const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
-      return await transport.send({ method: spec.method, route: spec.route, path: spec.path, body }, timeoutMs, signal);
+      return await transport.send({ method: spec.method, route: spec.route, path: spec.path, body }, timeoutMs, stops);
     } finally {
       admission.release();
     }
@@ -84,7 +92,10 @@ export function createCaller(config: ClientConfig): Caller {
     return parsed.value;
   }
 
-  async function attempts<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
+  /** Retries of one request, stopped by the caller's own signal or by the scope's. */
+  async function request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
+    const scope = currentScope();
+    const stops: Stops = { own: signal, scope: scope.signal };
     const deadline = Date.now() + policy.budgetMs;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     let ambiguous = false;
@@ -93,7 +104,7 @@ export function createCaller(config: ClientConfig): Caller {
       let error: UpstreamError;
       let status = 0;
       try {
-        const res = await attemptOnce(spec, body, deadline, signal);
+        const res = await attemptOnce(spec, body, deadline, scope.lane, stops);
         status = res.status;
         if (res.status === 200) {
           const value = read(spec, res.json);
@@ -110,7 +121,7 @@ export function createCaller(config: ClientConfig): Caller {
       // a refusal of the credentials says nothing about the earlier attempt.
       const unknown = ambiguous && (error.kind !== 'http' || isTransient(error) || error.status === 401 || error.status === 403);
       const retryInMs =
-        spec.idempotent && isTransient(error) && !signal?.aborted
+        spec.idempotent && isTransient(error) && !stopped(stops)
           ? retryDelayMs(policy, attempt, error.retryAfterSeconds, deadline - Date.now() - minAttemptMs)
           : null;
       logger?.debug(
@@ -118,7 +129,7 @@ export function createCaller(config: ClientConfig): Caller {
         'upstream attempt failed',
       );
       if (retryInMs === null) return { ok: false, error: final(spec, error, attempt), ambiguous: unknown, status, attempts: attempt };
-      if (!(await pause(retryInMs, signal))) {
+      if (!(await pause(retryInMs, stops))) {
         return { ok: false, error: amend(abortedFailure(spec.route), { attempts: attempt }), ambiguous: unknown, status, attempts: attempt };
       }
     }
@@ -140,18 +151,9 @@ export function createCaller(config: ClientConfig): Caller {
     }
   }
 
-  /** Retries of one request under the operation's scope signal as well as its own. */
-  function request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
-    return withScopeSignal(signal, (combined) => attempts(spec, combined));
-  }
-
-  function call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
-    return withScopeSignal(signal, (combined) => callOnce(spec, combined));
-  }
-
-  async function callOnce<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
+  async function call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
     const started = performance.now();
-    const result = await attempts(spec, signal);
+    const result = await request(spec, signal);
     const base = { route: spec.route, status: result.status, attempts: result.attempts };
     if (result.ok) {
       emit({ ...base, durationMs: elapsed(started), outcome: 'ok' });

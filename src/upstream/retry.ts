@@ -5,6 +5,7 @@
 
 import type { RetryPolicy } from './config.js';
 import type { UpstreamError } from './errors.js';
+import { stopped, unwatch, watch, type Stoppable, type Stops } from './stops.js';
 
 /** Worth another try: the failure is likely to pass. Overload and aborts are not retried on purpose. */
 export function isTransient(error: UpstreamError): boolean {
@@ -51,18 +52,20 @@ export function parseRetryAfter(value: string | string[] | undefined, now: numbe
   return Number.isNaN(at) ? null : Math.max(0, Math.ceil((at - now) / 1000));
 }
 
-/** Resolves after `ms`, or resolves false at once when the signal aborts (the caller then reports the abort). */
-export function pause(ms: number, signal?: AbortSignal): Promise<boolean> {
+/** Resolves after `ms`, or resolves false at once when the call is stopped (the caller then reports the abort). */
+export function pause(ms: number, stops: Stops): Promise<boolean> {
   return new Promise((resolve) => {
-    if (signal?.aborted) return resolve(false);
-    const onAbort = () => {
-      clearTimeout(timer);
-      resolve(false);
+    if (stopped(stops)) return resolve(false);
+    const wait: Stoppable = {
+      stop() {
+        clearTimeout(timer);
+        resolve(false);
+      },
     };
     const timer = setTimeout(() => {
-      signal?.removeEventListener('abort', onAbort);
+      unwatch(stops, wait);
       resolve(true);
     }, ms);
-    signal?.addEventListener('abort', onAbort, { once: true });
+    watch(stops, wait);
   });
 }

@@ -27,24 +27,3 @@ export function inScope<T>(fields: Partial<UpstreamScope> & object, run: () => T
 export function currentScope<S extends object = object>(): UpstreamScope & Partial<S> {
   return (scopes.getStore() ?? GATEWAY_SCOPE) as UpstreamScope & Partial<S>;
 }
-
-/**
- * Runs `fn` with a signal that aborts when either the call's own signal or the scope's does. Listeners are
- * removed afterwards (AbortSignal.any would tie every call to the long-lived stop signal until collected).
- */
-export async function withScopeSignal<T>(own: AbortSignal | undefined, fn: (signal: AbortSignal | undefined) => Promise<T>): Promise<T> {
-  const ambient = currentScope().signal;
-  if (!ambient || ambient === own) return fn(own);
-  if (!own) return fn(ambient);
-  const linked = new AbortController();
-  const abort = () => linked.abort();
-  if (own?.aborted || ambient.aborted) linked.abort();
-  own?.addEventListener('abort', abort, { once: true });
-  ambient.addEventListener('abort', abort, { once: true });
-  try {
-    return await fn(linked.signal);
-  } finally {
-    own?.removeEventListener('abort', abort);
-    ambient.removeEventListener('abort', abort);
-  }
-}

@@ -1,6 +1,7 @@
 // Every failure class against a scripted server: what kind of UpstreamError comes out, what is retried and
 // what is not, budgets and Retry-After, the bulkhead, recovery after a lost create answer, and that the token
 // is nowhere in what any of it produced.
+import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it } from 'vitest';
 import { IdConflictError, UpstreamError } from '../../src/upstream/errors.js';
 import { captureClient, expectTokenAbsent, failure, TOKEN, type Captured } from './helpers.js';
@@ -273,6 +274,38 @@ describe('abort and bulkhead', () => {
     const err = await upstreamFailure(c.client.getFunds({ signal: controller.signal }));
     expect(err).toMatchObject({ kind: 'aborted', attempts: 1 });
     expect(server.requests).toHaveLength(1);
+  });
+
+  it('many calls on one signal add one abort listener to it, and its abort ends them all', async () => {
+    const { client: api } = client();
+    server.on('GET /gifts', hang);
+    const controller = new AbortController();
+    const pending = Array.from({ length: 20 }, (_, i) => api.listGifts({ offset: i }, { signal: controller.signal }));
+    await server.arrived(20);
+    expect(getEventListeners(controller.signal, 'abort')).toHaveLength(1);
+    controller.abort();
+    for (const call of pending) expect(await upstreamFailure(call)).toMatchObject({ kind: 'aborted', attempts: 1 });
+  });
+
+  it('an attempt still waiting for a connection ends at once on an abort, and is never sent', async () => {
+    const { client: api } = client({ connections: 1 });
+    server.on('GET /gifts', hang);
+    const controller = new AbortController();
+    const first = api.listGifts({}, { signal: controller.signal });
+    await server.arrived(1);
+    // The one connection is taken: this call waits in the pool, and ends there while the first still hangs.
+    const queued = new AbortController();
+    const waiting = api.ping({ signal: queued.signal });
+    let firstDone = false;
+    void first.catch(() => (firstDone = true));
+    queued.abort();
+    expect(await upstreamFailure(waiting)).toMatchObject({ kind: 'aborted' });
+    expect(firstDone).toBe(false);
+    controller.abort();
+    expect(await upstreamFailure(first)).toMatchObject({ kind: 'aborted' });
+    // Give the pool a moment to reach the one it held back: it drops it instead of sending it.
+    await new Promise((r) => setTimeout(r, 50));
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /papi/v1/gifts']);
   });
 
   it('an already aborted signal sends nothing', async () => {

@@ -74,7 +74,7 @@ describe('bulkhead', () => {
     const held = await bulkhead.acquire('k', 0);
     expect(await bulkhead.acquire('k', 5)).toEqual({ admitted: false, reason: 'timeout' });
     const controller = new AbortController();
-    const waiting = bulkhead.acquire('k', 60_000, controller.signal);
+    const waiting = bulkhead.acquire('k', 60_000, { own: controller.signal });
     controller.abort();
     expect(await waiting).toEqual({ admitted: false, reason: 'aborted' });
     if (held.admitted) held.release();
