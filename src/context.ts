@@ -11,6 +11,7 @@ import type { UpstreamClient } from './upstream/types.js';
 
 export interface GatewayContext {
   loaders: Loaders;
+  /** The upstream client in this operation's scope (its caller's lane, its request id and logger). */
   client: UpstreamClient;
   /** The gateway's one live hub: subscriptions watch the upstream through it, never per request. */
   live: Live;
@@ -28,6 +29,10 @@ export interface GatewayContext {
 }
 
 export interface ContextDeps {
+  /**
+   * The upstream client in the scope shared by every operation (the gateway's stop signal); each operation's
+   * calls add its caller's lane, request id and logger to it.
+   */
   client: UpstreamClient;
   catalog: CatalogCache;
   live: Live;
@@ -56,8 +61,8 @@ export interface RequestInfo {
 export function contextFactory(deps: ContextDeps): (request?: RequestInfo) => GatewayContext {
   const hooks: LoaderHooks = { onBatch: deps.onLoaderBatch };
   // Keyed by the event object the live hub decodes once and hands to every subscriber; collected with it. No
-  // request signal: one subscriber leaving must not abort a read the others share (the upstream scope's stop
-  // signal and deadline still apply).
+  // request signal: one subscriber leaving must not abort a read the others share (the shared scope's stop
+  // signal and deadline still apply); no subscriber's lane or request id either, for the same reason.
   const loadersByEvent = new WeakMap<object, Loaders>();
   const eventLoaders = (event: object): Loaders => {
     let loaders = loadersByEvent.get(event);
@@ -66,13 +71,17 @@ export function contextFactory(deps: ContextDeps): (request?: RequestInfo) => Ga
   };
   return (request = {}) => {
     const requestId = request.requestId ?? randomUUID();
+    const caller = deps.callerFor(request.authorization);
+    const log = deps.logger.child({ requestId });
+    // The lane of the caller's key: the bulkhead shares upstream concurrency fairly between keys.
+    const client = deps.client.inScope({ lane: `key:${caller.name}`, requestId, log });
     return {
-      client: deps.client,
+      client,
       live: deps.live,
-      caller: deps.callerFor(request.authorization),
+      caller,
       requestId,
-      log: deps.logger.child({ requestId }),
-      loaders: createLoaders(deps.client, deps.catalog, request.signal, hooks),
+      log,
+      loaders: createLoaders(client, deps.catalog, request.signal, hooks),
       eventLoaders,
     };
   };

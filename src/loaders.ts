@@ -133,7 +133,7 @@ class RequestLoaders implements Loaders {
   }
 
   get brand(): Loaders['brand'] {
-    return (this.#brand ??= new DataLoader(this.#batch('brand', (code: string) => this.catalog.brand(code))));
+    return (this.#brand ??= new DataLoader(this.#batch('brand', (code: string) => this.catalog.brand(code, this.client))));
   }
 
   get brandPage(): Loaders['brandPage'] {
@@ -151,11 +151,11 @@ class RequestLoaders implements Loaders {
   }
 
   regions(): Promise<Region[]> {
-    return (this.#regions ??= this.catalog.regions());
+    return (this.#regions ??= this.catalog.regions(this.client));
   }
 
   async brandSuggestions(code: string): Promise<string[]> {
-    return matchBrandCode(code, await this.catalog.brandCodes()).suggestions;
+    return matchBrandCode(code, await this.catalog.brandCodes(this.client)).suggestions;
   }
 
   funds(): Promise<Funds> {

@@ -1,6 +1,5 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from './config.js';
-import { upstreamLogger } from './ops/log-scope.js';
 import { listenFailure, StartUpFailure } from './ops/listen-failure.js';
 import { createLogger, logLevel } from './ops/logger.js';
 import { createMetrics } from './ops/metrics.js';
@@ -50,7 +49,7 @@ async function main(): Promise<void> {
   }
 
   const metrics = createMetrics();
-  const client = upstreamClientFromConfig(config, target, { onCall: metrics.upstreamCall, logger: upstreamLogger(logger) });
+  const client = upstreamClientFromConfig(config, target, { onCall: metrics.upstreamCall, logger });
   const gateway = createGateway({ config, client, logger, metrics });
   const url = await gateway.start().catch(async (error: unknown) => {
     await sandbox?.close();

@@ -16,7 +16,6 @@ import { useCompiledExecution } from './ops/use-compiled-execution.js';
 import { reportUnexpectedErrors } from './ops/report-unexpected-errors.js';
 import { useOperationLog } from './ops/use-operation-log.js';
 import { useOperationMetrics } from './ops/use-operation-metrics.js';
-import { useUpstreamScope } from './ops/use-upstream-scope.js';
 import { requestIdOf, useRequestId } from './ops/use-request-id.js';
 import { yogaLogger } from './ops/yoga-logger.js';
 import { createReadiness } from './readiness.js';
@@ -83,7 +82,11 @@ export function createGateway({
   logger = createLogger({ level: logLevel(config) }),
   metrics = createMetrics(),
 }: GatewayOptions): Gateway {
-  const catalog = createCatalogCache(client, config.CATALOG_CACHE_TTL_MS);
+  // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
+  const stopping = new AbortController();
+  // The client as operations and the live hub use it (scope.ts); readiness pings use the bare client.
+  const upstream = client.inScope({ signal: stopping.signal });
+  const catalog = createCatalogCache(config.CATALOG_CACHE_TTL_MS);
   const readiness = createReadiness(client, config.READY_CACHE_MS);
   const shared = createLiveStore(config, (up) =>
     up
@@ -91,7 +94,7 @@ export function createGateway({
       : logger.warn({}, 'redis: unreachable; subscriptions poll locally and limits apply per replica until it returns'),
   );
   const live = createLive({
-    client,
+    client: upstream,
     store: shared.store,
     intervalMs: config.POLL_INTERVAL_MS,
     retentionMs: config.LIVE_RETENTION_MS,
@@ -102,11 +105,9 @@ export function createGateway({
   metrics.watchLive(live, shared.redisUp);
   const drain = createDrain();
   const security = createSecurity(config, shared.rateLimitBuckets);
-  // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
-  const stopping = new AbortController();
   for (const warning of security.warnings) logger.warn(warning);
 
-  const newContext = contextFactory({ client, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor });
+  const newContext = contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor });
   const graphiqlPage = createGraphiqlPage();
   const yoga = createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -143,7 +144,6 @@ export function createGateway({
       useOperationMetrics({ registry: metrics.registry }),
       graphiqlPage.plugin,
       useCompiledExecution({ logger }),
-      useUpstreamScope({ stopping: stopping.signal }),
     ],
     context: (initial) =>
       newContext({

@@ -1,12 +1,8 @@
 import type { Config } from './config.js';
-import { currentRequestId } from './ops/log-scope.js';
 import { createUpstreamClient, type UpstreamClientOptions } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
 
-/**
- * The upstream client as the environment configures it; `onCall` is where metrics hook in. Every call sends
- * the id of the operation it is made for (log-scope.ts), so the upstream's logs can be joined with ours.
- */
+/** The upstream client as the environment configures it; `onCall` is where metrics hook in. */
 export function upstreamClientFromConfig(
   config: Config,
   target: { baseUrl: string; token: string },
@@ -27,7 +23,6 @@ export function upstreamClientFromConfig(
       maxDelayMs: config.UPSTREAM_RETRY_MAX_DELAY_MS,
       budgetMs: config.UPSTREAM_RETRY_BUDGET_MS,
     },
-    requestId: currentRequestId,
     ...extra,
   });
 }

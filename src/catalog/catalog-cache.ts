@@ -7,11 +7,14 @@ import { listBrandCodes, matchBrandCode } from './brand-codes.js';
 // same key into one upstream call, which a per-request DataLoader cannot do across requests.
 
 export interface CatalogCache {
-  /** By code, ignoring case (the result carries the catalog's spelling); null when no brand has it. */
-  brand(code: string): Promise<Brand | null>;
+  /**
+   * By code, ignoring case (the result carries the catalog's spelling); null when no brand has it. `client` is
+   * the asker's (its scope: API key lane, request id); a miss is fetched through the first asker's.
+   */
+  brand(code: string, client: UpstreamClient): Promise<Brand | null>;
   /** Every brand code, for suggestions when a code is unknown. */
-  brandCodes(): Promise<string[]>;
-  regions(): Promise<Region[]>;
+  brandCodes(client: UpstreamClient): Promise<string[]>;
+  regions(client: UpstreamClient): Promise<Region[]>;
 }
 
 /** The exact lookup first (the common case costs nothing more); on a miss, the catalog's code list. */
@@ -36,36 +39,46 @@ interface Entry<T> {
 
 const MAX_BRANDS = 5_000;
 
-export function createCatalogCache(client: UpstreamClient, ttlMs: number): CatalogCache {
+export function createCatalogCache(ttlMs: number): CatalogCache {
   if (ttlMs === 0) {
-    const brandCodes = () => listBrandCodes(client);
     return {
-      brand: (code) => brandIgnoringCase(code, (c) => client.getBrand(c), brandCodes),
-      brandCodes,
-      regions: () => client.listRegions(),
+      brand: (code, client) =>
+        brandIgnoringCase(
+          code,
+          (c) => client.getBrand(c),
+          () => listBrandCodes(client),
+        ),
+      brandCodes: (client) => listBrandCodes(client),
+      regions: (client) => client.listRegions(),
     };
   }
-  const brands = new LRUCache<string, Entry<Brand | null>>({
+  // The fetch context is the client of the asker whose miss starts the fetch.
+  const brands = new LRUCache<string, Entry<Brand | null>, UpstreamClient>({
     max: MAX_BRANDS,
     ttl: ttlMs,
-    fetchMethod: async (code) => ({ value: await client.getBrand(code) }),
+    fetchMethod: async (code, _stale, { context }) => ({ value: await context.getBrand(code) }),
   });
-  const codes = new LRUCache<'all', Entry<string[]>>({
+  const codes = new LRUCache<'all', Entry<string[]>, UpstreamClient>({
     max: 1,
     ttl: ttlMs,
-    fetchMethod: async () => ({ value: await listBrandCodes(client) }),
+    fetchMethod: async (_all, _stale, { context }) => ({ value: await listBrandCodes(context) }),
   });
-  const brandCodes = async () => (await codes.fetch('all'))?.value ?? [];
-  const regions = new LRUCache<'all', Entry<Region[]>>({
+  const brandCodes = async (client: UpstreamClient) => (await codes.fetch('all', { context: client }))?.value ?? [];
+  const regions = new LRUCache<'all', Entry<Region[]>, UpstreamClient>({
     max: 1,
     ttl: ttlMs,
-    fetchMethod: async () => ({ value: await client.listRegions() }),
+    fetchMethod: async (_all, _stale, { context }) => ({ value: await context.listRegions() }),
   });
   return {
-    brand: (code) => brandIgnoringCase(code, async (c) => (await brands.fetch(c))?.value ?? null, brandCodes),
+    brand: (code, client) =>
+      brandIgnoringCase(
+        code,
+        async (c) => (await brands.fetch(c, { context: client }))?.value ?? null,
+        () => brandCodes(client),
+      ),
     brandCodes,
-    async regions() {
-      const entry = await regions.fetch('all');
+    async regions(client) {
+      const entry = await regions.fetch('all', { context: client });
       return entry?.value ?? [];
     },
   };

@@ -1,14 +1,14 @@
 import type { ExecutionResult, GraphQLError } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import { withOperation } from './log-scope.js';
+import { markErrors } from './log-scope.js';
 import type { Logger } from './logger.js';
 import { describeOperation, errorCodes, outcomeOf } from './operation.js';
 
 // One info line per GraphQL operation, on the operation's own logger (so it carries the request id): name,
 // type, outcome, duration and the error codes its response carried. Documents refused by parsing or
-// validation get one line too, with the reasons. Query and mutation execution runs with the operation's logger
-// as the current one (log-scope.ts), so what the upstream client and error masking log during it carries the
-// request id as well, and the upstream client sends it.
+// validation get one line too, with the reasons. The errors of a query's or mutation's result are marked with
+// the operation's logger (log-scope.ts), so error masking logs them with the request id as well; the upstream
+// client gets the operation's logger through its scope (src/context.ts).
 
 export interface OperationLogOptions {
   /** For documents refused before the gateway context exists; bound to the request id then. */
@@ -28,12 +28,6 @@ export function useOperationLog({ logger, maxReasons = 5 }: OperationLogOptions)
     logOf(context).info({ ...fields, outcome: 'error', reasons: reasons.slice(0, maxReasons).map((e) => e.message) }, 'operation refused');
 
   return {
-    instrumentation: {
-      execute({ context }, wrapped) {
-        const { log, requestId } = context as LogContext;
-        return log && requestId ? withOperation({ log, requestId }, wrapped) : wrapped();
-      },
-    },
     onParse({ context }) {
       return ({ result }) => {
         if (result instanceof Error) refused(context, { operationName: 'unknown', operationType: 'unknown' }, [result]);
@@ -64,7 +58,10 @@ export function useOperationLog({ logger, maxReasons = 5 }: OperationLogOptions)
       return {
         onExecuteDone({ result }) {
           // @defer/@stream are not enabled, so execution answers one result.
-          if (!isAsyncIterable(result)) done(result);
+          if (isAsyncIterable(result)) return;
+          // Before yoga masks them (its masking plugin comes after every plugin of ours).
+          if (result.errors?.length) markErrors(result.errors, log);
+          done(result);
         },
       };
     },

@@ -8,7 +8,7 @@ import type { ClientConfig } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import { UpstreamError } from './errors.js';
 import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
-import { currentScope } from './scope.js';
+import type { UpstreamScope } from './scope.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
 import { stopped, type Stops } from './stops.js';
 import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
@@ -30,8 +30,9 @@ export interface RequestSpec<T> {
 export interface FailureFacts {
   /** Some attempt may have been processed upstream (reset, timeout, 5xx, unreadable 200): the outcome is unknown. */
   ambiguous: boolean;
-  /** The call's own stop signal, for the lookups a rescue makes (their scope is the call's). */
+  /** The call's own stop signal and its scope, for the lookups a rescue makes. */
   signal: AbortSignal | undefined;
+  scope: UpstreamScope;
 }
 
 export interface CallSpec<T> extends RequestSpec<T> {
@@ -48,9 +49,9 @@ type RequestResult<T> =
 
 export interface Caller {
   /** One client method call: retries, rescue, one CallEvent. */
-  call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T>;
+  call<T>(spec: CallSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<T>;
   /** Retries only, no event: for the lookups a rescue makes on behalf of the call that is reporting. */
-  request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>>;
+  request<T>(spec: RequestSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<RequestResult<T>>;
   close(): Promise<void>;
 }
 
@@ -58,7 +59,7 @@ export function createCaller(config: ClientConfig): Caller {
   const transport = createTransport(config);
   const bulkhead = new Bulkhead({ maxInFlight: config.maxInFlight, laneShare: config.laneShare, maxQueued: config.maxQueued });
   const redact = upstreamTextRedactor(config.token);
-  const { logger, retry: policy } = config;
+  const { retry: policy } = config;
   // A retry is only worth starting with time left for a real attempt: a tenth of the budget (at most the
   // per-attempt timeout). Without it the last attempt of a storm would be cut to a few milliseconds by the
   // budget and the call would end as a meaningless timeout instead of the 429 or 5xx it really met.
@@ -68,17 +69,17 @@ export function createCaller(config: ClientConfig): Caller {
     spec: RequestSpec<unknown>,
     body: string | undefined,
     deadline: number,
-    lane: string,
+    scope: UpstreamScope,
     stops: Stops,
   ): Promise<WireResponse> {
     const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
-    const admission = await bulkhead.acquire(lane, waitMs, stops);
+    const admission = await bulkhead.acquire(scope.lane, waitMs, stops);
     if (!admission.admitted) {
       throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, admission.reason, waitMs);
     }
     try {
       const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
-      return await transport.send({ method: spec.method, route: spec.route, path: spec.path, body }, timeoutMs, stops);
+      return await transport.send({ method: spec.method, route: spec.route, path: spec.path, body }, timeoutMs, stops, scope.requestId);
     } finally {
       admission.release();
     }
@@ -93,8 +94,8 @@ export function createCaller(config: ClientConfig): Caller {
   }
 
   /** Retries of one request, stopped by the caller's own signal or by the scope's. */
-  async function request<T>(spec: RequestSpec<T>, signal?: AbortSignal): Promise<RequestResult<T>> {
-    const scope = currentScope();
+  async function request<T>(spec: RequestSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<RequestResult<T>> {
+    const logger = scope.log ?? config.logger;
     const stops: Stops = { own: signal, scope: scope.signal };
     const deadline = Date.now() + policy.budgetMs;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
@@ -104,7 +105,7 @@ export function createCaller(config: ClientConfig): Caller {
       let error: UpstreamError;
       let status = 0;
       try {
-        const res = await attemptOnce(spec, body, deadline, scope.lane, stops);
+        const res = await attemptOnce(spec, body, deadline, scope, stops);
         status = res.status;
         if (res.status === 200) {
           const value = read(spec, res.json);
@@ -142,21 +143,21 @@ export function createCaller(config: ClientConfig): Caller {
     return amend(error, { attempts, retryable }, error.message + suffix);
   }
 
-  function emit(event: CallEvent): void {
+  function emit(event: CallEvent, scope: UpstreamScope): void {
     try {
       config.onCall?.(event);
     } catch {
       // A faulty metrics listener must not turn a finished call into a failure.
-      logger?.warn({ route: event.route }, 'upstream onCall listener threw');
+      (scope.log ?? config.logger)?.warn({ route: event.route }, 'upstream onCall listener threw');
     }
   }
 
-  async function call<T>(spec: CallSpec<T>, signal?: AbortSignal): Promise<T> {
+  async function call<T>(spec: CallSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<T> {
     const started = performance.now();
-    const result = await request(spec, signal);
+    const result = await request(spec, scope, signal);
     const base = { route: spec.route, status: result.status, attempts: result.attempts };
     if (result.ok) {
-      emit({ ...base, durationMs: elapsed(started), outcome: 'ok' });
+      emit({ ...base, durationMs: elapsed(started), outcome: 'ok' }, scope);
       return result.value;
     }
     // A write that may have happened says so on its error, whatever the rescue then does with it: a rescue
@@ -164,9 +165,9 @@ export function createCaller(config: ClientConfig): Caller {
     let error = spec.method !== 'GET' && result.ambiguous ? amend(result.error, { outcomeUnknown: true }) : result.error;
     if (spec.rescue && error.kind !== 'aborted') {
       try {
-        const rescued = await spec.rescue(error, { ambiguous: result.ambiguous, signal });
+        const rescued = await spec.rescue(error, { ambiguous: result.ambiguous, signal, scope });
         if (rescued) {
-          emit({ ...base, durationMs: elapsed(started), outcome: 'ok', ...(rescued.recovered ? { recovered: true } : {}) });
+          emit({ ...base, durationMs: elapsed(started), outcome: 'ok', ...(rescued.recovered ? { recovered: true } : {}) }, scope);
           return rescued.value;
         }
       } catch (err) {
@@ -174,7 +175,7 @@ export function createCaller(config: ClientConfig): Caller {
         error = err;
       }
     }
-    emit({ ...base, durationMs: elapsed(started), outcome: 'error', errorKind: error.kind });
+    emit({ ...base, durationMs: elapsed(started), outcome: 'error', errorKind: error.kind }, scope);
     throw error;
   }
 

@@ -55,13 +55,8 @@ export interface UpstreamClientOptions {
   retry?: RetryOptions;
   /** One event per client method call, for metrics. */
   onCall?: (event: CallEvent) => void;
-  /** Per-attempt debug lines and warnings; never given the token or a body. */
+  /** Per-attempt debug lines and warnings, for calls whose scope brings no logger; never given the token or a body. */
   logger?: UpstreamLogger;
-  /**
-   * The id of the operation a call is made for, read as each attempt is sent (the same for all attempts of a
-   * call); sent as `x-request-id` so the upstream's logs can be joined with ours. Undefined: no header.
-   */
-  requestId?: () => string | undefined;
 }
 
 export interface RetryPolicy {
@@ -85,7 +80,6 @@ export interface ClientConfig {
   retry: RetryPolicy;
   onCall: ((event: CallEvent) => void) | undefined;
   logger: UpstreamLogger | undefined;
-  requestId: (() => string | undefined) | undefined;
 }
 
 function positiveInt(name: string, value: number | undefined, fallback: number): number {
@@ -138,6 +132,5 @@ export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
     },
     onCall: opts.onCall,
     logger: opts.logger,
-    requestId: opts.requestId,
   };
 }

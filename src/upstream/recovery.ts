@@ -147,7 +147,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
    * GET /campaign/{id}: the campaign and the info of that read, or null for any failure. The route also takes
    * a uuid, so an id that is another order's uuid finds that order: only an order carrying this very id counts.
    */
-  async function findCampaign(id: string, signal?: AbortSignal): Promise<{ info: Info; campaign: Campaign } | null> {
+  async function findCampaign(id: string, facts: FailureFacts): Promise<{ info: Info; campaign: Campaign } | null> {
     const result = await caller.request(
       {
         method: 'GET',
@@ -156,13 +156,14 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
         idempotent: true,
         parse: reader(wire.campaignRead, (w) => ({ info: toInfo(w.info), campaign: toCampaign(w.campaign) })),
       },
-      signal,
+      facts.scope,
+      facts.signal,
     );
     return result.ok && result.value.campaign.id === id ? result.value : null;
   }
 
   /** Every URL of a link order, paging through GET /links/{id}; null while generating or on any failure. */
-  async function findAllLinks(id: string, signal?: AbortSignal): Promise<string[] | null> {
+  async function findAllLinks(id: string, facts: FailureFacts): Promise<string[] | null> {
     const urls: string[] = [];
     for (let offset = 0; ;) {
       const result = await caller.request(
@@ -173,7 +174,8 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
           idempotent: true,
           parse: reader(wire.links, (w) => toLinkPage(w, { limit: LINKS_PAGE_MAX, offset })),
         },
-        signal,
+        facts.scope,
+        facts.signal,
       );
       if (!result.ok || !result.value.ready) return null;
       const { links, totalCount } = result.value;
@@ -184,7 +186,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
   }
 
   /** An embedded order holds exactly one reward; its claim URL is that gift's `shortlink`. */
-  async function findGiftLink(id: string, signal?: AbortSignal): Promise<string | null> {
+  async function findGiftLink(id: string, facts: FailureFacts): Promise<string | null> {
     const gifts = await caller.request(
       {
         method: 'GET',
@@ -193,7 +195,8 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
         idempotent: true,
         parse: reader(wire.giftList, (w) => w.gifts.map(toGift)),
       },
-      signal,
+      facts.scope,
+      facts.signal,
     );
     return gifts.ok ? (gifts.value[0]?.shortlink ?? null) : null;
   }
@@ -207,18 +210,18 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
     route: string,
     id: string,
     asked: AskedOrder,
-    build: (found: { info: Info; campaign: Campaign }, error: UpstreamError, signal: AbortSignal | undefined) => Promise<T>,
+    build: (found: { info: Info; campaign: Campaign }, error: UpstreamError, facts: FailureFacts) => Promise<T>,
   ): Rescue<T> {
     return async (error, facts) => {
       if (isIdConflict(error)) {
-        const found = await findCampaign(id, facts.signal);
+        const found = await findCampaign(id, facts);
         // Not found: the id names a top-up, or the read failed; either way nothing echoed can be compared.
         throw new IdConflictError(route, found ? conflictingFields(found.campaign, asked) : [], error.attempts);
       }
       if (!facts.ambiguous) return null;
-      const found = await findCampaign(id, facts.signal);
+      const found = await findCampaign(id, facts);
       const differs = found ? conflictingFields(found.campaign, asked) : [];
-      logger?.warn(
+      (facts.scope.log ?? logger)?.warn(
         { route, errorKind: error.kind, status: error.status, attempts: error.attempts, found: found !== null, conflictingFields: differs },
         !found
           ? 'upstream create outcome unknown; the order was not found by its id (or the lookup failed)'
@@ -228,7 +231,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
       );
       if (!found) return null;
       if (differs.length > 0) throw new IdConflictError(route, differs, error.attempts);
-      return { value: await build(found, error, facts.signal), recovered: true };
+      return { value: await build(found, error, facts), recovered: true };
     };
   }
 
@@ -245,19 +248,19 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
     // The order alone is worth reporting: if its links cannot be read yet, directLinks stays null and
     // getLinks(id) fetches them later.
     directLinks: (req) =>
-      rescueBy('POST /direct_links', req.id, askedDirectLinks(req), async ({ info, campaign }, _error, signal) => ({
+      rescueBy('POST /direct_links', req.id, askedDirectLinks(req), async ({ info, campaign }, _error, facts) => ({
         info,
         funding: toFunding(null, campaign.status),
         campaign,
-        directLinks: await findAllLinks(req.id, signal),
+        directLinks: await findAllLinks(req.id, facts),
         recovered: true,
       })),
 
     // Without the link there is nothing useful to return: the error stands (still an unknown outcome to the
     // client), and a retry with the same id, which answers the original response, link included, is safe.
     embedded: (req) =>
-      rescueBy('POST /embedded', req.id, askedEmbedded(req), async ({ campaign }, error, signal) => {
-        const link = await findGiftLink(req.id, signal);
+      rescueBy('POST /embedded', req.id, askedEmbedded(req), async ({ campaign }, error, facts) => {
+        const link = await findGiftLink(req.id, facts);
         if (!link) throw amend(error, { retryable: true }, `${error.message}; the order exists but its gift link could not be read`);
         return {
           campaign: {

@@ -35,7 +35,8 @@ export interface WireResponse {
 }
 
 export interface Transport {
-  send(req: WireRequest, timeoutMs: number, stops: Stops): Promise<WireResponse>;
+  /** `requestId`: the operation's, sent as x-request-id. */
+  send(req: WireRequest, timeoutMs: number, stops: Stops, requestId?: string): Promise<WireResponse>;
   close(): Promise<void>;
 }
 
@@ -142,9 +143,8 @@ export function createTransport(config: ClientConfig): Transport {
   const jsonHeaders = { ...headers, 'content-type': 'application/json' };
 
   return {
-    send(req, timeoutMs, stops) {
+    send(req, timeoutMs, stops, requestId) {
       if (stopped(stops)) return Promise.reject(abortedFailure(req.route));
-      const requestId = config.requestId?.();
       const common = req.body === undefined ? headers : jsonHeaders;
       return new Promise((resolve, reject) => {
         pool.dispatch(

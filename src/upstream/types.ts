@@ -2,6 +2,8 @@
 // instants, both spellings of a value folded into one. Enum-like fields keep the raw upstream string: the
 // schema maps them to GraphQL enums with an UNKNOWN member, so a new upstream value never breaks a read.
 
+import type { UpstreamScope } from './scope.js';
+
 export interface Info {
   code: string;
   name: string | null;
@@ -274,6 +276,11 @@ export interface CallEvent {
 }
 
 export interface UpstreamClient {
+  /**
+   * The same client (pool, bulkhead, settings) with every call made in this view's scope with `fields` added
+   * or replaced. The client itself works in the gateway's scope.
+   */
+  inScope(fields: Partial<UpstreamScope>): UpstreamClient;
   ping(opts?: CallOptions): Promise<Account>;
   createCampaign(req: CreateCampaignRequest, opts?: CallOptions): Promise<CreatedCampaign>;
   /** Caller id or uuid; null when the upstream does not know it. */

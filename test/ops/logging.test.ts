@@ -1,10 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { upstreamLogger } from '../../src/ops/log-scope.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createGateway } from '../../src/server.js';
 import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
+import type { UpstreamClient } from '../../src/upstream/types.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { startTestSandbox } from '../support/sandbox.js';
 
@@ -142,6 +142,19 @@ describe('request ids', () => {
     expect(requestIds).toEqual({ 'join-me-1': 3, [fresh.requestId!]: 2 });
   });
 
+  it('sends it on the read the shared catalog cache makes for the operation that missed it', async () => {
+    await gw.sandbox.control.reset();
+    const res = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'x-request-id': 'catalog-miss-1' },
+      body: JSON.stringify({ query: '{ regions { id } }' }),
+    });
+    expect((await res.json()).errors).toBeUndefined();
+    const { requests, requestIds } = await gw.sandbox.control.stats();
+    expect(requests).toEqual({ 'GET /regions': 1 });
+    expect(requestIds).toEqual({ 'catalog-miss-1': 1 });
+  });
+
   it('replaces a malformed or missing id with a fresh UUID per operation', async () => {
     const malformed = await run({ 'x-request-id': 'no spaces allowed' });
     const missing = await run({});
@@ -180,9 +193,15 @@ describe('unexpected errors', () => {
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info' });
     const { token } = sandbox.sandbox;
     const logger = createLogger({ level: 'info', secrets: new Set([token]), destination: logs.logTo });
-    const real = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { logger: upstreamLogger(logger) });
-    // Nothing the sandbox can do makes our own code throw, so one client method is replaced by a bug.
-    const client = { ...real, getFunds: async () => Promise.reject(new TypeError(`cannot read balances (token ${token})`)) };
+    const real = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { logger });
+    // Nothing the sandbox can do makes our own code throw, so one client method is replaced by a bug, in every
+    // scoped view of the client too.
+    const withBug = (c: UpstreamClient): UpstreamClient => ({
+      ...c,
+      inScope: (fields) => withBug(c.inScope(fields)),
+      getFunds: async () => Promise.reject(new TypeError(`cannot read balances (token ${token})`)),
+    });
+    const client = withBug(real);
     const gateway = createGateway({ config, client, logger });
     try {
       const res = await gateway.yoga.fetch('http://gateway/graphql', {

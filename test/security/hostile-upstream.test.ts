@@ -1,7 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
-import { upstreamLogger } from '../../src/ops/log-scope.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { createGateway, type Gateway } from '../../src/server.js';
@@ -74,11 +73,7 @@ beforeAll(async () => {
   // The logger knows the token (as main.ts sets it up): its own scrubbing is the last line of defence.
   const logger = createLogger({ level: 'trace', secrets: new Set([TOKEN]), destination: { write: (line: string) => void logLines.push(line) } });
   const metrics = createMetrics();
-  client = upstreamClientFromConfig(
-    config,
-    { baseUrl: upstream.baseUrl, token: TOKEN },
-    { onCall: metrics.upstreamCall, logger: upstreamLogger(logger) },
-  );
+  client = upstreamClientFromConfig(config, { baseUrl: upstream.baseUrl, token: TOKEN }, { onCall: metrics.upstreamCall, logger });
   gateway = createGateway({ config, client, logger, metrics });
   url = await gateway.start(0);
 });

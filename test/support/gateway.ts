@@ -1,7 +1,6 @@
 import type { TypedDocumentNode } from '@graphql-typed-document-node/core';
 import { print } from 'graphql';
 import { loadConfig } from '../../src/config.js';
-import { upstreamLogger } from '../../src/ops/log-scope.js';
 import { createLogger, logLevel, type LogDestination } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { createGateway, type Gateway } from '../../src/server.js';
@@ -63,11 +62,7 @@ export async function startTestGateway(
     destination: options.logTo,
   });
   const metrics = createMetrics();
-  const client = upstreamClientFromConfig(
-    config,
-    { baseUrl: sandbox.sandbox.baseUrl, token },
-    { onCall: metrics.upstreamCall, logger: upstreamLogger(logger) },
-  );
+  const client = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { onCall: metrics.upstreamCall, logger });
   const gateway = createGateway({ config, client, logger, metrics });
   const url = await gateway.start(0);
   let seen: Record<string, number> = {};

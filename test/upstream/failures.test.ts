@@ -330,6 +330,58 @@ describe('abort and bulkhead', () => {
   });
 });
 
+describe('scopes', () => {
+  const account = json(200, { username: 'ada', displayname: 'Ada' });
+
+  it("a scoped view's calls carry its request id and wait in its lane; other lanes are served", async () => {
+    // One slot per lane (half of two).
+    const { client: api } = client({ maxInFlight: 2, laneShare: 0.5, queueTimeoutMs: 30 });
+    server.on('GET /gifts', hang);
+    server.on('GET /ping', account);
+    const a = api.inScope({ lane: 'key:a', requestId: 'req-a' });
+    const b = api.inScope({ lane: 'key:b', requestId: 'req-b' });
+    const stop = new AbortController();
+    const holding = a.listGifts({}, { signal: stop.signal });
+    await server.arrived(1);
+    expect(await upstreamFailure(a.ping())).toMatchObject({ kind: 'overloaded' });
+    expect(await b.ping()).toMatchObject({ username: 'ada' });
+    // The client itself works in the gateway's lane and sends no request id.
+    expect(await api.ping()).toMatchObject({ username: 'ada' });
+    expect(server.requests.map((r) => [r.url.split('?')[0], r.headers['x-request-id']])).toEqual([
+      ['/papi/v1/gifts', 'req-a'],
+      ['/papi/v1/ping', 'req-b'],
+      ['/papi/v1/ping', undefined],
+    ]);
+    stop.abort();
+    thrown.push(await failure(holding));
+  });
+
+  it("a scope's signal stops the calls of every view derived from it; views add to their parent's scope", async () => {
+    const { client: api } = client();
+    server.on('GET /gifts', hang);
+    const stopping = new AbortController();
+    const operation = api.inScope({ signal: stopping.signal }).inScope({ lane: 'key:a', requestId: 'req-a' });
+    const pending = [operation.listGifts({}), operation.listGifts({ offset: 1 })];
+    await server.arrived(2);
+    expect(server.requests.map((r) => r.headers['x-request-id'])).toEqual(['req-a', 'req-a']);
+    stopping.abort();
+    for (const call of pending) expect(await upstreamFailure(call)).toMatchObject({ kind: 'aborted', retryable: false });
+  });
+
+  it("a scope's logger gets the lines of its calls instead of the client's", async () => {
+    const c = client({ retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    server.on('GET /ping', raw(503, 'text/html', HTML_503), account);
+    const lines: string[] = [];
+    const log = {
+      debug: (_obj: object, msg?: string) => void lines.push(`debug ${msg}`),
+      warn: (_obj: object, msg?: string) => void lines.push(`warn ${msg}`),
+    };
+    await c.client.inScope({ log }).ping();
+    expect(lines).toEqual(['debug upstream attempt failed', 'debug upstream attempt']);
+    expect(c.logs).toEqual([]);
+  });
+});
+
 describe('observability', () => {
   it('a throwing onCall listener does not fail the call', async () => {
     const warnings: object[] = [];
