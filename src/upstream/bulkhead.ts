@@ -10,7 +10,13 @@ import { NO_STOPS, stopped, unwatch, watch, type Stoppable, type Stops } from '.
 
 export type Refusal = 'timeout' | 'aborted' | 'full';
 
-export type Admission = { admitted: true; release: () => void } | { admitted: false; reason: Refusal };
+export interface Admitted {
+  admitted: true;
+  /** Frees the slot; works once. */
+  release: () => void;
+}
+
+export type Admission = Admitted | { admitted: false; reason: Refusal };
 
 export interface BulkheadOptions {
   /** Upstream requests in flight at once, all lanes together. */
@@ -57,14 +63,25 @@ export class Bulkhead {
     return this.#queued;
   }
 
+  /** A slot at once when the lane may have one now (no promise, no queue), else null. */
+  tryAcquire(laneName: string): Admitted | null {
+    const lane = this.#lanes.get(laneName);
+    if (!lane) {
+      if (this.#active >= this.maxInFlight) return null;
+      const fresh: Lane = { name: laneName, active: 0, waiting: new Yallist<Waiter>() };
+      this.#lanes.set(laneName, fresh);
+      return this.#admit(fresh);
+    }
+    // A lane with waiters keeps its order: a newcomer of that lane cannot overtake them.
+    if (lane.waiting.length === 0 && this.#active < this.maxInFlight && lane.active < this.laneMaxInFlight) return this.#admit(lane);
+    return null;
+  }
+
   acquire(laneName: string, waitMs: number, stops: Stops = NO_STOPS): Promise<Admission> {
     if (stopped(stops)) return Promise.resolve({ admitted: false, reason: 'aborted' });
+    const now = this.tryAcquire(laneName);
+    if (now) return Promise.resolve(now);
     const lane = this.#lanes.get(laneName) ?? { name: laneName, active: 0, waiting: new Yallist<Waiter>() };
-    // A lane with waiters keeps its order: a newcomer of that lane cannot overtake them.
-    if (lane.waiting.length === 0 && this.#active < this.maxInFlight && lane.active < this.laneMaxInFlight) {
-      this.#lanes.set(laneName, lane);
-      return Promise.resolve(this.#admit(lane));
-    }
     if (this.#queued >= this.maxQueued || lane.waiting.length >= this.laneMaxQueued) {
       return Promise.resolve({ admitted: false, reason: 'full' });
     }
@@ -94,7 +111,7 @@ export class Bulkhead {
     });
   }
 
-  #admit(lane: Lane): Admission {
+  #admit(lane: Lane): Admitted {
     this.#active++;
     lane.active++;
     let released = false;

@@ -4,7 +4,7 @@
 // A write whose final failure leaves its effect open is marked `outcomeUnknown` here, the one place that
 // knows every attempt it made.
 
-import type { ClientConfig } from './config.js';
+import type { ClientConfig, UpstreamLogger } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import { UpstreamError } from './errors.js';
 import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
@@ -72,14 +72,20 @@ export function createCaller(config: ClientConfig): Caller {
     scope: UpstreamScope,
     stops: Stops,
   ): Promise<WireResponse> {
-    const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
-    const admission = await bulkhead.acquire(scope.lane, waitMs, stops);
-    if (!admission.admitted) {
-      throw admission.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, admission.reason, waitMs);
+    // A free slot is taken without a promise; only a full lane or bulkhead waits (transport.send refuses a
+    // stopped call before sending anything).
+    let admission = bulkhead.tryAcquire(scope.lane);
+    if (!admission) {
+      const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
+      const queued = await bulkhead.acquire(scope.lane, waitMs, stops);
+      if (!queued.admitted) {
+        throw queued.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, queued.reason, waitMs);
+      }
+      admission = queued;
     }
     try {
       const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
-      return await transport.send({ method: spec.method, route: spec.route, path: spec.path, body }, timeoutMs, stops, scope.requestId);
+      return await transport.send(spec, body, timeoutMs, stops, scope.requestId);
     } finally {
       admission.release();
     }
@@ -95,13 +101,13 @@ export function createCaller(config: ClientConfig): Caller {
 
   /** Retries of one request, stopped by the caller's own signal or by the scope's. */
   async function request<T>(spec: RequestSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<RequestResult<T>> {
-    const logger = scope.log ?? config.logger;
+    const debug = debugLogger(scope.log ?? config.logger);
     const stops: Stops = { own: signal, scope: scope.signal };
     const deadline = Date.now() + policy.budgetMs;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     let ambiguous = false;
     for (let attempt = 1; ; attempt++) {
-      const started = performance.now();
+      const started = debug ? performance.now() : 0;
       let error: UpstreamError;
       let status = 0;
       try {
@@ -109,7 +115,7 @@ export function createCaller(config: ClientConfig): Caller {
         status = res.status;
         if (res.status === 200) {
           const value = read(spec, res.json);
-          logger?.debug({ route: spec.route, attempt, status, durationMs: elapsed(started) }, 'upstream attempt');
+          debug?.debug({ route: spec.route, attempt, status, durationMs: elapsed(started) }, 'upstream attempt');
           return { ok: true, value, status, attempts: attempt };
         }
         error = httpFailure(spec.route, res.status, res.json, res.retryAfterSeconds, redact);
@@ -125,7 +131,7 @@ export function createCaller(config: ClientConfig): Caller {
         spec.idempotent && isTransient(error) && !stopped(stops)
           ? retryDelayMs(policy, attempt, error.retryAfterSeconds, deadline - Date.now() - minAttemptMs)
           : null;
-      logger?.debug(
+      debug?.debug(
         { route: spec.route, attempt, status, durationMs: elapsed(started), errorKind: error.kind, ...(retryInMs === null ? {} : { retryInMs }) },
         'upstream attempt failed',
       );
@@ -155,11 +161,11 @@ export function createCaller(config: ClientConfig): Caller {
   async function call<T>(spec: CallSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<T> {
     const started = performance.now();
     const result = await request(spec, scope, signal);
-    const base = { route: spec.route, status: result.status, attempts: result.attempts };
     if (result.ok) {
-      emit({ ...base, durationMs: elapsed(started), outcome: 'ok' }, scope);
+      emit({ route: spec.route, status: result.status, attempts: result.attempts, durationMs: elapsed(started), outcome: 'ok' }, scope);
       return result.value;
     }
+    const base = { route: spec.route, status: result.status, attempts: result.attempts };
     // A write that may have happened says so on its error, whatever the rescue then does with it: a rescue
     // that finds nothing lets it stand, and the client is told the outcome is unknown rather than "retry".
     let error = spec.method !== 'GET' && result.ambiguous ? amend(result.error, { outcomeUnknown: true }) : result.error;
@@ -184,4 +190,9 @@ export function createCaller(config: ClientConfig): Caller {
 
 function elapsed(since: number): number {
   return Math.round(performance.now() - since);
+}
+
+/** The logger when it writes debug lines: per-attempt lines are not even built otherwise. */
+function debugLogger(logger: UpstreamLogger | undefined): UpstreamLogger | undefined {
+  return logger && logger.isLevelEnabled?.('debug') !== false ? logger : undefined;
 }

@@ -34,6 +34,8 @@ export const CLIENT_DEFAULTS = {
 export interface UpstreamLogger {
   debug(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
+  /** pino's: when it says debug is off, the client does not build its per-attempt lines at all. */
+  isLevelEnabled?(level: 'debug'): boolean;
 }
 
 export interface UpstreamClientOptions {

@@ -23,8 +23,6 @@ export interface WireRequest {
   route: string;
   /** Path below the base path, parameters already encoded, query included. */
   path: string;
-  /** Serialised once by the caller so every retry sends the very same bytes. */
-  body?: string;
 }
 
 export interface WireResponse {
@@ -35,8 +33,11 @@ export interface WireResponse {
 }
 
 export interface Transport {
-  /** `requestId`: the operation's, sent as x-request-id. */
-  send(req: WireRequest, timeoutMs: number, stops: Stops, requestId?: string): Promise<WireResponse>;
+  /**
+   * `body`: serialised once by the caller, so every retry sends the very same bytes. `requestId`: the
+   * operation's, sent as x-request-id.
+   */
+  send(req: WireRequest, body: string | undefined, timeoutMs: number, stops: Stops, requestId?: string): Promise<WireResponse>;
   close(): Promise<void>;
 }
 
@@ -143,16 +144,16 @@ export function createTransport(config: ClientConfig): Transport {
   const jsonHeaders = { ...headers, 'content-type': 'application/json' };
 
   return {
-    send(req, timeoutMs, stops, requestId) {
+    send(req, body, timeoutMs, stops, requestId) {
       if (stopped(stops)) return Promise.reject(abortedFailure(req.route));
-      const common = req.body === undefined ? headers : jsonHeaders;
+      const common = body === undefined ? headers : jsonHeaders;
       return new Promise((resolve, reject) => {
         pool.dispatch(
           {
             method: req.method,
             path: config.basePath + req.path,
             headers: requestId ? { ...common, 'x-request-id': requestId } : common,
-            body: req.body,
+            body,
             // The deadline covers headers and body together; undici's own idle timers would only blur which
             // limit fired.
             headersTimeout: 0,

@@ -395,6 +395,24 @@ describe('observability', () => {
     expect(await c.client.listRegions()).toEqual([]);
     expect(warnings).toEqual([{ route: 'GET /regions' }]);
   });
+
+  it('per-attempt lines are not built when the logger says debug is off; warnings still are', async () => {
+    const calls: string[] = [];
+    const c = client({
+      retry: { maxAttempts: 2, baseDelayMs: 1 },
+      onCall: () => {
+        throw new Error('metrics down');
+      },
+      logger: {
+        debug: (_obj, msg) => void calls.push(`debug ${msg}`),
+        warn: (_obj, msg) => void calls.push(`warn ${msg}`),
+        isLevelEnabled: () => false,
+      },
+    });
+    server.on('GET /regions', raw(503, 'text/html', HTML_503), json(200, { regions: [] }));
+    expect(await c.client.listRegions()).toEqual([]);
+    expect(calls).toEqual(['warn upstream onCall listener threw']);
+  });
 });
 
 describe('writes', () => {
