@@ -115,6 +115,23 @@ describe('bulkhead', () => {
     for (const w of queued) void w.then((r) => r.admitted && r.release());
   });
 
+  it('hands a free slot over synchronously, within the lane share; a freed slot goes to a waiter first', async () => {
+    const bulkhead = new Bulkhead({ maxInFlight: 2, laneShare: 0.5, maxQueued: 8 });
+    const first = bulkhead.tryAcquire('a');
+    expect(first?.admitted).toBe(true);
+    // At its share: no slot now, though one is free; another lane takes it.
+    expect(bulkhead.tryAcquire('a')).toBeNull();
+    const waiting = bulkhead.acquire('a', 60_000);
+    first!.release();
+    // The freed slot went to the waiter at once: the lane is at its share again.
+    expect(bulkhead.tryAcquire('a')).toBeNull();
+    const admitted = await waiting;
+    expect(admitted.admitted).toBe(true);
+    expect(bulkhead.tryAcquire('b')?.admitted).toBe(true);
+    expect(bulkhead.tryAcquire('c')).toBeNull();
+    expect(bulkhead.inFlight).toBe(2);
+  });
+
   it('lets 50,000 waiters time out, each unlinking its own entry', async () => {
     // Removal is O(1) (a linked list): with an array and splice this took seconds and blocked the event loop.
     const bulkhead = new Bulkhead({ maxInFlight: 1, laneShare: 1, maxQueued: 50_000 });
