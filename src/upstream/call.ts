@@ -83,12 +83,10 @@ export function createCaller(config: ClientConfig): Caller {
       }
       admission = queued;
     }
-    try {
-      const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
-      return await transport.send(spec, body, timeoutMs, stops, scope.requestId);
-    } finally {
-      admission.release();
-    }
+    const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
+    // The slot is freed when undici is done with the request, not when the attempt ends: one stopped while it
+    // waited for a connection is still in the pool's queue, and the bulkhead bounds what the pool holds.
+    return transport.send(spec, body, timeoutMs, stops, scope.requestId, admission.release);
   }
 
   function read<T>(spec: RequestSpec<T>, json: unknown): T {

@@ -308,6 +308,27 @@ describe('abort and bulkhead', () => {
     expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /papi/v1/gifts']);
   });
 
+  it('an attempt stopped while it waits for a connection keeps its bulkhead slot until the pool drops it', async () => {
+    const { client: api } = client({ connections: 1, maxInFlight: 2, laneShare: 1, queueTimeoutMs: 20 });
+    server.on('GET /gifts', hang);
+    server.on('GET /funds', json(200, { fundsbycurrency: {} }));
+    const controller = new AbortController();
+    const first = api.listGifts({}, { signal: controller.signal });
+    await server.arrived(1);
+    const queued = new AbortController();
+    const waiting = api.ping({ signal: queued.signal });
+    queued.abort();
+    thrown.push(await failure(waiting));
+    // The abandoned request is still in the pool's queue: the bulkhead counts it, so a third call is refused
+    // rather than piling up behind it.
+    expect(await upstreamFailure(api.getFunds())).toMatchObject({ kind: 'overloaded' });
+    controller.abort();
+    thrown.push(await failure(first));
+    // The pool drops the abandoned one when the connection frees, and its slot with it.
+    expect(await api.getFunds()).toBeDefined();
+    expect(server.requests.map((r) => `${r.method} ${r.url}`)).toEqual(['GET /papi/v1/gifts', 'GET /papi/v1/funds']);
+  });
+
   it('an already aborted signal sends nothing', async () => {
     const { client: api } = client();
     const err = await upstreamFailure(api.ping({ signal: AbortSignal.abort() }));
