@@ -5,13 +5,27 @@
 // Recovery after a lost answer (and naming the fields of an id conflict) is recovery.ts's.
 
 import { pathSegment } from '../path-segment.js';
-import { createCaller, type CallSpec } from './call.js';
+import { createCaller, type Caller, type CallSpec } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';
-import { createRecovery } from './recovery.js';
+import { createRecovery, type Recovery } from './recovery.js';
 import { toAccount, toBrand, toBrandSummary, toCampaign, toFees, toFunding, toFunds, toGift, toInfo, toLinkPage, toPage } from './normalise.js';
 import { brandQuery, giftQuery, queryString } from './query.js';
-import type { Brand, Campaign, CreateCampaignRequest, CreatedCampaign, EmbeddedReward, Gift, UpstreamClient } from './types.js';
+import type {
+  AddFundsRequest,
+  Brand,
+  BrandQuery,
+  CallOptions,
+  Campaign,
+  CreateCampaignRequest,
+  CreateDirectLinksRequest,
+  CreatedCampaign,
+  CreateEmbeddedRequest,
+  EmbeddedReward,
+  Gift,
+  GiftQuery,
+  UpstreamClient,
+} from './types.js';
 import { GATEWAY_SCOPE, type UpstreamScope } from './scope.js';
 import { reader, wire } from './wire.js';
 
@@ -41,239 +55,280 @@ function campaignBody(req: CreateCampaignRequest): object {
   };
 }
 
+// The readers that depend on nothing but the answer, made once rather than per call.
+const readAccount = reader(wire.ping, toAccount);
+const readCampaign = reader(wire.campaignRead, (w): Campaign | null => toCampaign(w.campaign));
+const readGift = reader(wire.giftRead, (w): Gift | null => toGift(w.gift));
+const readBrand = reader(wire.brandRead, (w): Brand | null => toBrand(w.brand));
+const readRegions = reader(wire.regions, (w) => w.regions.map((r) => ({ id: r.id, name: r.name, imageUrl: r.image_url ?? null })));
+const readFunds = reader(wire.funds, (w) => toFunds(w.fundsbycurrency));
+
+/**
+ * The client's methods, every call made in one scope. A view is one small object whatever its number of
+ * methods: each GraphQL operation (and each subscription, for its whole life) holds one.
+ */
+class ScopedClient implements UpstreamClient {
+  readonly #core: Core;
+  readonly #scope: UpstreamScope;
+
+  constructor(core: Core, scope: UpstreamScope) {
+    this.#core = core;
+    this.#scope = scope;
+  }
+
+  inScope(fields: Partial<UpstreamScope>): UpstreamClient {
+    return new ScopedClient(this.#core, { ...this.#scope, ...fields });
+  }
+
+  #call<T>(spec: CallSpec<T>, signal: AbortSignal | undefined): Promise<T> {
+    return this.#core.caller.call(spec, this.#scope, signal);
+  }
+
+  ping(opts?: CallOptions) {
+    return this.#call({ method: 'GET', route: 'GET /ping', path: '/ping', idempotent: true, parse: readAccount }, opts?.signal);
+  }
+
+  createCampaign(req: CreateCampaignRequest, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'POST',
+        route: 'POST /campaign',
+        path: '/campaign',
+        body: campaignBody(req),
+        idempotent: true,
+        parse: reader(wire.campaignCreated, (w): CreatedCampaign => ({
+          info: toInfo(w.info),
+          funding: toFunding(w.info.code, w.campaign.status),
+          campaign: toCampaign(w.campaign),
+          directLinks: null,
+          recovered: false,
+        })),
+        rescue: this.#core.recovery.campaign(req),
+      },
+      opts?.signal,
+    );
+  }
+
+  getCampaign(ref: string, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        route: 'GET /campaign/:id',
+        path: `/campaign/${seg(ref)}`,
+        idempotent: true,
+        parse: readCampaign,
+        rescue: notFound,
+      },
+      opts?.signal,
+    );
+  }
+
+  createDirectLinks(req: CreateDirectLinksRequest, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'POST',
+        route: 'POST /direct_links',
+        path: '/direct_links',
+        body: {
+          id: req.id,
+          price_in_cents: req.priceInCents,
+          brand_codes: req.brandCodes,
+          region: req.region,
+          link_count: req.linkCount,
+          expiry: req.expiry,
+        },
+        idempotent: true,
+        parse: reader(wire.directLinksCreated, (w): CreatedCampaign => ({
+          info: toInfo(w.info),
+          funding: toFunding(w.info.code, w.campaign.status),
+          campaign: toCampaign(w.campaign),
+          directLinks: w.direct_links,
+          recovered: false,
+        })),
+        rescue: this.#core.recovery.directLinks(req),
+      },
+      opts?.signal,
+    );
+  }
+
+  getLinks(id: string, page?: { limit?: number; offset?: number }, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        route: 'GET /links/:id',
+        path: `/links/${seg(id)}${queryString({ limit: page?.limit, offset: page?.offset })}`,
+        idempotent: true,
+        parse: reader(wire.links, (w) => toLinkPage(w, page ?? {})),
+        rescue: notFound,
+      },
+      opts?.signal,
+    );
+  }
+
+  createEmbeddedReward(req: CreateEmbeddedRequest, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'POST',
+        route: 'POST /embedded',
+        path: '/embedded',
+        body: { id: req.id, brand_code: req.brandCode, price_in_cents: req.priceInCents },
+        idempotent: true,
+        parse: reader(wire.embeddedCreated, (w): EmbeddedReward => ({
+          campaign: {
+            id: w.campaign.id,
+            uuid: w.campaign.uuid,
+            brandCode: w.campaign.brand_code,
+            priceInCents: w.campaign.price_in_cents,
+            fees: w.campaign.fees ? toFees(w.campaign.fees) : null,
+          },
+          giftLink: w.gift_link,
+          recovered: false,
+        })),
+        rescue: this.#core.recovery.embedded(req),
+      },
+      opts?.signal,
+    );
+  }
+
+  listGifts(query: GiftQuery, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        route: 'GET /gifts',
+        path: `/gifts${giftQuery(query)}`,
+        idempotent: true,
+        parse: reader(wire.giftList, (w) => toPage(w.gifts.map(toGift), w, query)),
+      },
+      opts?.signal,
+    );
+  }
+
+  getGift(uuid: string, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        route: 'GET /gifts/:uuid',
+        path: `/gifts/${seg(uuid)}`,
+        idempotent: true,
+        parse: readGift,
+        rescue: notFound,
+      },
+      opts?.signal,
+    );
+  }
+
+  resendGift(uuid: string, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'PUT',
+        route: 'PUT /gifts/:uuid',
+        path: `/gifts/${seg(uuid)}`,
+        body: { resend: true },
+        // Every resend sends another email: never repeated behind the caller's back.
+        idempotent: false,
+        parse: reader(wire.giftRead, (w) => toGift(w.gift)),
+      },
+      opts?.signal,
+    );
+  }
+
+  cancelGift(uuid: string, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'DELETE',
+        route: 'DELETE /gifts/:uuid',
+        path: `/gifts/${seg(uuid)}`,
+        // Cancelling a cancelled reward answers it unchanged, so a repeat is harmless.
+        idempotent: true,
+        parse: reader(wire.giftRead, (w) => toGift(w.gift)),
+      },
+      opts?.signal,
+    );
+  }
+
+  listBrands(query: BrandQuery, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        route: 'GET /brands',
+        path: `/brands${brandQuery(query)}`,
+        idempotent: true,
+        parse: reader(wire.brandList, (w) => toPage(w.brands.map(toBrandSummary), w, query)),
+      },
+      opts?.signal,
+    );
+  }
+
+  getBrand(code: string, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        route: 'GET /brands/:code',
+        path: `/brands/${seg(code)}`,
+        idempotent: true,
+        parse: readBrand,
+        // The upstream answers an unknown brand code with 422 rather than 404.
+        rescue: async (error) =>
+          error.status === 404 || (error.status === 422 && error.code === 'ERROR_BRANDS_NO_SUCH_BRAND') ? { value: null, recovered: false } : null,
+      },
+      opts?.signal,
+    );
+  }
+
+  listRegions(opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        route: 'GET /regions',
+        path: '/regions',
+        idempotent: true,
+        parse: readRegions,
+      },
+      opts?.signal,
+    );
+  }
+
+  getFunds(opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'GET',
+        route: 'GET /funds',
+        path: '/funds',
+        idempotent: true,
+        parse: readFunds,
+      },
+      opts?.signal,
+    );
+  }
+
+  addFunds(req: AddFundsRequest, opts?: CallOptions) {
+    return this.#call(
+      {
+        method: 'POST',
+        route: 'POST /funds',
+        path: '/funds',
+        body: { id: req.id, currencyisocode: req.currency, fund_amount_in_cents: req.amountInCents },
+        idempotent: true,
+        parse: readFunds,
+        // No endpoint reads a top-up by its id, so an unclear failure stays an unknown outcome (call.ts marks
+        // it); a retry with the same id is safe and never tops up twice.
+      },
+      opts?.signal,
+    );
+  }
+
+  close(): Promise<void> {
+    return this.#core.caller.close();
+  }
+}
+
+interface Core {
+  caller: Caller;
+  recovery: Recovery;
+}
+
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
   const config = resolveConfig(opts);
   const caller = createCaller(config);
-  const recovery = createRecovery(caller, config.logger);
-  const close = () => caller.close();
-
-  /** The client's methods, every call made in `scope`. */
-  function clientIn(scope: UpstreamScope): UpstreamClient {
-    const call = <T>(spec: CallSpec<T>, signal: AbortSignal | undefined) => caller.call(spec, scope, signal);
-    return {
-      inScope: (fields) => clientIn({ ...scope, ...fields }),
-      ping: (opts) => call({ method: 'GET', route: 'GET /ping', path: '/ping', idempotent: true, parse: reader(wire.ping, toAccount) }, opts?.signal),
-
-      createCampaign: (req, opts) =>
-        call(
-          {
-            method: 'POST',
-            route: 'POST /campaign',
-            path: '/campaign',
-            body: campaignBody(req),
-            idempotent: true,
-            parse: reader(wire.campaignCreated, (w): CreatedCampaign => ({
-              info: toInfo(w.info),
-              funding: toFunding(w.info.code, w.campaign.status),
-              campaign: toCampaign(w.campaign),
-              directLinks: null,
-              recovered: false,
-            })),
-            rescue: recovery.campaign(req),
-          },
-          opts?.signal,
-        ),
-
-      getCampaign: (ref, opts) =>
-        call(
-          {
-            method: 'GET',
-            route: 'GET /campaign/:id',
-            path: `/campaign/${seg(ref)}`,
-            idempotent: true,
-            parse: reader(wire.campaignRead, (w): Campaign | null => toCampaign(w.campaign)),
-            rescue: notFound,
-          },
-          opts?.signal,
-        ),
-
-      createDirectLinks: (req, opts) =>
-        call(
-          {
-            method: 'POST',
-            route: 'POST /direct_links',
-            path: '/direct_links',
-            body: {
-              id: req.id,
-              price_in_cents: req.priceInCents,
-              brand_codes: req.brandCodes,
-              region: req.region,
-              link_count: req.linkCount,
-              expiry: req.expiry,
-            },
-            idempotent: true,
-            parse: reader(wire.directLinksCreated, (w): CreatedCampaign => ({
-              info: toInfo(w.info),
-              funding: toFunding(w.info.code, w.campaign.status),
-              campaign: toCampaign(w.campaign),
-              directLinks: w.direct_links,
-              recovered: false,
-            })),
-            rescue: recovery.directLinks(req),
-          },
-          opts?.signal,
-        ),
-
-      getLinks: (id, page, opts) =>
-        call(
-          {
-            method: 'GET',
-            route: 'GET /links/:id',
-            path: `/links/${seg(id)}${queryString({ limit: page?.limit, offset: page?.offset })}`,
-            idempotent: true,
-            parse: reader(wire.links, (w) => toLinkPage(w, page ?? {})),
-            rescue: notFound,
-          },
-          opts?.signal,
-        ),
-
-      createEmbeddedReward: (req, opts) =>
-        call(
-          {
-            method: 'POST',
-            route: 'POST /embedded',
-            path: '/embedded',
-            body: { id: req.id, brand_code: req.brandCode, price_in_cents: req.priceInCents },
-            idempotent: true,
-            parse: reader(wire.embeddedCreated, (w): EmbeddedReward => ({
-              campaign: {
-                id: w.campaign.id,
-                uuid: w.campaign.uuid,
-                brandCode: w.campaign.brand_code,
-                priceInCents: w.campaign.price_in_cents,
-                fees: w.campaign.fees ? toFees(w.campaign.fees) : null,
-              },
-              giftLink: w.gift_link,
-              recovered: false,
-            })),
-            rescue: recovery.embedded(req),
-          },
-          opts?.signal,
-        ),
-
-      listGifts: (query, opts) =>
-        call(
-          {
-            method: 'GET',
-            route: 'GET /gifts',
-            path: `/gifts${giftQuery(query)}`,
-            idempotent: true,
-            parse: reader(wire.giftList, (w) => toPage(w.gifts.map(toGift), w, query)),
-          },
-          opts?.signal,
-        ),
-
-      getGift: (uuid, opts) =>
-        call(
-          {
-            method: 'GET',
-            route: 'GET /gifts/:uuid',
-            path: `/gifts/${seg(uuid)}`,
-            idempotent: true,
-            parse: reader(wire.giftRead, (w): Gift | null => toGift(w.gift)),
-            rescue: notFound,
-          },
-          opts?.signal,
-        ),
-
-      resendGift: (uuid, opts) =>
-        call(
-          {
-            method: 'PUT',
-            route: 'PUT /gifts/:uuid',
-            path: `/gifts/${seg(uuid)}`,
-            body: { resend: true },
-            // Every resend sends another email: never repeated behind the caller's back.
-            idempotent: false,
-            parse: reader(wire.giftRead, (w) => toGift(w.gift)),
-          },
-          opts?.signal,
-        ),
-
-      cancelGift: (uuid, opts) =>
-        call(
-          {
-            method: 'DELETE',
-            route: 'DELETE /gifts/:uuid',
-            path: `/gifts/${seg(uuid)}`,
-            // Cancelling a cancelled reward answers it unchanged, so a repeat is harmless.
-            idempotent: true,
-            parse: reader(wire.giftRead, (w) => toGift(w.gift)),
-          },
-          opts?.signal,
-        ),
-
-      listBrands: (query, opts) =>
-        call(
-          {
-            method: 'GET',
-            route: 'GET /brands',
-            path: `/brands${brandQuery(query)}`,
-            idempotent: true,
-            parse: reader(wire.brandList, (w) => toPage(w.brands.map(toBrandSummary), w, query)),
-          },
-          opts?.signal,
-        ),
-
-      getBrand: (code, opts) =>
-        call(
-          {
-            method: 'GET',
-            route: 'GET /brands/:code',
-            path: `/brands/${seg(code)}`,
-            idempotent: true,
-            parse: reader(wire.brandRead, (w): Brand | null => toBrand(w.brand)),
-            // The upstream answers an unknown brand code with 422 rather than 404.
-            rescue: async (error) =>
-              error.status === 404 || (error.status === 422 && error.code === 'ERROR_BRANDS_NO_SUCH_BRAND')
-                ? { value: null, recovered: false }
-                : null,
-          },
-          opts?.signal,
-        ),
-
-      listRegions: (opts) =>
-        call(
-          {
-            method: 'GET',
-            route: 'GET /regions',
-            path: '/regions',
-            idempotent: true,
-            parse: reader(wire.regions, (w) => w.regions.map((r) => ({ id: r.id, name: r.name, imageUrl: r.image_url ?? null }))),
-          },
-          opts?.signal,
-        ),
-
-      getFunds: (opts) =>
-        call(
-          {
-            method: 'GET',
-            route: 'GET /funds',
-            path: '/funds',
-            idempotent: true,
-            parse: reader(wire.funds, (w) => toFunds(w.fundsbycurrency)),
-          },
-          opts?.signal,
-        ),
-
-      addFunds: (req, opts) =>
-        call(
-          {
-            method: 'POST',
-            route: 'POST /funds',
-            path: '/funds',
-            body: { id: req.id, currencyisocode: req.currency, fund_amount_in_cents: req.amountInCents },
-            idempotent: true,
-            parse: reader(wire.funds, (w) => toFunds(w.fundsbycurrency)),
-            // No endpoint reads a top-up by its id, so an unclear failure stays an unknown outcome (call.ts marks
-            // it); a retry with the same id is safe and never tops up twice.
-          },
-          opts?.signal,
-        ),
-
-      close,
-    };
-  }
-
-  return clientIn(GATEWAY_SCOPE);
+  return new ScopedClient({ caller, recovery: createRecovery(caller, config.logger) }, GATEWAY_SCOPE);
 }

@@ -196,11 +196,16 @@ describe('unexpected errors', () => {
     const real = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { logger });
     // Nothing the sandbox can do makes our own code throw, so one client method is replaced by a bug, in every
     // scoped view of the client too.
-    const withBug = (c: UpstreamClient): UpstreamClient => ({
-      ...c,
-      inScope: (fields) => withBug(c.inScope(fields)),
-      getFunds: async () => Promise.reject(new TypeError(`cannot read balances (token ${token})`)),
-    });
+    const bug = async () => Promise.reject(new TypeError(`cannot read balances (token ${token})`));
+    const withBug = (c: UpstreamClient): UpstreamClient =>
+      new Proxy(c, {
+        get(target, name) {
+          if (name === 'getFunds') return bug;
+          if (name === 'inScope') return (fields: Parameters<UpstreamClient['inScope']>[0]) => withBug(target.inScope(fields));
+          const value = Reflect.get(target, name);
+          return typeof value === 'function' ? value.bind(target) : value;
+        },
+      });
     const client = withBug(real);
     const gateway = createGateway({ config, client, logger });
     try {
