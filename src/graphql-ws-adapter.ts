@@ -21,8 +21,13 @@ function internalErrorReason(error: unknown): string {
   return Buffer.byteLength(message) > 123 ? 'Internal server error' : message;
 }
 
-function closeOnError(socket: WebSocket, what: string, error: unknown): void {
-  console.error(`${what}. Please check your implementation.`, error);
+/** Where the adapter reports what should not happen: the gateway's logger (redacted, structured). */
+export interface AdapterLog {
+  error(fields: object, message: string): void;
+}
+
+function closeOnError(log: AdapterLog, socket: WebSocket, what: string, error: unknown): void {
+  log.error({ err: error }, what);
   socket.close(CloseCode.InternalServerError, internalErrorReason(error));
 }
 
@@ -31,6 +36,7 @@ export function serveGraphqlWs<E, U>(
   wss: WebSocketServer,
   server: Server<E>,
   extraOf: (socket: WebSocket, upgrade: U) => E,
+  log: AdapterLog,
   keepAliveMs = KEEP_ALIVE_MS,
 ): { dispose(): Promise<void> } {
   // Only graphql-transport-ws is accepted at the handshake (graphql-ws closes others with 4406).
@@ -52,14 +58,14 @@ export function serveGraphqlWs<E, U>(
   keepAlive.unref();
 
   wss.once('error', (error) => {
-    console.error('Internal error emitted on the WebSocket server. Please check your implementation.', error);
+    log.error({ err: error }, 'websocket: internal error emitted on the WebSocket server');
     for (const socket of wss.clients) socket.close(CloseCode.InternalServerError, internalErrorReason(error));
   });
 
   wss.on('connection', (socket: WebSocket, upgrade: U) => {
     alive.add(socket);
     socket.on('pong', onPong);
-    socket.once('error', (error) => closeOnError(socket, 'Internal error emitted on a WebSocket socket', error));
+    socket.once('error', (error) => closeOnError(log, socket, 'websocket: internal error emitted on a socket', error));
     const closed = server.opened(
       {
         protocol: socket.protocol,
@@ -71,7 +77,7 @@ export function serveGraphqlWs<E, U>(
         close: (code, reason) => socket.close(code, reason),
         onMessage: (handle) =>
           socket.on('message', (data) => {
-            handle(String(data)).catch((error: unknown) => closeOnError(socket, 'Internal error occurred during message handling', error));
+            handle(String(data)).catch((error: unknown) => closeOnError(log, socket, 'websocket: internal error while handling a message', error));
           }),
       },
       extraOf(socket, upgrade),

@@ -183,7 +183,7 @@ export function createGateway({
     }
     return yoga(req, res);
   });
-  const websocket = attachWebSocket(server, yoga, security.websocket);
+  const websocket = attachWebSocket(server, yoga, security.websocket, logger);
 
   return {
     yoga,

@@ -9,7 +9,7 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import { makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
-import { serveGraphqlWs } from './graphql-ws-adapter.js';
+import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
 import type { WebSocketPolicy } from './security/security.js';
 import { trustedDocumentFor } from './security/trusted-documents.js';
 
@@ -71,7 +71,7 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, 
 // Any yoga instance: its context types appear contravariantly (plugin hooks), so neither `object` nor a
 // generic accepts the gateway's GatewayContext and a test's bare one alike.
 // eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>, policy: WebSocketPolicy): WebSocketEndpoint {
+export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>, policy: WebSocketPolicy, log: AdapterLog): WebSocketEndpoint {
   const { door } = policy;
   // noServer: ws would otherwise re-emit the HTTP server's errors (a busy port at listen) as its own, which
   // graphql-ws reports as an internal WebSocket error; upgrades are handed over explicitly instead.
@@ -148,10 +148,12 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
       return args;
     },
   });
-  const endpoint = serveGraphqlWs(wss, graphqlWs, (socket, req: IncomingMessage): Extra => ({
-    socket,
-    authorization: req.headers.authorization ?? null,
-  }));
+  const endpoint = serveGraphqlWs(
+    wss,
+    graphqlWs,
+    (socket, req: IncomingMessage): Extra => ({ socket, authorization: req.headers.authorization ?? null }),
+    log,
+  );
   return {
     async close(deadlineMs) {
       const deadline = setTimeout(() => {

@@ -247,14 +247,19 @@ describe('WebSocket credentials', () => {
     });
     server = createServer(yoga);
     // An open door (no keys): this suite is about where credentials come from, not whether they are valid.
-    endpoint = attachWebSocket(server, yoga, {
-      door: createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 })),
-      trusted: null,
-      introspection: true,
-      hostAllowed: () => true,
-      allowedOrigins: [],
-      maxPayloadBytes: 100_000,
-    });
+    endpoint = attachWebSocket(
+      server,
+      yoga,
+      {
+        door: createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 })),
+        trusted: null,
+        introspection: true,
+        hostAllowed: () => true,
+        allowedOrigins: [],
+        maxPayloadBytes: 100_000,
+      },
+      { error: () => undefined },
+    );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
   });

@@ -9,6 +9,8 @@ import { serveGraphqlWs } from '../../src/graphql-ws-adapter.js';
 // does not is cut by the next round. Waits on pings and closes, never on time.
 
 const KEEP_ALIVE_MS = 20;
+/** Nothing in these tests should reach the adapter's error log. */
+const SILENT = { error: () => undefined };
 
 let wss: WebSocketServer;
 let endpoint: { dispose(): Promise<void> };
@@ -19,7 +21,7 @@ beforeAll(async () => {
   await new Promise((resolve) => wss.once('listening', resolve));
   url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
   const schema = createSchema({ typeDefs: 'type Query { ok: Boolean }', resolvers: { Query: { ok: () => true } } });
-  endpoint = serveGraphqlWs(wss, makeServer({ schema }), () => ({}), KEEP_ALIVE_MS);
+  endpoint = serveGraphqlWs(wss, makeServer({ schema }), () => ({}), SILENT, KEEP_ALIVE_MS);
 });
 afterAll(() => endpoint?.dispose());
 
@@ -59,7 +61,7 @@ describe('WebSocket keep-alive', () => {
   it('closes the sockets left with 1001 (Going Away) when disposed', async () => {
     const own = new WebSocketServer({ port: 0, host: '127.0.0.1' });
     await new Promise((resolve) => own.once('listening', resolve));
-    const ownEndpoint = serveGraphqlWs(own, makeServer({}), () => ({}));
+    const ownEndpoint = serveGraphqlWs(own, makeServer({}), () => ({}), SILENT);
     const socket = new WebSocket(`ws://127.0.0.1:${(own.address() as AddressInfo).port}`, 'graphql-transport-ws');
     await new Promise((resolve) => socket.once('open', resolve));
     const code = closed(socket);
