@@ -87,7 +87,13 @@ export class Bulkhead {
     }
     this.#lanes.set(laneName, lane);
     return new Promise((resolve) => {
+      // A waiter ends once, admitted or gone; whatever comes after is a no-op. A stop can reach a waiter that
+      // was admitted a moment before by the same stop: stopping an exchange frees its slot at once, and that
+      // slot goes to the next waiter, which may be one the stop has yet to wake.
+      let settled = false;
       const leave = (reason: Refusal) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
         unwatch(stops, waiter);
         lane.waiting.removeNode(node);
@@ -97,6 +103,7 @@ export class Bulkhead {
       };
       const waiter: Waiter = {
         admit: () => {
+          settled = true;
           clearTimeout(timer);
           unwatch(stops, waiter);
           resolve(this.#admit(lane));

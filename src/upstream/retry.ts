@@ -59,6 +59,9 @@ export function pause(ms: number, stops: Stops): Promise<boolean> {
     const wait: Stoppable = {
       stop() {
         clearTimeout(timer);
+        // Both signals' sets: the one that stopped it has let it go, the other (the gateway's stop signal,
+        // alive as long as the process) would keep it forever.
+        unwatch(stops, wait);
         resolve(false);
       },
     };

@@ -33,9 +33,19 @@ function waitsOn(signal: AbortSignal): Set<Stoppable> {
     signal.addEventListener(
       'abort',
       () => {
-        const woken = [...created];
-        created.clear();
-        for (const wait of woken) wait.stop();
+        // One at a time from the live set, each taken out before it is stopped: stopping one may end or
+        // unwatch others (a freed bulkhead slot admits a waiter), and those are then not stopped again. A
+        // wait that throws is a defect, but it must not keep the rest from hearing the stop, nor take the
+        // process down as an uncaught exception (with every other caller's writes in flight): it is
+        // reported as a process warning instead.
+        for (const wait of created) {
+          created.delete(wait);
+          try {
+            wait.stop();
+          } catch (error) {
+            process.emitWarning(error instanceof Error ? error : String(error), 'UpstreamStopWarning');
+          }
+        }
       },
       { once: true },
     );
@@ -47,6 +57,11 @@ function waitsOn(signal: AbortSignal): Set<Stoppable> {
 export function watch(stops: Stops, wait: Stoppable): void {
   if (stops.own) waitsOn(stops.own).add(wait);
   if (stops.scope && stops.scope !== stops.own) waitsOn(stops.scope).add(wait);
+}
+
+/** How many waits a stop of `signal` would wake now: what is still registered on it (tests, diagnostics). */
+export function watchers(signal: AbortSignal): number {
+  return waits.get(signal)?.size ?? 0;
 }
 
 export function unwatch(stops: Stops, wait: Stoppable): void {

@@ -1,7 +1,11 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
 import { Bulkhead } from '../../src/upstream/bulkhead.js';
+import { createUpstreamClient } from '../../src/upstream/client.js';
 import { abortedFailure } from '../../src/upstream/failures.js';
-import { isAmbiguous, parseRetryAfter, retryDelayMs } from '../../src/upstream/retry.js';
+import { isAmbiguous, parseRetryAfter, pause, retryDelayMs } from '../../src/upstream/retry.js';
+import { watch, watchers, type Stops } from '../../src/upstream/stops.js';
 
 const policy = { maxAttempts: 4, baseDelayMs: 100, maxDelayMs: 1_000, budgetMs: 10_000 };
 
@@ -142,5 +146,73 @@ describe('bulkhead', () => {
     expect(bulkhead.queued).toBe(0);
     if (held.admitted) held.release();
     expect(bulkhead.inFlight).toBe(0);
+  });
+});
+
+describe('one stop signal ending several waits', () => {
+  it('a queued waiter admitted by the stop of the exchange ahead of it is not stopped again, and nothing throws', async () => {
+    const bulkhead = new Bulkhead({ maxInFlight: 1, laneShare: 1, maxQueued: 10 });
+    const stop = new AbortController();
+    const stops: Stops = { own: stop.signal };
+    const held = bulkhead.tryAcquire('k');
+    if (!held) throw new Error('no slot');
+    // The exchange on the wire: stopping it frees its slot at once, as undici's abort does.
+    watch(stops, { stop: () => held.release() });
+    const queued = bulkhead.acquire('k', 60_000, stops);
+    const warnings: Error[] = [];
+    const onWarning = (w: Error) => void warnings.push(w);
+    process.on('warning', onWarning);
+    try {
+      // Synchronously: the first wait's release admits the queued waiter, which the same stop reaches next.
+      expect(() => stop.abort()).not.toThrow();
+      const result = await queued;
+      await new Promise((resolve) => setImmediate(resolve));
+      expect(warnings).toEqual([]);
+      expect(result.admitted).toBe(true);
+      if (result.admitted) result.release();
+      expect(bulkhead.inFlight).toBe(0);
+      expect(bulkhead.queued).toBe(0);
+    } finally {
+      process.off('warning', onWarning);
+    }
+  });
+
+  it('a backoff pause ended by its own signal lets go of the gateway-wide one too', async () => {
+    const own = new AbortController();
+    const scope = new AbortController();
+    const stops: Stops = { own: own.signal, scope: scope.signal };
+    const paused = pause(60_000, stops);
+    expect(watchers(scope.signal)).toBe(1);
+    own.abort();
+    expect(await paused).toBe(false);
+    // The scope signal lives as long as the process: a wait left on it would never be collected.
+    expect(watchers(scope.signal)).toBe(0);
+  });
+});
+
+describe('a stop reaching an exchange on the wire and a call queued behind it', () => {
+  it('ends both as aborted, through the real client and pool', async () => {
+    // An upstream that takes requests and never answers; `arrived` tells when the first is on the wire.
+    let arrived!: () => void;
+    const onWire = new Promise<void>((resolve) => (arrived = resolve));
+    const server = createServer(() => arrived());
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    const base = `http://127.0.0.1:${(server.address() as AddressInfo).port}/papi/v1`;
+    const client = createUpstreamClient({ baseUrl: base, token: 'policy-test-token', maxInFlight: 1, laneShare: 1, retry: { maxAttempts: 1 } });
+    const stop = new AbortController();
+    const scoped = client.inScope({ lane: 'key:a', signal: stop.signal });
+    try {
+      const first = scoped.getFunds().catch((error: unknown) => error);
+      await onWire;
+      const second = scoped.getFunds().catch((error: unknown) => error);
+      stop.abort();
+      const [a, b] = await Promise.all([first, second]);
+      expect(a).toMatchObject({ kind: 'aborted' });
+      expect(b).toMatchObject({ kind: 'aborted' });
+    } finally {
+      await client.close();
+      server.closeAllConnections();
+      await new Promise((resolve) => server.close(resolve));
+    }
   });
 });
