@@ -1,11 +1,18 @@
 import {
+  GraphQLError,
+  Kind,
   getOperationAST,
+  valueFromASTUntyped,
   getVariableValues,
   type DocumentNode,
   type ExecutionResult,
   type ExecutionArgs,
   type GraphQLSchema,
   type VariableDefinitionNode,
+  type FieldNode,
+  type FragmentDefinitionNode,
+  type OperationDefinitionNode,
+  type SelectionSetNode,
 } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
@@ -32,13 +39,72 @@ type Jit = typeof import('graphql-jit');
 let jit: Jit | undefined;
 const loadJit = async (): Promise<Jit> => (jit ??= await import('graphql-jit'));
 
+/**
+ * The variables with every absent one that has a default set to it as JSON. graphql-jit bakes a default into
+ * its code as JSON.stringify of the coerced value, so a custom scalar's default reached resolvers in its JSON
+ * form (a DateTime as an ISO string, not a Date); given like this, the default goes through the scalar's
+ * parseValue as a sent variable does.
+ */
+function withDefaults(values: ExecutionArgs['variableValues'], defaults: [string, unknown][]) {
+  if (defaults.length === 0) return values;
+  const filled: Record<string, unknown> = { ...values };
+  for (const [name, value] of defaults) if (!(name in filled)) filled[name] = value;
+  return filled;
+}
+
+/**
+ * The compiled result in the interpreter's shape: `errors` before `data`, and every error a graphql-js
+ * GraphQLError carrying its field nodes. graphql-jit's errors carry locations but no nodes, and yoga rebuilds
+ * each error from its nodes before answering, so their locations were dropped.
+ */
+function asInterpreted(result: ExecutionResult, plan: Plan): ExecutionResult {
+  if (!result.errors?.length) return result;
+  const errors = result.errors.map((error) => (error.nodes?.length || !error.path ? error : locate(error, plan)));
+  const { data, extensions } = result;
+  return extensions === undefined ? { errors, data } : { errors, data, extensions };
+}
+
+function locate(error: GraphQLError, plan: Plan): GraphQLError {
+  const nodes = fieldNodesAt(plan.operation.selectionSet, plan.fragments, error.path!);
+  if (nodes.length === 0) return error;
+  return new GraphQLError(error.message, { nodes, path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions });
+}
+
+/** The field nodes answering `path` (response keys; list indexes skipped), through fragments of any type. */
+function fieldNodesAt(root: SelectionSetNode, fragments: Map<string, FragmentDefinitionNode>, path: readonly (string | number)[]): FieldNode[] {
+  let sets: SelectionSetNode[] = [root];
+  let found: FieldNode[] = [];
+  for (const key of path) {
+    if (typeof key === 'number') continue;
+    found = [];
+    const visit = (set: SelectionSetNode) => {
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.FIELD) {
+          if ((selection.alias ?? selection.name).value === key) found.push(selection);
+        } else if (selection.kind === Kind.INLINE_FRAGMENT) visit(selection.selectionSet);
+        else {
+          const fragment = fragments.get(selection.name.value);
+          if (fragment) visit(fragment.selectionSet);
+        }
+      }
+    };
+    sets.forEach(visit);
+    sets = found.flatMap((field) => (field.selectionSet ? [field.selectionSet] : []));
+  }
+  return found;
+}
+
 /** Executions of a document before it is compiled: compiled from its second on. */
 const INTERPRETED_RUNS = 1;
 
 interface Plan {
   runs: number;
   schema: GraphQLSchema;
+  operation: OperationDefinitionNode;
+  fragments: Map<string, FragmentDefinitionNode>;
   variables: readonly VariableDefinitionNode[];
+  /** Defaults of the operation's variables, as a client would send them (JSON), by name. */
+  defaults: [string, unknown][];
   /** Undefined until compiled; null when graphql-jit could not compile it. */
   compiled?: CompiledQuery | null;
 }
@@ -57,7 +123,13 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
       const operation = getOperationAST(args.document, args.operationName);
       // The interpreter reports a missing or ambiguous operation in its own words.
       if (!operation) return null;
-      plan = { runs: 0, schema: args.schema, variables: operation.variableDefinitions ?? [] };
+      const variables = operation.variableDefinitions ?? [];
+      const defaults = variables
+        .filter((v) => v.defaultValue)
+        .map((v): [string, unknown] => [v.variable.name.value, valueFromASTUntyped(v.defaultValue!)]);
+      const fragments = new Map<string, FragmentDefinitionNode>();
+      for (const d of args.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
+      plan = { runs: 0, schema: args.schema, operation, fragments, variables, defaults };
       byName.set(name, plan);
     }
     return ++plan.runs > INTERPRETED_RUNS ? plan : null;
@@ -92,7 +164,7 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
     return coerced.errors ?? null;
   }
 
-  const then = <T>(value: T | Promise<T>, next: (v: T) => void) => (value instanceof Promise ? value.then(next) : next(value));
+  const then = <T, R>(value: T | Promise<T>, next: (v: T) => R): R | Promise<R> => (value instanceof Promise ? value.then(next) : next(value));
 
   return {
     onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
@@ -101,7 +173,10 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
         const errors = variableErrors(plan, args);
         if (errors) return setResultAndStopExecution({ errors });
         const compiled = plan.compiled!;
-        setExecuteFn((run) => compiled.query(run.rootValue, run.contextValue, run.variableValues));
+        const { defaults } = plan;
+        setExecuteFn((run) =>
+          then(compiled.query(run.rootValue, run.contextValue, withDefaults(run.variableValues, defaults)), (r) => asInterpreted(r, plan)),
+        );
       });
     },
   };

@@ -63,6 +63,18 @@ describe('compiled execution answers as the interpreter does', () => {
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
+  it('an error a resolver throws as a GraphQLError: the same message, locations, path and order of keys', async () => {
+    const query =
+      'query($refs: [ID!]!) { campaigns(refs: $refs) { ...Page } } fragment Page on Campaign { id page: gifts(first: -1) { totalCount } }';
+    const [interpreted, ...compiled] = await threeRuns(query, () => ({ refs: [order.id] }));
+    expect(JSON.parse(interpreted!).errors[0]).toMatchObject({
+      path: ['campaigns', 0, 'page'],
+      locations: [{ line: 1, column: 92 }],
+      extensions: { code: 'BAD_USER_INPUT' },
+    });
+    expect(compiled).toEqual([interpreted, interpreted]);
+  });
+
   it('a mutation result union: the same member and fields', async () => {
     const create = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
       __typename
@@ -100,6 +112,26 @@ describe('compiled execution answers as the interpreter does', () => {
       expect(compiled).toEqual([interpreted, interpreted]);
     }
     expect(await gw.upstreamDelta()).toEqual({});
+  });
+
+  it('a custom scalar default reaches the resolver as the scalar reads it (a DateTime as a Date), compiled too', async () => {
+    // What the gift list resolver hands the upstream client, on every run.
+    const client = Object.getPrototypeOf(gw.client) as { listGifts(query: Record<string, unknown>, ...rest: unknown[]): unknown };
+    const original = client.listGifts;
+    const seen: unknown[] = [];
+    client.listGifts = function (this: unknown, query, ...rest) {
+      seen.push(query.createdDateGreaterThan);
+      return original.call(this, query, ...rest);
+    };
+    try {
+      const query = 'query($since: DateTime = "2001-01-01T00:00:00Z") { gifts(first: 3, filter: { createdDateGreaterThan: $since }) { totalCount } }';
+      const [interpreted, ...compiled] = await threeRuns(query, () => ({}));
+      expect(compiled).toEqual([interpreted, interpreted]);
+    } finally {
+      client.listGifts = original;
+    }
+    expect(seen).toHaveLength(3);
+    for (const since of seen) expect(since).toEqual(new Date('2001-01-01T00:00:00Z'));
   });
 
   // graphql-jit passes a subscription's variables where its arguments belong: compiled, `campaign` was lost and
