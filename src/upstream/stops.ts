@@ -33,13 +33,13 @@ function waitsOn(signal: AbortSignal): Set<Stoppable> {
     signal.addEventListener(
       'abort',
       () => {
-        // One at a time from the live set, each taken out before it is stopped: stopping one may end or
-        // unwatch others (a freed bulkhead slot admits a waiter), and those are then not stopped again. A
-        // wait that throws is a defect, but it must not keep the rest from hearing the stop, nor take the
-        // process down as an uncaught exception (with every other caller's writes in flight): it is
-        // reported as a process warning instead.
-        for (const wait of created) {
-          created.delete(wait);
+        // The waits registered when it fired, each stopped once. Stopping one may end others first (a freed
+        // bulkhead slot admits a waiter); their stop is then a no-op, as Stoppable requires. A wait that throws
+        // is a defect, but it must not keep the rest from hearing the stop, nor take the process down as an
+        // uncaught exception (with every other caller's writes in flight): it is reported as a warning.
+        const woken = [...created];
+        created.clear();
+        for (const wait of woken) {
           try {
             wait.stop();
           } catch (error) {
