@@ -150,9 +150,13 @@ describe('production build', { timeout: 120_000 }, () => {
       });
       try {
         expect((await fetch(`${started.url}/ready`)).status).toBe(200);
-        const res = await gql(started.url, '{ brands(first: 1) { totalCount } }', bearer(KEYS.reader));
-        expect(res.body.errors).toBeUndefined();
-        expect(res.body.data.brands.totalCount).toBeGreaterThan(0);
+        // Twice: a document runs compiled from its second execution, which loads graphql-jit's chunk of the
+        // bundle in a copy that has runtime dependencies only.
+        for (let run = 0; run < 2; run++) {
+          const res = await gql(started.url, '{ brands(first: 1) { totalCount } }', bearer(KEYS.reader));
+          expect(res.body.errors).toBeUndefined();
+          expect(res.body.data.brands.totalCount).toBeGreaterThan(0);
+        }
         expect((await gql(started.url, '{ brands(first: 1) { totalCount } }')).status).toBe(401);
       } finally {
         expect(await stop(started)).toBe(0);
