@@ -8,7 +8,6 @@ import {
   type ExecutionResult,
   type ExecutionArgs,
   type GraphQLSchema,
-  type VariableDefinitionNode,
   type FieldNode,
   type FragmentDefinitionNode,
   type OperationDefinitionNode,
@@ -102,7 +101,6 @@ interface Plan {
   schema: GraphQLSchema;
   operation: OperationDefinitionNode;
   fragments: Map<string, FragmentDefinitionNode>;
-  variables: readonly VariableDefinitionNode[];
   /** Defaults of the operation's variables, as a client would send them (JSON), by name. */
   defaults: [string, unknown][];
   /** Undefined until compiled; null when graphql-jit could not compile it. */
@@ -123,13 +121,12 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
       const operation = getOperationAST(args.document, args.operationName);
       // The interpreter reports a missing or ambiguous operation in its own words.
       if (!operation) return null;
-      const variables = operation.variableDefinitions ?? [];
-      const defaults = variables
+      const defaults = (operation.variableDefinitions ?? [])
         .filter((v) => v.defaultValue)
         .map((v): [string, unknown] => [v.variable.name.value, valueFromASTUntyped(v.defaultValue!)]);
       const fragments = new Map<string, FragmentDefinitionNode>();
       for (const d of args.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-      plan = { runs: 0, schema: args.schema, operation, fragments, variables, defaults };
+      plan = { runs: 0, schema: args.schema, operation, fragments, defaults };
       byName.set(name, plan);
     }
     return ++plan.runs > INTERPRETED_RUNS ? plan : null;
@@ -160,7 +157,7 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
 
   /** graphql-js's coercion errors for the operation's variables, or null when they are fine. */
   function variableErrors(plan: Plan, args: ExecutionArgs) {
-    const coerced = getVariableValues(plan.schema, plan.variables, args.variableValues ?? {}, { maxErrors: 50 });
+    const coerced = getVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
     return coerced.errors ?? null;
   }
 
