@@ -19,6 +19,7 @@ import { useOperationMetrics } from './ops/use-operation-metrics.js';
 import { requestIdOf, useRequestId } from './ops/use-request-id.js';
 import { yogaLogger } from './ops/yoga-logger.js';
 import { createReadiness } from './readiness.js';
+import { answerRefusal, refuseRequestTarget } from './request-target.js';
 import { schema } from './schema/index.js';
 import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
@@ -160,6 +161,12 @@ export function createGateway({
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     drain.track(res);
+    const malformed = refuseRequestTarget(req);
+    if (malformed) {
+      // Scanners send these by the thousand: debug, and neither the target nor the Host (they are the sender's text).
+      logger.debug({ code: malformed.code, method: req.method }, 'request refused before authentication');
+      return answerRefusal(res, malformed);
+    }
     if (!security.hostAllowed(req.headers.host)) {
       return json(res, 403, {
         errors: [
