@@ -148,7 +148,7 @@ export function createGateway({
         },
       }),
       ...security.plugins,
-      useRequestId(),
+      useRequestId({ refuse: redactor.contains }),
       useResponseRedaction(redactor.redact),
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),

@@ -119,11 +119,11 @@ describe('request ids', () => {
   }
 
   it('keeps a well-formed incoming x-request-id, echoes it and writes it on every line of the operation', async () => {
-    const { requestId, lines } = await run({ 'x-request-id': 'checkout-7f3a:retry.2' });
-    expect(requestId).toBe('checkout-7f3a:retry.2');
+    const { requestId, lines } = await run({ 'x-request-id': 'checkout-7f3a.retry-2' });
+    expect(requestId).toBe('checkout-7f3a.retry-2');
     // The upstream client's lines (it has no GraphQL context) carry the id as well as the operation's own line.
     expect(lines.map((l) => l.msg).sort()).toEqual(['operation completed', 'upstream attempt', 'upstream attempt']);
-    expect(lines.every((l) => l.requestId === 'checkout-7f3a:retry.2')).toBe(true);
+    expect(lines.every((l) => l.requestId === 'checkout-7f3a.retry-2')).toBe(true);
     expect(lines.find((l) => l.msg === 'operation completed')).toMatchObject({
       operationName: 'Both',
       operationType: 'query',
