@@ -1,6 +1,6 @@
 import type { Config } from './config.js';
 import { formsOf, type SecretForm } from './secret-forms.js';
-import { fold, foldCode, mayHoldEscapes } from './text-folding.js';
+import { decodedStarts, decodeEscapes, foldCode, mayHoldEscapes } from './text-folding.js';
 
 // The one redactor for everything that leaves the process: GraphQL responses (errors and data), log lines,
 // /metrics, and whatever is added later (traces). It holds every secret (the upstream token, gateway API keys,
@@ -9,10 +9,12 @@ import { fold, foldCode, mayHoldEscapes } from './text-folding.js';
 // base64 (secret-forms.ts, text-folding.ts). Runs, not whole secrets: an echo cut short leaks as much.
 //
 // Cost. Most text holds no secret, so the scan is built to say so quickly: the forms of every secret are
-// worked out once, and every window of the shortest run length they have is put in one table, together with a
-// bitmap of the windows' rolling hashes. The scan slides a rolling hash over the text (the same folding, done
-// on the fly for text without escapes), and only a position whose hash is in the bitmap costs a table lookup.
-// Text with escapes is folded first (a copy). One pass whatever the number of secrets and forms.
+// worked out once, and every gram of them (about half the shortest run) is put in one table, together with a
+// bitmap of the grams' hashes. The scan hashes the gram at every few positions of the text (as many as a
+// shortest run is sure to hold one gram at), folding case as it reads; only a hash in the bitmap costs a
+// table lookup, and only a gram in the table a comparison. Text with escapes is decoded first (a copy). One
+// pass whatever the number of secrets and forms; where each decoded character came from is worked out only
+// for text that turns out to hold a secret.
 
 export const REDACTED = '[redacted]';
 
@@ -29,69 +31,69 @@ export interface Redactor {
 
 interface Occurrence {
   form: SecretForm;
-  /** Where the window starts in the form. */
+  /** Where the gram starts in the form. */
   offset: number;
 }
 
 interface Index {
-  window: number;
-  /** Multiplier of the character leaving the window. */
-  leaving: number;
+  /** Length of the grams in the table. */
+  gram: number;
+  /** Distance between the positions of the text that are looked up. */
+  stride: number;
   bitmap: Uint32Array;
-  windows: Map<string, Occurrence[]>;
+  grams: Map<string, Occurrence[]>;
 }
 
 const BASE = 0x01000193;
 const BITMAP_BITS = 20;
 
-function windowHash(text: string, from: number, length: number): number {
+function gramBit(text: string, from: number, length: number): number {
   let hash = 0;
   for (let i = from; i < from + length; i++) hash = (Math.imul(hash, BASE) + foldCode(text.charCodeAt(i))) | 0;
-  return hash;
+  return hash >>> (32 - BITMAP_BITS);
 }
 
-const bitOf = (hash: number) => hash >>> (32 - BITMAP_BITS);
+const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
 
 function buildIndex(secrets: Iterable<string>): Index | null {
   const forms = [...secrets].flatMap(formsOf);
   if (forms.length === 0) return null;
-  const window = Math.min(...forms.map((form) => form.minRun));
-  let leaving = 1;
-  for (let i = 1; i < window; i++) leaving = Math.imul(leaving, BASE);
+  // Any run of `shortest` characters holds a whole gram starting at a multiple of the stride when
+  // gram + stride - 1 <= shortest: looking up one position in `stride` is enough. About half and half.
+  const shortest = Math.min(...forms.map((form) => form.minRun));
+  const gram = Math.ceil((shortest + 1) / 2);
+  const stride = shortest - gram + 1;
   const bitmap = new Uint32Array(2 ** BITMAP_BITS / 32);
-  const windows = new Map<string, Occurrence[]>();
+  const grams = new Map<string, Occurrence[]>();
   for (const form of forms) {
-    for (let offset = 0; offset + window <= form.text.length; offset++) {
-      const key = form.text.slice(offset, offset + window);
-      const bit = bitOf(windowHash(key, 0, window));
+    for (let offset = 0; offset + gram <= form.text.length; offset++) {
+      const key = form.text.slice(offset, offset + gram);
+      const bit = gramBit(key, 0, gram);
       bitmap[bit >>> 5]! |= 1 << (bit & 31);
-      let occurrences = windows.get(key);
-      if (!occurrences) windows.set(key, (occurrences = []));
+      let occurrences = grams.get(key);
+      if (!occurrences) grams.set(key, (occurrences = []));
       occurrences.push({ form, offset });
     }
   }
-  return { window, leaving, bitmap, windows };
+  return { gram, stride, bitmap, grams };
 }
 
 /**
- * Calls `found(from, to)` for each run in `text` (folded, or without escapes: folded here on the fly), in order of
- * `from`; stops when it returns true.
+ * Calls `found(from, to)` for each run in `text` (escapes decoded; case is folded here, as it is read), in no
+ * particular order and maybe more than once; stops when it returns true.
  */
-function scan({ window, leaving, bitmap, windows }: Index, text: string, found: (from: number, to: number) => boolean | void): void {
-  if (text.length < window) return;
-  let hash = windowHash(text, 0, window);
-  for (let i = 0; ; i++) {
-    const bit = bitOf(hash);
-    if (bitmap[bit >>> 5]! & (1 << (bit & 31))) {
-      for (const { form, offset } of windows.get(text.slice(i, i + window).replace(/[A-Z]+/g, (run) => run.toLowerCase())) ?? []) {
-        let end = i + window;
-        while (end < text.length && offset + end - i < form.text.length && foldCode(text.charCodeAt(end)) === form.text.charCodeAt(offset + end - i))
-          end++;
-        if (end - i >= form.minRun && found(i, end)) return;
-      }
+function scan({ gram, stride, bitmap, grams }: Index, text: string, found: (from: number, to: number) => boolean | void): void {
+  for (let at = 0; at + gram <= text.length; at += stride) {
+    const bit = gramBit(text, at, gram);
+    if ((bitmap[bit >>> 5]! & (1 << (bit & 31))) === 0) continue;
+    for (const { form, offset } of grams.get(lowerAscii(text.slice(at, at + gram))) ?? []) {
+      const same = (i: number) => foldCode(text.charCodeAt(at + i)) === form.text.charCodeAt(offset + i);
+      let from = 0;
+      while (at + from > 0 && offset + from > 0 && same(from - 1)) from--;
+      let to = gram;
+      while (at + to < text.length && offset + to < form.text.length && same(to)) to++;
+      if (to - from >= form.minRun && found(at + from, at + to)) return;
     }
-    if (i + window >= text.length) return;
-    hash = (Math.imul(hash - Math.imul(foldCode(text.charCodeAt(i)), leaving), BASE) + foldCode(text.charCodeAt(i + window))) | 0;
   }
 }
 
@@ -115,21 +117,24 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
     contains(text) {
       if (!index) return false;
       let found = false;
-      scan(index, mayHoldEscapes(text) ? fold(text).text : text, () => (found = true));
+      scan(index, mayHoldEscapes(text) ? decodeEscapes(text) : text, () => (found = true));
       return found;
     },
     redact(text) {
-      if (!index || text.length < index.window) return text;
-      const folded = mayHoldEscapes(text) ? fold(text) : null;
-      // Runs as [from, to) pairs in the scanned text, merged where they touch.
+      if (!index || text.length < index.gram) return text;
+      const decoded = mayHoldEscapes(text) ? decodeEscapes(text) : text;
+      const found: [number, number][] = [];
+      scan(index, decoded, (from, to) => void found.push([from, to]));
+      if (found.length === 0) return text;
+      // Merged where they overlap or touch, as [from, to) pairs in the scanned text.
       const runs: number[] = [];
-      scan(index, folded?.text ?? text, (from, to) => {
+      for (const [from, to] of found.sort((a, b) => a[0] - b[0])) {
         const last = runs.length - 1;
         if (last > 0 && from <= runs[last]!) runs[last] = Math.max(runs[last]!, to);
         else runs.push(from, to);
-      });
-      if (runs.length === 0) return text;
-      const at = (i: number) => (folded?.starts ? folded.starts[i]! : i);
+      }
+      const starts = decoded === text ? null : decodedStarts(text);
+      const at = (i: number) => (starts ? starts[i]! : i);
       let out = '';
       let kept = 0;
       for (let r = 0; r < runs.length; r += 2) {

@@ -53,7 +53,7 @@ export function formsOf(secret: string): SecretForm[] {
   ];
   const forms = new Map<string, number>();
   for (const [text, minRun] of spelled) {
-    const folded = fold(text).text;
+    const folded = fold(text);
     // A short secret's base64 tails can be a character or two: matching those would blank ordinary text.
     if (folded.length < Math.min(MIN_SECRET_RUN, secret.length)) continue;
     forms.set(folded, Math.min(minRun, folded.length, forms.get(folded) ?? Infinity));

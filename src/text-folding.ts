@@ -38,18 +38,6 @@ const NAMED: Record<string, number> = {
   commat: 64,
 };
 
-export interface Folded {
-  /** The folded text. */
-  text: string;
-  /**
-   * Where each folded character starts in the source (one entry more, the source's length, at the end); null
-   * when nothing was decoded and both line up.
-   */
-  starts: Int32Array | null;
-}
-
-const HAS_ESCAPE = /[\\&%]/;
-
 /** A character code as folding compares it: ASCII upper case to lower case. */
 export const foldCode = (code: number) => (code >= 65 && code <= 90 ? code | 32 : code);
 
@@ -77,45 +65,70 @@ function reference(text: string, at: number): { code: number; end: number } | nu
   return code === undefined || code > 0xffff ? null : { code, end: at + whole.length };
 }
 
-/** Whether `fold` would decode anything in `text`: without escapes the folded text is the source lower-cased. */
+const ESCAPE = /[\\&%]/;
+const ESCAPES = /[\\&%]/g;
+
+/** Whether `text` may hold an escape: without one it is compared as it is, folding case on the fly. */
 export function mayHoldEscapes(text: string): boolean {
-  return HAS_ESCAPE.test(text);
+  return ESCAPE.test(text);
 }
 
-export function fold(text: string): Folded {
-  // ASCII only: toLowerCase() would fold more letters, some into two characters, and the starts would drift.
-  if (!mayHoldEscapes(text)) return { text: text.replace(/[A-Z]+/g, (run) => run.toLowerCase()), starts: null };
-  const codes: number[] = [];
-  const starts: number[] = [];
-  let i = 0;
-  while (i < text.length) {
-    const c = text.charCodeAt(i);
-    let code = c;
-    let end = i + 1;
-    if (c === 92) {
-      // A run of backslashes: the escape is what follows the last of them; a run escaping nothing is dropped.
-      let j = i;
-      while (text.charCodeAt(j) === 92) j++;
-      const next = text.charCodeAt(j) | 32;
-      const u = next === 117 ? hexValue(text, j + 1, 4) : -1;
-      const x = next === 120 ? hexValue(text, j + 1, 2) : -1;
-      if (u >= 0) [code, end] = [u, j + 5];
-      else if (x >= 0) [code, end] = [x, j + 3];
-      else if (j < text.length) [code, end] = [text.charCodeAt(j), j + 1];
-      else break;
-    } else if (c === 37) {
-      const byte = hexValue(text, i + 1, 2);
-      if (byte >= 0) [code, end] = [byte, i + 3];
-    } else if (c === 38) {
-      const ref = reference(text, i);
-      if (ref) [code, end] = [ref.code, ref.end];
-    }
-    codes.push(foldCode(code));
-    starts.push(i);
-    i = end;
+/**
+ * The escape starting at `at` (a `\`, `%` or `&`): the code it stands for (-1 for nothing) and where it ends;
+ * null when it is no escape (a lone `%` or `&`).
+ */
+function escapeAt(text: string, at: number): { code: number; end: number } | null {
+  const c = text.charCodeAt(at);
+  if (c === 37) {
+    const byte = hexValue(text, at + 1, 2);
+    return byte < 0 ? null : { code: byte, end: at + 3 };
   }
-  starts.push(text.length);
+  if (c === 38) return reference(text, at);
+  // A run of backslashes (a string escaped twice has two): the escape is what follows the last of them.
+  let j = at;
+  while (text.charCodeAt(j) === 92) j++;
+  if (j === text.length) return { code: -1, end: j };
+  const next = text.charCodeAt(j) | 32;
+  const u = next === 117 ? hexValue(text, j + 1, 4) : -1;
+  if (u >= 0) return { code: u, end: j + 5 };
+  const x = next === 120 ? hexValue(text, j + 1, 2) : -1;
+  if (x >= 0) return { code: x, end: j + 3 };
+  return { code: text.charCodeAt(j), end: j + 1 };
+}
+
+/** `text` with every escape decoded; `text` itself when it has none. Case is folded by whoever compares. */
+export function decodeEscapes(text: string): string {
   let out = '';
-  for (const code of codes) out += String.fromCharCode(code);
-  return { text: out, starts: Int32Array.from(starts) };
+  let kept = 0;
+  ESCAPES.lastIndex = 0;
+  for (let match = ESCAPES.exec(text); match !== null; match = ESCAPES.exec(text)) {
+    const escape = escapeAt(text, match.index);
+    if (!escape) continue;
+    out += text.slice(kept, match.index);
+    if (escape.code >= 0) out += String.fromCharCode(escape.code);
+    kept = ESCAPES.lastIndex = escape.end;
+  }
+  return kept === 0 ? text : out + text.slice(kept);
+}
+
+/**
+ * Where each character of `decodeEscapes(text)` starts in `text`, then `text.length`: worked out only for
+ * text that holds a secret, to blank the source characters a run was decoded from.
+ */
+export function decodedStarts(text: string): Int32Array {
+  const starts = new Int32Array(text.length + 1);
+  let n = 0;
+  for (let i = 0; i < text.length;) {
+    const c = text.charCodeAt(i);
+    const escape = c === 92 || c === 37 || c === 38 ? escapeAt(text, i) : null;
+    if (escape?.code !== -1) starts[n++] = i;
+    i = escape?.end ?? i + 1;
+  }
+  starts[n] = text.length;
+  return starts.subarray(0, n + 1);
+}
+
+/** `text` as the redactor compares it: escapes decoded, ASCII case folded (toLowerCase() folds more letters). */
+export function fold(text: string): string {
+  return decodeEscapes(text).replace(/[A-Z]+/g, (run) => run.toLowerCase());
 }
