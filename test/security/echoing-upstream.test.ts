@@ -156,6 +156,20 @@ describe('an upstream echoing the token in every form, in errors and in 200 answ
     }
   });
 
+  it('over SSE the same', async () => {
+    for (let form = 0; form < FORMS.length; form++) {
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'text/event-stream', ...AUTH },
+        body: JSON.stringify({ query: query(form) }),
+      });
+      const events = await res.text();
+      expect(events).toContain('event: next');
+      expect(events).toContain('[redacted]');
+      expectNoLeak(events, `SSE, ${FORMS[form]![0]}`);
+    }
+  });
+
   it('an API key used as the operation name stays out of /metrics and the logs', async () => {
     const { json } = await post({ query: `query ${KEY} { __typename }` });
     expect(json.data).toEqual({ __typename: 'Query' });
