@@ -17,7 +17,7 @@ export interface SecretForm {
 }
 
 /** Characters of the secret itself in a run worth blanking (a shorter secret is blanked whole). */
-export const MIN_SECRET_RUN = 8;
+const MIN_SECRET_RUN = 8;
 const HEX_MIN_RUN = 16;
 const BASE64_MIN_RUN = 11;
 
