@@ -76,4 +76,9 @@ describe('redactValue', () => {
     expect(value.gifts[0]).toEqual({ message: `hi ${KEY}`, link: `https://x/?k=${encodeURIComponent(KEY)}` });
     expect(redactValue(untouched, redact)).toBe(untouched);
   });
+
+  it('keeps a field named __proto__ a field', () => {
+    const clean = redactValue(JSON.parse(`{"__proto__": "${KEY}", "other": 1}`), redact);
+    expect(JSON.stringify(clean)).toBe(`{"__proto__":"${REDACTED}","other":1}`);
+  });
 });
