@@ -71,15 +71,19 @@ export function maskError(error: unknown, genericMessage: string): Error {
   return new GraphQLError(genericMessage, { ...location, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
 }
 
+/** `error` with every secret blanked from its message and extensions; `error` itself when it holds none. */
+export function redactError(error: GraphQLError, redact: Redact): GraphQLError {
+  const message = redact(error.message);
+  const extensions = redactValue(error.extensions, redact) as GraphQLError['extensions'];
+  if (message === error.message && extensions === error.extensions) return error;
+  const { nodes, source, positions, path, originalError } = error;
+  return new GraphQLError(message, { nodes, source, positions, path, originalError, extensions });
+}
+
 /** maskError, then every secret blanked from what the client will read. */
 export function redactingMaskError(redact: Redact): MaskError {
   return (error, genericMessage) => {
     const masked = maskError(error, genericMessage);
-    if (!(masked instanceof GraphQLError)) return masked;
-    const message = redact(masked.message);
-    const extensions = redactValue(masked.extensions, redact) as GraphQLError['extensions'];
-    if (message === masked.message && extensions === masked.extensions) return masked;
-    const { nodes, source, positions, path, originalError } = masked;
-    return new GraphQLError(message, { nodes, source, positions, path, originalError, extensions });
+    return masked instanceof GraphQLError ? redactError(masked, redact) : masked;
   };
 }
