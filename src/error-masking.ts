@@ -1,9 +1,12 @@
 import { GraphQLError } from 'graphql';
+import type { MaskError } from 'graphql-yoga';
+import { redactValue, type Redact } from './redaction.js';
 import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
 
 // The one place where failures become what clients see. Upstream failures get a stable code on the field
 // that failed (siblings keep their data); anything unexpected is masked to a generic message so no stack,
-// upstream URL or token can leak.
+// upstream URL or token can leak. Every error a client gets passes here (yoga masks the errors of results and
+// of refused requests alike), so here too every secret is blanked from its message and extensions.
 
 /** A write that may have taken effect where no result union could say so (mutations return OutcomeUnknown). */
 const OUTCOME_UNKNOWN = 'The reward API did not confirm the outcome: the operation may have taken effect. Check before retrying.';
@@ -66,4 +69,21 @@ export function maskError(error: unknown, genericMessage: string): Error {
   // as unexpected.
   if (located && (original == null || original instanceof GraphQLError)) return located;
   return new GraphQLError(genericMessage, { ...location, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+}
+
+/** `error` with every secret blanked from its message and extensions; `error` itself when it holds none. */
+export function redactError(error: GraphQLError, redact: Redact): GraphQLError {
+  const message = redact(error.message);
+  const extensions = redactValue(error.extensions, redact) as GraphQLError['extensions'];
+  if (message === error.message && extensions === error.extensions) return error;
+  const { nodes, source, positions, path, originalError } = error;
+  return new GraphQLError(message, { nodes, source, positions, path, originalError, extensions });
+}
+
+/** maskError, then every secret blanked from what the client will read. */
+export function redactingMaskError(redact: Redact): MaskError {
+  return (error, genericMessage) => {
+    const masked = maskError(error, genericMessage);
+    return masked instanceof GraphQLError ? redactError(masked, redact) : masked;
+  };
 }

@@ -4,6 +4,7 @@ import { listenFailure, StartUpFailure } from './ops/listen-failure.js';
 import { createLogger, logLevel } from './ops/logger.js';
 import { createMetrics } from './ops/metrics.js';
 import { handleShutdownSignals } from './ops/shutdown-signals.js';
+import { configuredSecrets, createRedactor } from './redaction.js';
 import type { RunningSandbox } from './sandbox/index.js';
 import { createGateway } from './server.js';
 import { upstreamClientFromConfig } from './upstream-from-config.js';
@@ -27,9 +28,9 @@ function welcome(url: string, sandbox: RunningSandbox): void {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  // The embedded sandbox's token joins this set once the sandbox exists.
-  const secrets = new Set([...(config.REWARD_API_TOKEN ? [config.REWARD_API_TOKEN] : []), ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)]);
-  const logger = createLogger({ level: logLevel(config), secrets });
+  // One redactor for logs, responses and metrics; the embedded sandbox's token joins it once the sandbox exists.
+  const redactor = createRedactor(configuredSecrets(config));
+  const logger = createLogger({ level: logLevel(config), redactor });
 
   let sandbox: RunningSandbox | null = null;
   let target: { baseUrl: string; token: string };
@@ -43,14 +44,14 @@ async function main(): Promise<void> {
       // The embedded sandbox's host is fixed (loopback): only its port is the operator's to change.
       throw listenFailure(error, { port: config.SANDBOX_PORT, portVariable: 'SANDBOX_PORT', host, hostVariable: 'HOST' });
     });
-    secrets.add(sandbox.token);
+    redactor.add(sandbox.token);
     target = { baseUrl: sandbox.baseUrl, token: sandbox.token };
     logger.info({ sandboxUrl: sandbox.baseUrl, controlUrl: `${sandbox.origin}/__sandbox/` }, 'no REWARD_API_URL set: using the embedded sandbox');
   }
 
   const metrics = createMetrics();
   const client = upstreamClientFromConfig(config, target, { onCall: metrics.upstreamCall, logger });
-  const gateway = createGateway({ config, client, logger, metrics });
+  const gateway = createGateway({ config, client, logger, metrics, redactor });
   const url = await gateway.start().catch(async (error: unknown) => {
     await sandbox?.close();
     throw listenFailure(error, { port: config.PORT, portVariable: 'PORT', host: config.HOST, hostVariable: 'HOST' });

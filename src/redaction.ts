@@ -1,84 +1,168 @@
-// Keeps secrets (the upstream token, gateway API keys) out of any text that leaves the process: messages of
-// upstream errors, log lines. An upstream that echoes the Authorization header may hand back the secret whole,
-// cut short, base64-encoded (Basic-style, at any byte alignment) or percent-encoded; every run of 8 or more
-// characters that also occurs in one of those forms is replaced. Shorter runs are common words and digits
-// and say too little about the secret to be worth blanking (a secret shorter than that is blanked whole).
+import type { Config } from './config.js';
+import { formsOf, type SecretForm } from './secret-forms.js';
+import { decodedStarts, decodeEscapes, foldCode, mayHoldEscapes } from './text-folding.js';
+
+// The one redactor for everything that leaves the process: GraphQL responses (errors and data), log lines,
+// /metrics, and whatever is added later (traces). It holds every secret (the upstream token, gateway API keys,
+// and any other added later) and blanks, in any text, every run of 8 or more characters shared with a secret in
+// one of its forms: as itself in any case and with any mix of percent, JSON and HTML escapes, and as hex or
+// base64 (secret-forms.ts, text-folding.ts). Runs, not whole secrets: an echo cut short leaks as much.
+//
+// Cost. Most text holds no secret, so the scan is built to say so quickly: the forms of every secret are
+// worked out once, and every gram of them (about half the shortest run) is put in one table, together with a
+// bitmap of the grams' hashes. The scan hashes the gram at every few positions of the text (as many as a
+// shortest run is sure to hold one gram at), folding case as it reads; only a hash in the bitmap costs a
+// table lookup, and only a gram in the table a comparison. Text with escapes is decoded first (a copy). One
+// pass whatever the number of secrets and forms; where each decoded character came from is worked out only
+// for text that turns out to hold a secret.
 
 export const REDACTED = '[redacted]';
-const MIN_RUN = 8;
-
-/** The spellings under which `secret` can travel in text. */
-export function formsOf(secret: string): string[] {
-  const forms = new Set([secret, encodeURIComponent(secret), JSON.stringify(secret).slice(1, -1)]);
-  const bytes = Buffer.from(secret, 'utf8');
-  // A secret inside a longer base64 payload ("Bearer <token>", "user:<token>") starts at any of three byte
-  // offsets; each offset gives different characters. The characters that also encode the padding are dropped.
-  for (const [pad, skip] of [
-    [0, 0],
-    [1, 2],
-    [2, 3],
-  ] as const) {
-    const encoded = Buffer.concat([Buffer.alloc(pad), bytes])
-      .toString('base64')
-      .replace(/=+$/, '')
-      .slice(skip);
-    forms.add(encoded);
-    forms.add(encoded.replaceAll('+', '-').replaceAll('/', '_'));
-  }
-  for (const form of [...forms]) forms.add(form.replace(/%[0-9A-F]{2}/g, (escape) => escape.toLowerCase()));
-  // A short secret's base64 tails can be a character or two: matching those would blank ordinary text.
-  return [...forms].filter((form) => form.length >= Math.min(MIN_RUN, secret.length));
-}
-
-interface Form {
-  text: string;
-  /** Every run of `run` characters in it: one set lookup per position of the scanned text. */
-  grams: Set<string>;
-  run: number;
-}
-
-function toForm(text: string): Form {
-  const run = Math.min(MIN_RUN, text.length);
-  const grams = new Set<string>();
-  for (let i = 0; i + run <= text.length; i++) grams.add(text.slice(i, i + run));
-  return { text, grams, run };
-}
-
-/** Marks in `text` every run of MIN_RUN+ characters that also occurs in `form`. */
-function markRuns(text: string, { text: form, grams, run }: Form, marks: Uint8Array): void {
-  for (let i = 0; i + run <= text.length; i++) {
-    if (!grams.has(text.slice(i, i + run))) continue;
-    let end = i + run;
-    while (end < text.length && form.includes(text.slice(i, end + 1))) end++;
-    marks.fill(1, i, end);
-  }
-}
 
 export type Redact = (text: string) => string;
 
+export interface Redactor {
+  /** `text` with every run of a secret blanked; `text` itself when it holds none. */
+  redact: Redact;
+  /** Whether `text` holds a run of a secret that `redact` would blank. */
+  contains(text: string): boolean;
+  /** Adds a secret: the embedded sandbox's token is known only once it runs; signing keys may come later. */
+  add(secret: string): void;
+}
+
+interface Occurrence {
+  form: SecretForm;
+  /** Where the gram starts in the form. */
+  offset: number;
+}
+
+interface Index {
+  /** Length of the grams in the table. */
+  gram: number;
+  /** Distance between the positions of the text that are looked up. */
+  stride: number;
+  bitmap: Uint32Array;
+  grams: Map<string, Occurrence[]>;
+}
+
+const BASE = 0x01000193;
+const BITMAP_BITS = 20;
+
+function gramBit(text: string, from: number, length: number): number {
+  let hash = 0;
+  for (let i = from; i < from + length; i++) hash = (Math.imul(hash, BASE) + foldCode(text.charCodeAt(i))) | 0;
+  return hash >>> (32 - BITMAP_BITS);
+}
+
+const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
+
+function buildIndex(secrets: Iterable<string>): Index | null {
+  const forms = [...secrets].flatMap(formsOf);
+  if (forms.length === 0) return null;
+  // Any run of `shortest` characters holds a whole gram starting at a multiple of the stride when
+  // gram + stride - 1 <= shortest: looking up one position in `stride` is enough. About half and half.
+  const shortest = Math.min(...forms.map((form) => form.minRun));
+  const gram = Math.ceil((shortest + 1) / 2);
+  const stride = shortest - gram + 1;
+  const bitmap = new Uint32Array(2 ** BITMAP_BITS / 32);
+  const grams = new Map<string, Occurrence[]>();
+  for (const form of forms) {
+    for (let offset = 0; offset + gram <= form.text.length; offset++) {
+      const key = form.text.slice(offset, offset + gram);
+      const bit = gramBit(key, 0, gram);
+      bitmap[bit >>> 5]! |= 1 << (bit & 31);
+      let occurrences = grams.get(key);
+      if (!occurrences) grams.set(key, (occurrences = []));
+      occurrences.push({ form, offset });
+    }
+  }
+  return { gram, stride, bitmap, grams };
+}
+
 /**
- * A redactor for the given secrets. The set may grow later (the embedded sandbox's token is known only once
- * it runs); forms are worked out once per secret.
+ * Calls `found(from, to)` for each run in `text` (escapes decoded; case is folded here, as it is read), in no
+ * particular order and maybe more than once; stops when it returns true.
  */
-export function createRedactor(secrets: Iterable<string>): Redact {
-  const cache = new Map<string, Form[]>();
-  return (text) => {
-    if (text.length === 0) return text;
-    const marks = new Uint8Array(text.length);
-    let any = false;
-    for (const secret of secrets) {
-      if (!secret) continue;
-      let forms = cache.get(secret);
-      if (!forms) cache.set(secret, (forms = formsOf(secret).map(toForm)));
-      for (const form of forms) markRuns(text, form, marks);
-      any = true;
+function scan({ gram, stride, bitmap, grams }: Index, text: string, found: (from: number, to: number) => boolean | void): void {
+  for (let at = 0; at + gram <= text.length; at += stride) {
+    const bit = gramBit(text, at, gram);
+    if ((bitmap[bit >>> 5]! & (1 << (bit & 31))) === 0) continue;
+    for (const { form, offset } of grams.get(lowerAscii(text.slice(at, at + gram))) ?? []) {
+      const same = (i: number) => foldCode(text.charCodeAt(at + i)) === form.text.charCodeAt(offset + i);
+      let from = 0;
+      while (at + from > 0 && offset + from > 0 && same(from - 1)) from--;
+      let to = gram;
+      while (at + to < text.length && offset + to < form.text.length && same(to)) to++;
+      if (to - from >= form.minRun && found(at + from, at + to)) return;
     }
-    if (!any || !marks.includes(1)) return text;
-    let out = '';
-    for (let i = 0; i < text.length; i++) {
-      if (!marks[i]) out += text[i];
-      else if (i === 0 || !marks[i - 1]) out += REDACTED;
-    }
-    return out;
+  }
+}
+
+/** The secrets configuration names: the upstream token (when set) and every gateway API key. */
+export function configuredSecrets(config: Pick<Config, 'REWARD_API_TOKEN' | 'GATEWAY_API_KEYS'>): string[] {
+  return [...(config.REWARD_API_TOKEN ? [config.REWARD_API_TOKEN] : []), ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)];
+}
+
+export function createRedactor(secrets: Iterable<string> = []): Redactor {
+  const known = new Set<string>();
+  let index: Index | null = null;
+  const add = (secret: string) => {
+    if (!secret || known.has(secret)) return;
+    known.add(secret);
+    index = buildIndex(known);
   };
+  for (const secret of secrets) add(secret);
+
+  return {
+    add,
+    contains(text) {
+      if (!index) return false;
+      let found = false;
+      scan(index, mayHoldEscapes(text) ? decodeEscapes(text) : text, () => (found = true));
+      return found;
+    },
+    redact(text) {
+      if (!index || text.length < index.gram) return text;
+      const decoded = mayHoldEscapes(text) ? decodeEscapes(text) : text;
+      const found: [number, number][] = [];
+      scan(index, decoded, (from, to) => void found.push([from, to]));
+      if (found.length === 0) return text;
+      // Merged where they overlap or touch, as [from, to) pairs in the scanned text.
+      const runs: number[] = [];
+      for (const [from, to] of found.sort((a, b) => a[0] - b[0])) {
+        const last = runs.length - 1;
+        if (last > 0 && from <= runs[last]!) runs[last] = Math.max(runs[last]!, to);
+        else runs.push(from, to);
+      }
+      const starts = decoded === text ? null : decodedStarts(text);
+      const at = (i: number) => (starts ? starts[i]! : i);
+      let out = '';
+      let kept = 0;
+      for (let r = 0; r < runs.length; r += 2) {
+        out += text.slice(kept, at(runs[r]!)) + REDACTED;
+        kept = at(runs[r + 1]!);
+      }
+      return out + text.slice(kept);
+    },
+  };
+}
+
+/** `value` with every string in it redacted; the very same value (no copy) when nothing changed. */
+export function redactValue(value: unknown, redact: Redact): unknown {
+  if (typeof value === 'string') return redact(value);
+  if (typeof value !== 'object' || value === null) return value;
+  if (Array.isArray(value)) {
+    let copy: unknown[] | null = null;
+    for (let i = 0; i < value.length; i++) {
+      const clean = redactValue(value[i], redact);
+      if (clean !== value[i]) (copy ??= value.slice())[i] = clean;
+    }
+    return copy ?? value;
+  }
+  let copy: Record<string, unknown> | null = null;
+  for (const key in value) {
+    const field = (value as Record<string, unknown>)[key];
+    const clean = redactValue(field, redact);
+    if (clean !== field) (copy ??= { ...value })[key] = clean;
+  }
+  return copy ?? value;
 }

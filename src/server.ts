@@ -4,7 +4,7 @@ import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-
 import { createCatalogCache } from './catalog/catalog-cache.js';
 import { graphiqlEnabled, type Config } from './config.js';
 import { contextFactory, type GatewayContext } from './context.js';
-import { maskError } from './error-masking.js';
+import { redactingMaskError } from './error-masking.js';
 import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
 import type { LiveLogger } from './live/listener.js';
 import { createLive, type Live } from './live/live.js';
@@ -19,9 +19,12 @@ import { useOperationMetrics } from './ops/use-operation-metrics.js';
 import { requestIdOf, useRequestId } from './ops/use-request-id.js';
 import { yogaLogger } from './ops/yoga-logger.js';
 import { createReadiness } from './readiness.js';
+import { configuredSecrets, createRedactor, type Redactor } from './redaction.js';
+import { answerRefusal, refuseRequestTarget } from './request-target.js';
 import { schema } from './schema/index.js';
 import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
+import { useResponseRedaction } from './use-response-redaction.js';
 import { attachWebSocket, isWebSocketContext } from './websocket.js';
 
 // One node:http server: yoga on /graphql (HTTP, SSE, and graphql-ws on the same path), plus the probes an
@@ -32,7 +35,12 @@ export interface GatewayOptions {
   client: UpstreamClient;
   /** Where the live hub reports sustained upstream outages. Default: `logger`. */
   liveLogger?: LiveLogger;
-  /** Default: JSON lines on stdout at logLevel(config). */
+  /**
+   * Every secret, blanked from responses and /metrics and refused in request ids. Default: the configured ones
+   * (REWARD_API_TOKEN, GATEWAY_API_KEYS). Pass the logger's, so both know the same, the upstream token included.
+   */
+  redactor?: Redactor;
+  /** Default: JSON lines on stdout at logLevel(config), with `redactor`. */
   logger?: Logger;
   /** Default: a fresh registry. Pass the one whose `upstreamCall` is the client's `onCall` to see upstream calls. */
   metrics?: GatewayMetrics;
@@ -79,7 +87,8 @@ export function createGateway({
   config,
   client,
   liveLogger,
-  logger = createLogger({ level: logLevel(config) }),
+  redactor = createRedactor(configuredSecrets(config)),
+  logger = createLogger({ level: logLevel(config), redactor }),
   metrics = createMetrics(),
 }: GatewayOptions): Gateway {
   // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
@@ -120,7 +129,7 @@ export function createGateway({
     maxRequestBodySize: false,
     graphiql: graphiqlEnabled(config) ? GRAPHIQL_OPTIONS : false,
     renderGraphiQL: graphiqlPage.render,
-    maskedErrors: { maskError: reportUnexpectedErrors(maskError, logger) },
+    maskedErrors: { maskError: reportUnexpectedErrors(redactingMaskError(redactor.redact), logger) },
     logging: yogaLogger(logger),
     cors: security.cors,
     // /ready before the door: a load balancer's probe carries no key. Then the door: nothing else runs for a
@@ -139,7 +148,8 @@ export function createGateway({
         },
       }),
       ...security.plugins,
-      useRequestId(),
+      useRequestId({ refuse: redactor.contains }),
+      useResponseRedaction(redactor.redact),
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),
       graphiqlPage.plugin,
@@ -160,6 +170,12 @@ export function createGateway({
 
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     drain.track(res);
+    const malformed = refuseRequestTarget(req);
+    if (malformed) {
+      // Scanners send these by the thousand: debug, and neither the target nor the Host (they are the sender's text).
+      logger.debug({ code: malformed.code, method: req.method }, 'request refused before authentication');
+      return answerRefusal(res, malformed);
+    }
     if (!security.hostAllowed(req.headers.host)) {
       return json(res, 403, {
         errors: [
@@ -173,7 +189,7 @@ export function createGateway({
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/') return pointToGraphql(req, res, graphiqlEnabled(config));
     if (path === '/health') return json(res, 200, { status: 'ok' });
-    if (path === '/metrics') return void metrics.respond(res);
+    if (path === '/metrics') return void metrics.respond(res, redactor.redact);
     if (path === '/ready') return yoga(req, res);
     const refusal = security.checkBody(req);
     if (refusal) return json(res, refusal.status, { errors: [{ message: refusal.message, extensions: { code: 'BAD_REQUEST' } }] });

@@ -1,5 +1,6 @@
 import type { ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { Redact } from '../redaction.js';
 import type { CallEvent } from '../upstream/types.js';
 import { liveMetrics } from './live-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
@@ -17,8 +18,8 @@ export interface GatewayMetrics {
   loaderBatch(loader: string, size: number): void;
   /** Connects the live hub's counts and hooks; returns the disconnection. */
   watchLive: ReturnType<typeof liveMetrics>;
-  /** Answers a scrape. */
-  respond(res: ServerResponse): Promise<void>;
+  /** Answers a scrape, its text through `redact` (label values such as operation names are clients' text). */
+  respond(res: ServerResponse, redact: Redact): Promise<void>;
 }
 
 export function createMetrics(): GatewayMetrics {
@@ -30,9 +31,9 @@ export function createMetrics(): GatewayMetrics {
     upstreamCall: upstreamMetrics(registry),
     loaderBatch: loaderMetrics(registry),
     watchLive: liveMetrics(registry),
-    async respond(res) {
+    async respond(res, redact) {
       try {
-        const body = await registry.metrics();
+        const body = redact(await registry.metrics());
         res.writeHead(200, { 'content-type': registry.contentType, 'cache-control': 'no-store' });
         res.end(body);
       } catch {

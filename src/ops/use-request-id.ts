@@ -1,21 +1,24 @@
 import { randomUUID } from 'node:crypto';
 import type { Plugin } from 'graphql-yoga';
 
-// One request id per GraphQL operation: the caller's `x-request-id` when it is well formed (so a client or
-// proxy can follow its own id through our logs), else a fresh UUID. It is put on the initial context before
-// anything else runs (`requestIdOf` reads it there for the gateway context) and echoed as a response header.
-// An operation over WebSocket has no HTTP request of its own and always gets a fresh id.
+// One request id per GraphQL operation: the caller's `x-request-id` when it is short and plain (so a client or
+// proxy can follow its own id through our logs), else a fresh UUID. The id is echoed in a response header,
+// written on every log line of the operation and sent upstream, so one that carries a secret (a client sending
+// its own API key as its id) would leak it three times: an id holding a run of any secret is refused too. It
+// is put on the initial context before anything else runs (`requestIdOf` reads it there for the gateway
+// context). An operation over WebSocket has no HTTP request of its own and always gets a fresh id.
 
 export interface RequestIdOptions {
   /** Header read from the request and set on the response. Default `x-request-id`. */
   header?: string;
-  /** Which incoming ids are kept. Default: 1 to 128 characters of letters, digits and `-_.:/+=@`. */
-  accept?: RegExp;
+  /** Whether an id carries a secret (the redactor's `contains`). */
+  refuse(id: string): boolean;
   /** Default: `crypto.randomUUID`. */
   generate?: () => string;
 }
 
-const WELL_FORMED = /^[A-Za-z0-9\-_.:/+=@]{1,128}$/;
+/** Short and plain: nothing a log line, a header or a URL would need to escape. */
+const WELL_FORMED = /^[A-Za-z0-9._-]{1,64}$/;
 
 interface WithRequestId {
   requestId?: string;
@@ -28,14 +31,14 @@ export function requestIdOf(initialContext: object): string {
   return requestId;
 }
 
-export function useRequestId({ header = 'x-request-id', accept = WELL_FORMED, generate = randomUUID }: RequestIdOptions = {}): Plugin<WithRequestId> {
+export function useRequestId({ header = 'x-request-id', refuse, generate = randomUUID }: RequestIdOptions): Plugin<WithRequestId> {
   // Keyed by the fetch Request, which outlives the operation only as long as the response needs it.
   const ids = new WeakMap<Request, string>();
   const idOf = (request: Request): string => {
     let id = ids.get(request);
     if (!id) {
       const sent = request.headers.get(header);
-      id = sent && accept.test(sent) ? sent : generate();
+      id = sent && WELL_FORMED.test(sent) && !refuse(sent) ? sent : generate();
       ids.set(request, id);
     }
     return id;

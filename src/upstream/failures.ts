@@ -9,7 +9,7 @@ import { rejectedContacts } from './rejected-contacts.js';
 
 /** Upstream free text as clients may see it: every form of the token blanked, a whole HTML page kept out. */
 export function upstreamTextRedactor(token: string): Redact {
-  const redact = createRedactor([token]);
+  const { redact } = createRedactor([token]);
   // Cut first (bounding the scan), redact, cut again: redaction happens on the whole kept text so a token
   // straddling the cut is still caught by its prefix.
   return (text) => redact(text.slice(0, 400)).slice(0, 300);

@@ -3,6 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
+import { createRedactor } from '../../src/redaction.js';
 import { createGateway, type Gateway } from '../../src/server.js';
 import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
@@ -71,10 +72,11 @@ beforeAll(async () => {
   upstream.on('GET /ping', html(500));
   const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'trace', UPSTREAM_RETRY_ATTEMPTS: '2' });
   // The logger knows the token (as main.ts sets it up): its own scrubbing is the last line of defence.
-  const logger = createLogger({ level: 'trace', secrets: new Set([TOKEN]), destination: { write: (line: string) => void logLines.push(line) } });
+  const redactor = createRedactor([TOKEN]);
+  const logger = createLogger({ level: 'trace', redactor, destination: { write: (line: string) => void logLines.push(line) } });
   const metrics = createMetrics();
   client = upstreamClientFromConfig(config, { baseUrl: upstream.baseUrl, token: TOKEN }, { onCall: metrics.upstreamCall, logger });
-  gateway = createGateway({ config, client, logger, metrics });
+  gateway = createGateway({ config, client, logger, metrics, redactor });
   url = await gateway.start(0);
 });
 afterAll(async () => {

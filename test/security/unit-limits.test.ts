@@ -2,6 +2,7 @@ import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { operationCost } from '../../src/security/operation-cost.js';
 import { createLogger } from '../../src/ops/logger.js';
+import { createRedactor } from '../../src/redaction.js';
 import { schema } from '../../src/schema/index.js';
 
 describe('operation cost', () => {
@@ -22,7 +23,7 @@ describe('log scrubbing', () => {
   it('removes a configured secret wherever it appears, with or without a Bearer prefix', () => {
     const lines: string[] = [];
     const key = 'bare-gateway-key-0123456789abcdef';
-    const logger = createLogger({ level: 'info', secrets: new Set([key]), destination: { write: (line: string) => void lines.push(line) } });
+    const logger = createLogger({ level: 'info', redactor: createRedactor([key]), destination: { write: (line: string) => void lines.push(line) } });
     logger.info({ connectionParams: { token: key }, note: `sent ${key} raw` }, `saw ${key}`);
     expect(lines.join('')).not.toContain(key);
     expect(lines.join('')).toContain('saw');

@@ -3,6 +3,7 @@ import { print } from 'graphql';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, logLevel, type LogDestination } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
+import { configuredSecrets, createRedactor } from '../../src/redaction.js';
 import { createGateway, type Gateway } from '../../src/server.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
@@ -49,21 +50,18 @@ export async function startTestGateway(
     sandbox?: SandboxOptions;
     env?: Record<string, string>;
     token?: string;
-    /** Where log lines go (silent unless env sets LOG_LEVEL); the upstream token is a secret of the logger. */
+    /** Where log lines go (silent unless env sets LOG_LEVEL); the upstream token is a secret of the gateway's redactor. */
     logTo?: LogDestination;
   } = {},
 ): Promise<TestGateway> {
   const sandbox = await startTestSandbox(options.sandbox);
   const config = loadConfig({ ...TEST_ENV, ...options.env });
   const token = options.token ?? sandbox.sandbox.token;
-  const logger = createLogger({
-    level: logLevel(config),
-    secrets: new Set([token, ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)]),
-    destination: options.logTo,
-  });
+  const redactor = createRedactor([token, ...configuredSecrets(config)]);
+  const logger = createLogger({ level: logLevel(config), redactor, destination: options.logTo });
   const metrics = createMetrics();
   const client = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { onCall: metrics.upstreamCall, logger });
-  const gateway = createGateway({ config, client, logger, metrics });
+  const gateway = createGateway({ config, client, logger, metrics, redactor });
   const url = await gateway.start(0);
   let seen: Record<string, number> = {};
 
