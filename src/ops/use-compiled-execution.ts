@@ -20,9 +20,10 @@ import type { Logger } from './logger.js';
 
 // Executes an operation through code compiled for its document (graphql-jit) instead of graphql-js walking the
 // document for every field of every answer: a nested read of 2,000 fields spends a quarter less CPU this way.
-// - A document is compiled on its second execution, not its first: compiling costs two to three times what
-//   validating does, so a caller sending a new document every time pays nothing extra, and the documents a
-//   client really repeats (all of a frontend's, every trusted document) run compiled from their second use.
+// - A document is compiled on its second execution, not its first (COMPILE_AFTER_RUNS): compiling costs two to
+//   three times what validating does, so a caller sending a new document every time pays nothing extra, and the
+//   documents a client really repeats (all of a frontend's, every trusted document) run compiled from their
+//   second use.
 // - Variables are coerced by graphql-js first and the operation is refused with its errors, exactly as the
 //   interpreter refuses them: graphql-jit's own coercion knows neither @oneOf nor the scalars' own messages,
 //   and answers a malformed value with an internal error.
@@ -93,9 +94,6 @@ function fieldNodesAt(root: SelectionSetNode, fragments: Map<string, FragmentDef
   return found;
 }
 
-/** Executions of a document before it is compiled: compiled from its second on. */
-const INTERPRETED_RUNS = 1;
-
 interface Plan {
   runs: number;
   schema: GraphQLSchema;
@@ -107,7 +105,14 @@ interface Plan {
   compiled?: CompiledQuery | null;
 }
 
-export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
+export interface CompiledExecutionOptions {
+  logger: Logger;
+  /** Executions of a document before it runs compiled: 1 compiles it for its second; Infinity never compiles. */
+  interpretedRuns: number;
+}
+
+export function useCompiledExecution({ logger, interpretedRuns }: CompiledExecutionOptions): Plugin {
+  if (interpretedRuns === Infinity) return {};
   // Per document, per operation name (a document may hold several operations).
   const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
 
@@ -129,7 +134,7 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
       plan = { runs: 0, schema: args.schema, operation, fragments, defaults };
       byName.set(name, plan);
     }
-    return ++plan.runs > INTERPRETED_RUNS ? plan : null;
+    return ++plan.runs > interpretedRuns ? plan : null;
   }
 
   function compile(plan: Plan, args: ExecutionArgs, { compileQuery, isCompiledQuery }: Jit): Plan | null {
