@@ -249,6 +249,16 @@ describe('campaigns and gifts', () => {
     expect((await gw.upstreamDelta())['GET /gifts'] ?? 0).toBe(0);
   });
 
+  it('refuses negative price and redelivery-count bounds before calling upstream (which answers them with a 422)', async () => {
+    await gw.upstreamDelta();
+    for (const bound of ['priceInCentsGreaterThan', 'priceInCentsLessThan', 'redeliveryCountGreaterThan', 'redeliveryCountLessThan']) {
+      const { body } = await gw.gql(`{ gifts(filter: { ${bound}: -1 }) { totalCount } }`);
+      expect(body.errors?.[0]?.extensions?.code, bound).toBe('BAD_USER_INPUT');
+      expect(body.errors?.[0]?.message).toContain(bound);
+    }
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+
   it('sorts gifts as asked', async () => {
     const { body } = await gw.gql(
       'query($c: ID) { gifts(filter: { campaignId: $c, sort: { field: RECIPIENT_EMAIL, direction: ASC } }) { edges { node { recipientEmail } } } }',
