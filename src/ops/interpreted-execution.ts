@@ -1,4 +1,5 @@
 import { execute, GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { errorsInDocumentOrder } from './error-order.js';
 
 // Operations that do not run compiled run on graphql-js's own execute, not on yoga's default executor
 // (@graphql-tools/executor). That executor is a fork of graphql-js with its own variable coercion and messages,
@@ -7,12 +8,13 @@ import { execute, GraphQLError, type ExecutionArgs, type ExecutionResult } from 
 // document's order, as the spec says.
 
 /**
- * graphql-js's execute. A request error (no `data`: variables that do not coerce, a missing operation) keeps
+ * graphql-js's execute, its errors in document order (error-order.ts). A request error (no `data`: variables that do not coerce, a missing operation) keeps
  * the status yoga's executor gave it, 400, so clients see the same status as before.
  */
 export function interpret(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
   const result = execute(args);
-  return result instanceof Promise ? result.then(withRequestErrorStatus) : withRequestErrorStatus(result);
+  const finish = (r: ExecutionResult) => errorsInDocumentOrder(withRequestErrorStatus(r));
+  return result instanceof Promise ? result.then(finish) : finish(result);
 }
 
 function withRequestErrorStatus(result: ExecutionResult): ExecutionResult {

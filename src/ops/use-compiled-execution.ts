@@ -16,6 +16,7 @@ import {
 import type { CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
+import { errorsInDocumentOrder } from './error-order.js';
 import { interpret } from './interpreted-execution.js';
 import { isMutationOfSeveralFields, nullSensitiveVariables } from './jit-differences.js';
 import type { Logger } from './logger.js';
@@ -59,15 +60,15 @@ function withDefaults(values: ExecutionArgs['variableValues'], defaults: [string
 }
 
 /**
- * The compiled result in the interpreter's shape: `errors` before `data`, and every error a graphql-js
- * GraphQLError carrying its field nodes. graphql-jit's errors carry locations but no nodes, and yoga rebuilds
+ * The compiled result in the interpreter's shape: `errors` before `data` and in document order, and every error a
+ * graphql-js GraphQLError carrying its field nodes. graphql-jit's errors carry locations but no nodes, and yoga rebuilds
  * each error from its nodes before answering, so their locations were dropped.
  */
 function asInterpreted(result: ExecutionResult, plan: Plan): ExecutionResult {
   if (!result.errors?.length) return result;
   const errors = result.errors.map((error) => (error.nodes?.length || !error.path ? error : locate(error, plan)));
   const { data, extensions } = result;
-  return extensions === undefined ? { errors, data } : { errors, data, extensions };
+  return errorsInDocumentOrder(extensions === undefined ? { errors, data } : { errors, data, extensions });
 }
 
 function locate(error: GraphQLError, plan: Plan): GraphQLError {

@@ -147,6 +147,14 @@ describe('compiled execution answers as the interpreter does', () => {
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
+  it('errors are listed in the order of the document, whichever failed first', async () => {
+    await gw.sandbox.control.fault({ route: 'GET /ping', status: 503, latency_ms: 50, rate: 1 });
+    await gw.sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1 });
+    const [interpreted, ...compiled] = await threeRuns('{ viewer { username } funds { balances { currency } } }', () => ({}));
+    expect(body(interpreted!).errors.map((e: { path: string[] }) => e.path[0])).toEqual(['viewer', 'funds']);
+    expect(compiled).toEqual([interpreted, interpreted]);
+  });
+
   it('a mutation stops at a root field that failed, compiled too: the next one is never sent', async () => {
     const gift = (await gw.sandbox.api('GET', `/gifts?campaign_id=${order.id}`)).body.gifts[0].uuid;
     const query = `mutation($ref: ID!, $gift: ID!) {

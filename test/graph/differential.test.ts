@@ -1,6 +1,7 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startDifferential, type Answer, type Differential, type Request } from '../support/differential.js';
+import type { FaultRule } from '../support/sandbox.js';
 import { BASELINES, ODD_REQUESTS, variantsOf, type Baseline, type Variant } from './differential/hostile-corpus.js';
 
 // Interpreted (graphql-js) and compiled (graphql-jit) execution answer every request alike: the same status,
@@ -143,6 +144,26 @@ describe('interpreted and compiled execution answer alike', () => {
   it('odd requests: two @oneOf members, variables that are not an object, unknown operations, …', async () => {
     const outcomes = await run(ODD_REQUESTS);
     expect(expectAlike(outcomes).length).toBeGreaterThan(10);
+  });
+
+  // The same corpus's baselines while the upstream fails: partial failures, typed errors and lost answers.
+  const FAULTS: FaultRule[] = [
+    { status: 503, rate: 1 },
+    { status: 429, rate: 1 },
+    { garble: true, rate: 1 },
+    { reset: true, rate: 1 },
+  ];
+  it.each(FAULTS.map((rule) => [JSON.stringify(rule), rule] as const))('while every upstream call fails with %s', async (_name, rule) => {
+    await diff.fault(rule);
+    try {
+      const asIs = [...OPERATIONS, ...BASELINES].map((baseline) => variantsOf(baseline)[0]!);
+      const outcomes = await run(asIs);
+      expectAlike(outcomes);
+      // Not vacuous: the failures show.
+      expect(outcomes.filter((o) => o.compiled.text.includes('"errors"') || o.compiled.text.includes('OutcomeUnknown')).length).toBeGreaterThan(10);
+    } finally {
+      await diff.clearFaults();
+    }
   });
 
   it('the compiled side did run compiled', () => {

@@ -6,7 +6,7 @@ import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 import { createDirectLinkOrder, createEmailOrder } from './fixtures.js';
 import { TEST_ENV } from './gateway.js';
-import { startTestSandbox, type TestSandbox } from './sandbox.js';
+import { startTestSandbox, type FaultRule, type TestSandbox } from './sandbox.js';
 
 // Two gateways in front of one sandbox, alike but for how they execute: one runs every document interpreted
 // (graphql-js, COMPILE_AFTER_RUNS=never), the other compiled (graphql-jit) from its first execution
@@ -54,6 +54,9 @@ export interface Differential {
    * each reset, under new uuids.
    */
   write(request: (f: Fixtures) => Request): Promise<[Answer, Answer]>;
+  /** Makes the sandbox fail as the rule says, for both sides, until clearFaults (kept across resets). */
+  fault(rule: FaultRule): Promise<void>;
+  clearFaults(): Promise<void>;
   close(): Promise<void>;
 }
 
@@ -62,7 +65,8 @@ interface RunningSide extends Side {
 }
 
 function startSide(sandbox: TestSandbox, compileAfterRuns: string): RunningSide {
-  const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'debug', COMPILE_AFTER_RUNS: compileAfterRuns });
+  // Two attempts per upstream call: the failure cases fail the same way, only sooner.
+  const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'debug', UPSTREAM_RETRY_ATTEMPTS: '2', COMPILE_AFTER_RUNS: compileAfterRuns });
   const logs: string[] = [];
   const logger = createLogger({
     level: 'debug',
@@ -113,10 +117,12 @@ export async function startDifferential(): Promise<Differential> {
 
   // Whether the sandbox holds more than the fixtures: a write reached it since its last reset.
   let written = false;
+  const faults: FaultRule[] = [];
   async function sendWrite(side: Side, request: (f: Fixtures) => Request): Promise<Answer> {
     if (written) {
       await sandbox.control.reset();
       fixtures = await makeFixtures(sandbox);
+      for (const rule of faults) await sandbox.control.fault(rule);
       seen = {};
     }
     const answer = await send(side, request(fixtures));
@@ -133,6 +139,14 @@ export async function startDifferential(): Promise<Differential> {
     },
     read: async (request) => [await send(interpreted, request(fixtures)), await send(compiled, request(fixtures))],
     write: async (request) => [await sendWrite(interpreted, request), await sendWrite(compiled, request)],
+    async fault(rule) {
+      faults.push(rule);
+      await sandbox.control.fault(rule);
+    },
+    async clearFaults() {
+      faults.length = 0;
+      await sandbox.control.clearFaults();
+    },
     async close() {
       for (const side of [interpreted, compiled]) {
         await side.gateway.stop(1_000);
