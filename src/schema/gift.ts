@@ -5,7 +5,7 @@ import { ref } from '../orders/order-rules.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
-import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
+import { connectionTotal, pageToConnection, pageWindow, upstreamWindow } from './paging.js';
 import { BrandRef, CampaignRef, GiftRef } from './refs.js';
 
 /**
@@ -159,7 +159,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, { filter, first, after }, ctx) => {
       const window = pageWindow({ first, after });
-      const page = await ctx.loaders.giftPage.load({ ...toGiftQuery(filter), ...window });
+      const page = await ctx.loaders.giftPage.load({ ...toGiftQuery(filter), ...upstreamWindow(window) });
       return pageToConnection(page, window);
     },
   }),
