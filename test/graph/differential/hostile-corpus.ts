@@ -228,6 +228,17 @@ export const BASELINES: Baseline[] = [
     variables: () => ({ skip: true, include: true }),
   },
   {
+    name: 'directives on fragments, aliases with different arguments',
+    kind: 'read',
+    query: `query($withBrand: Boolean!, $n: Int = 2, $a: ID!, $b: ID!) {
+      a: campaign(ref: $a) { id ...Rewards }
+      b: campaign(ref: $b) { id ... on Campaign @include(if: $withBrand) { brandCodes } }
+      gifts(first: $n) { edges { node { ...Reward @skip(if: $withBrand) uuid } } } }
+      fragment Rewards on Campaign { gifts(first: $n) { totalCount edges { node { ...Reward } } } }
+      fragment Reward on Gift { status brand @include(if: $withBrand) { name } }`,
+    variables: (f) => ({ withBrand: true, n: 1, a: f.email.id, b: f.links.uuid }),
+  },
+  {
     name: 'node and gift by id',
     kind: 'read',
     query: `query($node: ID!, $gift: ID!) { node(id: $node) { nodeId __typename } gift(uuid: $gift) { uuid status expiry expiresAt campaign { id } } }`,
@@ -238,12 +249,12 @@ export const BASELINES: Baseline[] = [
 /** Wrongly typed stand-ins for a value: each is refused somewhere in the schema, or coerced in a way that matters. */
 function wrongValues(value: unknown): unknown[] {
   if (typeof value === 'string') {
-    const wrong: unknown[] = [12.5, 123, ''];
+    const wrong: unknown[] = [12.5, 123, '', 'x'.repeat(5_000)];
     if (/^[A-Z_]+$/.test(value)) wrong.push(value.toLowerCase());
     if (/^\d{4}-\d\d-\d\d/.test(value)) wrong.push(value.replace(/^(\d{4})-\d\d-\d\d/, '$1-02-30'), 'not-a-date');
     return wrong;
   }
-  if (typeof value === 'number') return ['12', value + 0.5, 2 ** 31, 2 ** 53, -1];
+  if (typeof value === 'number') return ['12', value + 0.5, 2 ** 31, 2 ** 53, -1, 0];
   if (typeof value === 'boolean') return ['true', 1];
   if (Array.isArray(value)) return [value[0], [], [null], {}];
   if (value && typeof value === 'object') return ['x', [value], {}, { ...value, bogus: 1 }];
