@@ -8,8 +8,9 @@ import { errorsInDocumentOrder } from './error-order.js';
 // document's order, as the spec says.
 
 /**
- * graphql-js's execute, its errors in document order (error-order.ts). A request error (no `data`: variables that do not coerce, a missing operation) keeps
- * the status yoga's executor gave it, 400, so clients see the same status as before.
+ * graphql-js's execute, its errors in document order (error-order.ts). A request error (no `data`: variables
+ * that do not coerce, a missing operation) keeps the status yoga's executor gave it, 400, so clients see the
+ * same status as before.
  */
 export function interpret(args: ExecutionArgs): ExecutionResult | Promise<ExecutionResult> {
   const result = execute(args);
