@@ -90,6 +90,11 @@ const configSchema = z.object({
   POLL_INTERVAL_MS: positiveMs.default(5_000),
   /** The lowest POLL_INTERVAL_MS accepted, protecting the upstream from a typo; tests lower it to run fast. */
   POLL_INTERVAL_FLOOR_MS: positiveMs.default(1_000),
+  /**
+   * Executions of a document before it runs compiled by graphql-jit (src/ops/use-compiled-execution.ts): 0 compiles
+   * it on its first, `never` runs every document interpreted by graphql-js (a switch should graphql-jit misbehave).
+   */
+  COMPILE_AFTER_RUNS: z.union([z.literal('never').transform(() => Infinity), z.coerce.number().int().min(0)]).default(1),
   /** Cluster mode: every replica on this Redis shares leases, snapshots, event logs and limits (docs/cluster.md). */
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** Every Redis key and channel of the gateway starts with this, so deployments can share one Redis. */

@@ -153,7 +153,7 @@ export function createGateway({
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),
       graphiqlPage.plugin,
-      useCompiledExecution({ logger }),
+      useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
     ],
     context: (initial) =>
       newContext({

@@ -16,17 +16,25 @@ import {
 import type { CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../context.js';
+import { errorsInDocumentOrder } from './error-order.js';
+import { interpret } from './interpreted-execution.js';
+import { isMutationOfSeveralFields, nullSensitiveVariables } from './jit-differences.js';
 import type { Logger } from './logger.js';
 
-// Executes an operation through code compiled for its document (graphql-jit) instead of graphql-js walking the
-// document for every field of every answer: a nested read of 2,000 fields spends a quarter less CPU this way.
-// - A document is compiled on its second execution, not its first: compiling costs two to three times what
-//   validating does, so a caller sending a new document every time pays nothing extra, and the documents a
-//   client really repeats (all of a frontend's, every trusted document) run compiled from their second use.
-// - Variables are coerced by graphql-js first and the operation is refused with its errors, exactly as the
-//   interpreter refuses them: graphql-jit's own coercion knows neither @oneOf nor the scalars' own messages,
+// Executes queries and mutations through code compiled for their document (graphql-jit) instead of graphql-js
+// walking the document for every field of every answer: a nested read of 2,000 fields spends a quarter less
+// CPU this way. Whatever does not run compiled runs on graphql-js's execute (interpreted-execution.ts). Both
+// answer byte for byte alike, status included (test/graph/differential.test.ts).
+// - A document is compiled on its second execution, not its first (COMPILE_AFTER_RUNS): compiling costs two to
+//   three times what validating does, so a caller sending a new document every time pays nothing extra, and the
+//   documents a client really repeats (all of a frontend's, every trusted document) run compiled from their
+//   second use.
+// - Variables are coerced by graphql-js first; when they do not coerce, graphql-js runs the operation and
+//   refuses it in its own words: graphql-jit's own coercion knows neither @oneOf nor the scalars' own messages,
 //   and answers a malformed value with an internal error.
-// - A document graphql-jit cannot compile keeps running interpreted (logged once) rather than failing.
+// - Where graphql-jit executes differently from graphql-js (jit-differences.ts: a variable inside a literal input
+//   value, or declared nullable where a value is required, given null; a mutation of several root fields), that
+//   execution runs interpreted. So does a document graphql-jit cannot compile (logged once).
 // - Subscriptions always run interpreted: graphql-jit 0.8 hands a subscription field's `subscribe` the
 //   operation's variables instead of the field's arguments, so `giftStatusChanged(campaign: $ref)` would
 //   subscribe to the whole account (test/graph/compiled-execution.test.ts).
@@ -52,15 +60,15 @@ function withDefaults(values: ExecutionArgs['variableValues'], defaults: [string
 }
 
 /**
- * The compiled result in the interpreter's shape: `errors` before `data`, and every error a graphql-js
- * GraphQLError carrying its field nodes. graphql-jit's errors carry locations but no nodes, and yoga rebuilds
+ * The compiled result in the interpreter's shape: `errors` before `data` and in document order, and every error a
+ * graphql-js GraphQLError carrying its field nodes. graphql-jit's errors carry locations but no nodes, and yoga rebuilds
  * each error from its nodes before answering, so their locations were dropped.
  */
 function asInterpreted(result: ExecutionResult, plan: Plan): ExecutionResult {
   if (!result.errors?.length) return result;
   const errors = result.errors.map((error) => (error.nodes?.length || !error.path ? error : locate(error, plan)));
   const { data, extensions } = result;
-  return extensions === undefined ? { errors, data } : { errors, data, extensions };
+  return errorsInDocumentOrder(extensions === undefined ? { errors, data } : { errors, data, extensions });
 }
 
 function locate(error: GraphQLError, plan: Plan): GraphQLError {
@@ -93,9 +101,6 @@ function fieldNodesAt(root: SelectionSetNode, fragments: Map<string, FragmentDef
   return found;
 }
 
-/** Executions of a document before it is compiled: compiled from its second on. */
-const INTERPRETED_RUNS = 1;
-
 interface Plan {
   runs: number;
   schema: GraphQLSchema;
@@ -103,11 +108,20 @@ interface Plan {
   fragments: Map<string, FragmentDefinitionNode>;
   /** Defaults of the operation's variables, as a client would send them (JSON), by name. */
   defaults: [string, unknown][];
+  /** Variables a request must give a value (not null) to run compiled (jit-differences.ts); set when compiled. */
+  nullSensitive: string[];
   /** Undefined until compiled; null when graphql-jit could not compile it. */
   compiled?: CompiledQuery | null;
 }
 
-export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
+export interface CompiledExecutionOptions {
+  logger: Logger;
+  /** Executions of a document before it runs compiled: 1 compiles it for its second; Infinity never compiles. */
+  interpretedRuns: number;
+}
+
+export function useCompiledExecution({ logger, interpretedRuns }: CompiledExecutionOptions): Plugin {
+  if (interpretedRuns === Infinity) return { onExecute: ({ setExecuteFn }) => setExecuteFn(interpret) };
   // Per document, per operation name (a document may hold several operations).
   const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
 
@@ -126,18 +140,24 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
         .map((v): [string, unknown] => [v.variable.name.value, valueFromASTUntyped(v.defaultValue!)]);
       const fragments = new Map<string, FragmentDefinitionNode>();
       for (const d of args.document.definitions) if (d.kind === Kind.FRAGMENT_DEFINITION) fragments.set(d.name.value, d);
-      plan = { runs: 0, schema: args.schema, operation, fragments, defaults };
+      plan = { runs: 0, schema: args.schema, operation, fragments, defaults, nullSensitive: [] };
       byName.set(name, plan);
     }
-    return ++plan.runs > INTERPRETED_RUNS ? plan : null;
+    return ++plan.runs > interpretedRuns ? plan : null;
   }
 
   function compile(plan: Plan, args: ExecutionArgs, { compileQuery, isCompiledQuery }: Jit): Plan | null {
     if (plan.compiled === undefined) {
-      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
-      plan.compiled = isCompiledQuery(result) ? result : null;
       // On the operation's own logger when it has one, so the line carries its request id.
       const log = (args.contextValue as Partial<GatewayContext>).log ?? logger;
+      if (isMutationOfSeveralFields(args.document, plan.operation)) {
+        plan.compiled = null;
+        log.debug({ operationName: args.operationName }, 'operation runs interpreted: a mutation of several root fields');
+        return null;
+      }
+      plan.nullSensitive = nullSensitiveVariables(plan.schema, args.document, plan.operation);
+      const result = compileQuery(args.schema, args.document, args.operationName ?? undefined, { disablingCapturingStackErrors: true });
+      plan.compiled = isCompiledQuery(result) ? result : null;
       if (plan.compiled) log.debug({ operationName: args.operationName }, 'operation compiled');
       else
         log.warn(
@@ -155,20 +175,21 @@ export function useCompiledExecution({ logger }: { logger: Logger }): Plugin {
     return jit ? compile(plan, args, jit) : loadJit().then((loaded) => compile(plan, args, loaded));
   }
 
-  /** graphql-js's coercion errors for the operation's variables, or null when they are fine. */
-  function variableErrors(plan: Plan, args: ExecutionArgs) {
-    const coerced = getVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 50 });
-    return coerced.errors ?? null;
+  /**
+   * Whether this execution may run compiled: graphql-js coerces its variables (graphql-js alone runs it
+   * otherwise, to refuse them), and every variable graphql-jit mishandles as null has a value.
+   */
+  function runsCompiled(plan: Plan, args: ExecutionArgs): boolean {
+    const { coerced } = getVariableValues(plan.schema, plan.operation.variableDefinitions ?? [], args.variableValues ?? {}, { maxErrors: 1 });
+    return coerced !== undefined && plan.nullSensitive.every((name) => coerced[name] != null);
   }
 
   const then = <T, R>(value: T | Promise<T>, next: (v: T) => R): R | Promise<R> => (value instanceof Promise ? value.then(next) : next(value));
 
   return {
-    onExecute({ args, setExecuteFn, setResultAndStopExecution }) {
+    onExecute({ args, setExecuteFn }) {
       return then(compiledFor(args), (plan) => {
-        if (!plan) return;
-        const errors = variableErrors(plan, args);
-        if (errors) return setResultAndStopExecution({ errors });
+        if (!plan || !runsCompiled(plan, args)) return setExecuteFn(interpret);
         const compiled = plan.compiled!;
         const { defaults } = plan;
         setExecuteFn((run) =>

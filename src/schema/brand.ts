@@ -4,7 +4,7 @@ import type { GatewayContext } from '../context.js';
 import type { Brand, BrandQuery, BrandSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
-import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
+import { connectionTotal, pageToConnection, pageWindow, upstreamWindow } from './paging.js';
 import { BrandRef, RegionRef } from './refs.js';
 
 interface FixedPrices {
@@ -153,8 +153,7 @@ builder.queryFields((t) => ({
         maxPriceInCents: filter?.maxPriceInCents ?? undefined,
         search: filter?.search ?? undefined,
         embeddable: filter?.embeddable ?? undefined,
-        limit: window.limit,
-        offset: window.offset,
+        ...upstreamWindow(window),
       };
       return pageToConnection(await ctx.loaders.brandPage.load(query), window);
     },

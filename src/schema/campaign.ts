@@ -9,7 +9,7 @@ import { AFTER_DESCRIPTION, CHANGED_AT_DESCRIPTION, CURSOR_DESCRIPTION } from '.
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
 import { GiftConnection } from './gift.js';
 import { expiresAt } from '../orders/expiry.js';
-import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConnection } from './paging.js';
+import { connectionTotal, emptyConnection, pageToConnection, pageWindow, toConnection, upstreamWindow } from './paging.js';
 import { BrandRef, CampaignRef } from './refs.js';
 import { rejectErrors } from './reject-errors.js';
 
@@ -129,7 +129,7 @@ builder.node(CampaignRef, {
         const page = await ctx.loaders.giftPage.load({
           campaignUuid: c.uuid,
           status: status && status !== 'UNKNOWN' ? GiftStatus.write(status) : undefined,
-          ...window,
+          ...upstreamWindow(window),
         });
         return pageToConnection(page, window);
       },
@@ -142,7 +142,7 @@ builder.node(CampaignRef, {
       resolve: async (c, { first, after }, ctx) => {
         const window = pageWindow({ first, after }, LINKS_PAGE_MAX);
         if (!LINK_DELIVERY.has(DeliveryType.read(c.deliveryType))) return emptyConnection<Link>();
-        const page = await ctx.loaders.linkPage.load({ id: c.id, ...window });
+        const page = await ctx.loaders.linkPage.load({ id: c.id, ...upstreamWindow(window) });
         if (!page) return emptyConnection<Link>();
         return { ...toConnection(page.links, page.totalCount, window), generating: !page.ready };
       },

@@ -5,7 +5,7 @@ import { ref } from '../orders/order-rules.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
-import { connectionTotal, pageToConnection, pageWindow } from './paging.js';
+import { connectionTotal, pageToConnection, pageWindow, upstreamWindow } from './paging.js';
 import { BrandRef, CampaignRef, GiftRef } from './refs.js';
 
 /**
@@ -105,16 +105,17 @@ const GiftFilter = builder.inputType('GiftFilter', {
     deliveryStatus: t.field({ type: DeliveryStatus.ref }),
     recipientEmail: t.string({ validate: substring }),
     recipientName: t.string({ validate: substring }),
-    priceInCentsGreaterThan: t.field({ type: MONEY }),
-    priceInCentsLessThan: t.field({ type: MONEY }),
+    // The upstream refuses negative bounds (a 422): refused here, before anything is sent.
+    priceInCentsGreaterThan: t.field({ type: MONEY, validate: { min: 0 } }),
+    priceInCentsLessThan: t.field({ type: MONEY, validate: { min: 0 } }),
     createdDateGreaterThan: t.field({ type: 'DateTime' }),
     createdDateLessThan: t.field({ type: 'DateTime' }),
     deliveryDateGreaterThan: t.field({ type: 'DateTime' }),
     deliveryDateLessThan: t.field({ type: 'DateTime' }),
     redeemedDateGreaterThan: t.field({ type: 'DateTime' }),
     redeemedDateLessThan: t.field({ type: 'DateTime' }),
-    redeliveryCountGreaterThan: t.int(),
-    redeliveryCountLessThan: t.int(),
+    redeliveryCountGreaterThan: t.int({ validate: { min: 0 } }),
+    redeliveryCountLessThan: t.int({ validate: { min: 0 } }),
     sort: t.field({ type: GiftSort }),
   }),
 });
@@ -158,7 +159,7 @@ builder.queryFields((t) => ({
     },
     resolve: async (_root, { filter, first, after }, ctx) => {
       const window = pageWindow({ first, after });
-      const page = await ctx.loaders.giftPage.load({ ...toGiftQuery(filter), ...window });
+      const page = await ctx.loaders.giftPage.load({ ...toGiftQuery(filter), ...upstreamWindow(window) });
       return pageToConnection(page, window);
     },
   }),

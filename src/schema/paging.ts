@@ -26,6 +26,14 @@ export function pageWindow(args: { first?: number | null; after?: string | null 
   return { offset, limit };
 }
 
+/**
+ * The window to ask the upstream for: it pages from 1 item (a limit of 0 is a 422), so `first: 0`, asked for
+ * its totalCount alone, reads one item that toConnection then leaves out.
+ */
+export function upstreamWindow(window: PageWindow): PageWindow {
+  return window.limit > 0 ? window : { offset: window.offset, limit: 1 };
+}
+
 function safeCursorToOffset(cursor: string): number {
   let offset: number;
   try {
@@ -48,11 +56,11 @@ export interface OffsetConnection<T> {
 }
 
 export function toConnection<T>(items: readonly T[], totalCount: number, window: PageWindow): OffsetConnection<T> {
-  const edges = items.map((node, i) => ({ cursor: offsetToCursor(window.offset + i), node }));
+  const edges = items.slice(0, window.limit).map((node, i) => ({ cursor: offsetToCursor(window.offset + i), node }));
   return {
     edges,
     pageInfo: {
-      hasNextPage: window.offset + items.length < totalCount,
+      hasNextPage: window.offset + edges.length < totalCount,
       hasPreviousPage: window.offset > 0,
       startCursor: edges[0]?.cursor ?? null,
       endCursor: edges.at(-1)?.cursor ?? null,

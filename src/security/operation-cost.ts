@@ -1,5 +1,6 @@
 import {
   getNamedType,
+  getVariableValues,
   isCompositeType,
   isListType,
   isNonNullType,
@@ -12,6 +13,7 @@ import {
   type GraphQLSchema,
   type SelectionSetNode,
   type ValueNode,
+  type VariableDefinitionNode,
 } from 'graphql';
 import { DEFAULT_PAGE_SIZE } from '../page-size.js';
 
@@ -19,7 +21,8 @@ import { DEFAULT_PAGE_SIZE } from '../page-size.js';
 // many things is counted once per thing asked for — the page size (`first`, default page size when absent)
 // of connections, the length of list arguments such as `campaigns(refs:)`. `campaigns(refs: [10]) {
 // gifts(first: 20) { ... } }` therefore costs about 10 × 20 × the gift selection, which is what it makes
-// the upstream do. Computed with variable values, so a variable `first` cannot sneak past the limit.
+// the upstream do. Computed with the variables as execution coerces them (graphql-js getVariableValues), so
+// neither a variable `first` nor a variable's default (`$n: Int = 100000`) can sneak past the limit.
 // Each entry of a list argument is also an upstream request of its own (`refs` are looked up one by one),
 // which costs far more than a field of an item in a page: LOOKUP_COST each. At the default limit one
 // operation can name about 120 lookups (one full `campaigns(refs:)` list), not thousands: measured with a
@@ -95,7 +98,13 @@ function evaluate(plan: Plan, variables: Variables): number {
   return total;
 }
 
-function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): Plan | null {
+/** An operation's plan and the variable definitions its variables are coerced with. */
+interface OperationPlan {
+  plan: Plan;
+  variableDefinitions: readonly VariableDefinitionNode[];
+}
+
+function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined): OperationPlan | null {
   const fragments = new Map<string, FragmentDefinitionNode>();
   for (const def of document.definitions) if (def.kind === Kind.FRAGMENT_DEFINITION) fragments.set(def.name.value, def);
   const operation = document.definitions.find(
@@ -134,22 +143,30 @@ function planOf(schema: GraphQLSchema, document: DocumentNode, operationName: st
     }
     return into;
   };
-  return plan(operation.selectionSet, root, new Set(), { fields: 0, withArguments: [], nested: [] });
+  return {
+    plan: plan(operation.selectionSet, root, new Set(), { fields: 0, withArguments: [], nested: [] }),
+    variableDefinitions: operation.variableDefinitions ?? [],
+  };
 }
 
 // yoga's parser cache hands out the same DocumentNode for the same query text, so a document held weakly is
 // planned once for as long as it is in use. Keyed by schema too: tests build several.
 // Only plans of operations that exist are kept, so made-up operation names cannot grow a document's entry.
-const plans = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, Plan>>>();
+const plans = new WeakMap<GraphQLSchema, WeakMap<DocumentNode, Map<string, OperationPlan>>>();
 
+/**
+ * The operation's cost with `variables` as sent. Variables that do not coerce cost 0 here: execution refuses them
+ * with graphql-js's own errors before anything runs.
+ */
 export function operationCost(schema: GraphQLSchema, document: DocumentNode, operationName: string | null | undefined, variables: Variables): number {
   let bySchema = plans.get(schema);
   if (!bySchema) plans.set(schema, (bySchema = new WeakMap()));
   let byName = bySchema.get(document);
   if (!byName) bySchema.set(document, (byName = new Map()));
   const name = operationName ?? '';
-  const plan = byName.get(name) ?? planOf(schema, document, operationName);
-  if (!plan) return 0;
-  byName.set(name, plan);
-  return evaluate(plan, variables);
+  const planned = byName.get(name) ?? planOf(schema, document, operationName);
+  if (!planned) return 0;
+  byName.set(name, planned);
+  const coerced = getVariableValues(schema, planned.variableDefinitions, variables ?? {}, { maxErrors: 1 });
+  return coerced.coerced ? evaluate(planned.plan, coerced.coerced) : 0;
 }

@@ -25,12 +25,17 @@ afterAll(async () => {
   await gw?.close();
 });
 
-/** Runs the operation three times and returns the answers' texts: interpreted, then compiled twice. */
+/** Runs the operation three times and returns the answers' statuses and texts: interpreted, then compiled twice. */
 async function threeRuns(query: string, variables: () => Record<string, unknown>): Promise<string[]> {
-  const texts: string[] = [];
-  for (let i = 0; i < 3; i++) texts.push((await gw.gql(query, variables())).text);
-  return texts;
+  const answers: string[] = [];
+  for (let i = 0; i < 3; i++) {
+    const { status, text } = await gw.gql(query, variables());
+    answers.push(`${status} ${text}`);
+  }
+  return answers;
 }
+
+const body = (answer: string) => JSON.parse(answer.slice(answer.indexOf(' ') + 1));
 
 function compiledLines(): string[] {
   return logs.filter((line) => line.includes('operation compiled'));
@@ -49,8 +54,8 @@ describe('compiled execution answers as the interpreter does', () => {
   it('a nested read with fragments, aliases, directives, defaults and an unknown ref', async () => {
     const before = compiledLines().length;
     const [interpreted, ...compiled] = await threeRuns(NESTED, () => ({ refs: [order.id, order.uuid, 'no-such-order'], withBrands: true }));
-    expect(JSON.parse(interpreted!).errors).toBeUndefined();
-    expect(JSON.parse(interpreted!).data.campaigns[2]).toBeNull();
+    expect(body(interpreted!).errors).toBeUndefined();
+    expect(body(interpreted!).data.campaigns[2]).toBeNull();
     expect(compiled).toEqual([interpreted, interpreted]);
     // Compiled once, on the second run.
     expect(compiledLines().length - before).toBe(1);
@@ -59,7 +64,7 @@ describe('compiled execution answers as the interpreter does', () => {
   it('a nested failure: the same null, path and code', async () => {
     await gw.sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
     const [interpreted, ...compiled] = await threeRuns(NESTED, () => ({ refs: [order.id], withBrands: false, skipStatus: true }));
-    expect(JSON.parse(interpreted!).errors[0]).toMatchObject({ path: ['campaigns', 0, 'first'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
+    expect(body(interpreted!).errors[0]).toMatchObject({ path: ['campaigns', 0, 'first'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
@@ -67,7 +72,7 @@ describe('compiled execution answers as the interpreter does', () => {
     const query =
       'query($refs: [ID!]!) { campaigns(refs: $refs) { ...Page } } fragment Page on Campaign { id page: gifts(first: -1) { totalCount } }';
     const [interpreted, ...compiled] = await threeRuns(query, () => ({ refs: [order.id] }));
-    expect(JSON.parse(interpreted!).errors[0]).toMatchObject({
+    expect(body(interpreted!).errors[0]).toMatchObject({
       path: ['campaigns', 0, 'page'],
       locations: [{ line: 1, column: 92 }],
       extensions: { code: 'BAD_USER_INPUT' },
@@ -85,7 +90,7 @@ describe('compiled execution answers as the interpreter does', () => {
       input: { id: uniqueId('jit'), priceInCents: -5, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: 'ada@example.com' }] },
     });
     const [interpreted, ...compiled] = await threeRuns(create, input);
-    expect(JSON.parse(interpreted!).data.createCampaign.__typename).toBe('ValidationError');
+    expect(body(interpreted!).data.createCampaign.__typename).toBe('ValidationError');
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
@@ -106,11 +111,59 @@ describe('compiled execution answers as the interpreter does', () => {
     await gw.upstreamDelta();
     for (const [query, variables, message] of cases) {
       const [interpreted, ...compiled] = await threeRuns(query, variables);
-      const body = JSON.parse(interpreted!);
-      expect(body.data ?? null).toBeNull();
-      expect(body.errors[0].message).toMatch(message);
+      const answer = body(interpreted!);
+      expect(answer.data ?? null).toBeNull();
+      expect(answer.errors[0].message).toMatch(message);
       expect(compiled).toEqual([interpreted, interpreted]);
     }
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+
+  it('variables inside literal input values: a null is refused as graphql-js refuses it, and nothing is sent upstream', async () => {
+    const links = `mutation($id: ID!, $reward: RewardChoice = { brand: "sbxcoffeeus" }) {
+      createDirectLinks(input: { id: $id, priceInCents: 1000, linkCount: 1, reward: $reward }) { __typename } }`;
+    const brands = `mutation($id: ID!, $second: String = "sbxbooksus") {
+      createDirectLinks(input: { id: $id, priceInCents: 1000, linkCount: 1, reward: { brands: ["sbxcoffeeus", $second] } }) { __typename } }`;
+    const read = 'query($ref: ID = "no-such-order") { campaign(ref: $ref) { id } campaigns(refs: [$ref]) { id } }';
+    const cases: [string, () => Record<string, unknown>, RegExp][] = [
+      // Refused before anything is sent, so one id serves all three runs.
+      [links, () => ({ id: 'jit-links', reward: null }), /Argument "input" has invalid value/],
+      [brands, () => ({ id: 'jit-brands', second: null }), /Argument "input" has invalid value/],
+      [read, () => ({ ref: null }), /Argument "ref" of non-null type "ID!" must not be null/],
+    ];
+    await gw.upstreamDelta();
+    for (const [query, variables, message] of cases) {
+      const [interpreted, ...compiled] = await threeRuns(query, variables);
+      expect(body(interpreted!).errors[0].message).toMatch(message);
+      expect(compiled).toEqual([interpreted, interpreted]);
+    }
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+
+  it('fields answer in the order the document asks for them, whichever resolves first', async () => {
+    await gw.sandbox.control.fault({ route: 'GET /funds', latency_ms: 50, rate: 1 });
+    const [interpreted, ...compiled] = await threeRuns('{ funds { balances { currency } } viewer { username } }', () => ({}));
+    expect(Object.keys(body(interpreted!).data)).toEqual(['funds', 'viewer']);
+    expect(compiled).toEqual([interpreted, interpreted]);
+  });
+
+  it('errors are listed in the order of the document, whichever failed first', async () => {
+    await gw.sandbox.control.fault({ route: 'GET /ping', status: 503, latency_ms: 50, rate: 1 });
+    await gw.sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1 });
+    const [interpreted, ...compiled] = await threeRuns('{ viewer { username } funds { balances { currency } } }', () => ({}));
+    expect(body(interpreted!).errors.map((e: { path: string[] }) => e.path[0])).toEqual(['viewer', 'funds']);
+    expect(compiled).toEqual([interpreted, interpreted]);
+  });
+
+  it('a mutation stops at a root field that failed, compiled too: the next one is never sent', async () => {
+    const gift = (await gw.sandbox.api('GET', `/gifts?campaign_id=${order.id}`)).body.gifts[0].uuid;
+    const query = `mutation($ref: ID!, $gift: ID!) {
+      first: cancelCampaign(ref: $ref) { __typename }
+      second: cancelGift(uuid: $gift) { __typename } }`;
+    await gw.upstreamDelta();
+    const [interpreted, ...compiled] = await threeRuns(query, () => ({ ref: '', gift }));
+    expect(body(interpreted!)).toMatchObject({ data: null, errors: [{ path: ['first'], extensions: { code: 'BAD_USER_INPUT' } }] });
+    expect(compiled).toEqual([interpreted, interpreted]);
     expect(await gw.upstreamDelta()).toEqual({});
   });
 

@@ -249,6 +249,35 @@ describe('campaigns and gifts', () => {
     expect((await gw.upstreamDelta())['GET /gifts'] ?? 0).toBe(0);
   });
 
+  it('refuses negative price and redelivery-count bounds before calling upstream (which answers them with a 422)', async () => {
+    await gw.upstreamDelta();
+    for (const bound of ['priceInCentsGreaterThan', 'priceInCentsLessThan', 'redeliveryCountGreaterThan', 'redeliveryCountLessThan']) {
+      const { body } = await gw.gql(`{ gifts(filter: { ${bound}: -1 }) { totalCount } }`);
+      expect(body.errors?.[0]?.extensions?.code, bound).toBe('BAD_USER_INPUT');
+      expect(body.errors?.[0]?.message).toContain(bound);
+    }
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+
+  it('first: 0 answers the totalCount and no edges; the upstream, which pages from 1, is asked for one', async () => {
+    const links = await createDirectLinkOrder(gw.sandbox, { linkCount: 3 });
+    const { body } = await gw.gql(
+      `query($email: ID!, $links: ID!) {
+        gifts(first: 0) { totalCount edges { cursor } pageInfo { hasNextPage endCursor } }
+        brands(first: 0) { totalCount edges { cursor } }
+        email: campaign(ref: $email) { gifts(first: 0) { totalCount edges { cursor } } }
+        links: campaign(ref: $links) { links(first: 0) { totalCount edges { cursor } } } }`,
+      { email: order.id, links: links.id },
+    );
+    expect(body.errors).toBeUndefined();
+    expect(body.data.gifts).toMatchObject({ edges: [], pageInfo: { hasNextPage: true, endCursor: null } });
+    expect(body.data.gifts.totalCount).toBeGreaterThan(0);
+    expect(body.data.brands.edges).toEqual([]);
+    expect(body.data.brands.totalCount).toBeGreaterThan(0);
+    expect(body.data.email.gifts).toEqual({ totalCount: 3, edges: [] });
+    expect(body.data.links.links).toEqual({ totalCount: 3, edges: [] });
+  });
+
   it('sorts gifts as asked', async () => {
     const { body } = await gw.gql(
       'query($c: ID) { gifts(filter: { campaignId: $c, sort: { field: RECIPIENT_EMAIL, direction: ASC } }) { edges { node { recipientEmail } } } }',

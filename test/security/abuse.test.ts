@@ -51,6 +51,16 @@ describe('rejected before any upstream call', () => {
         ),
       /Operation cost 30401 exceeds the limit of 2000/,
     ],
+    [
+      'a cost bomb through a variable default',
+      () =>
+        post(
+          JSON.stringify({
+            query: 'query($n: Int = 100) { gifts(first: $n) { edges { node { campaign { gifts(first: $n) { edges { node { uuid } } } } } } } }',
+          }),
+        ),
+      /Operation cost 30401 exceeds the limit of 2000/,
+    ],
     // Within the depth limit (8) and cheap if an absent `first` counted as 1; over the cost limit only because
     // both connections are counted at the default page size (20): 881 + 400 × 3 fields = 2081.
     [

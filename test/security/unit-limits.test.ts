@@ -1,6 +1,6 @@
 import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
-import { operationCost } from '../../src/security/operation-cost.js';
+import { LOOKUP_COST, operationCost } from '../../src/security/operation-cost.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createRedactor } from '../../src/redaction.js';
 import { schema } from '../../src/schema/index.js';
@@ -16,6 +16,22 @@ describe('operation cost', () => {
       operationCost(schema, parse('{ gifts(first: 20) { totalCount edges { node { uuid } } } }'), null, {}),
     );
     expect(operationCost(schema, nested, null, { n: 100 })).toBeGreaterThan(explicit * 20);
+  });
+
+  // Priced with the variables as execution will see them (graphql-js getVariableValues): a default stands in
+  // for an absent variable, and a single value given for a list variable is a list of one.
+  it('prices variables as coerced: defaults included, a single value for a list as a list of one', () => {
+    const withDefault = parse(
+      'query($n: Int = 100) { gifts(first: $n) { edges { node { campaign { gifts(first: $n) { edges { node { uuid } } } } } } } }',
+    );
+    expect(operationCost(schema, withDefault, null, {})).toBe(operationCost(schema, nested, null, { n: 100 }));
+    expect(operationCost(schema, withDefault, null, { n: 3 })).toBe(operationCost(schema, nested, null, { n: 3 }));
+
+    const refs = parse('query($refs: [ID!]! = ["a", "b", "c"]) { campaigns(refs: $refs) { id } }');
+    const listed = parse('query($refs: [ID!]!) { campaigns(refs: $refs) { id } }');
+    expect(operationCost(schema, refs, null, {})).toBe(operationCost(schema, listed, null, { refs: ['a', 'b', 'c'] }));
+    expect(operationCost(schema, listed, null, { refs: 'a' })).toBe(operationCost(schema, listed, null, { refs: ['a'] }));
+    expect(operationCost(schema, listed, null, { refs: ['a'] })).toBeGreaterThan(LOOKUP_COST);
   });
 });
 
