@@ -183,7 +183,18 @@ export function createGateway({
     }
     return yoga(req, res);
   });
-  const websocket = attachWebSocket(server, yoga, security.websocket, logger);
+  const websocket = attachWebSocket(
+    server,
+    yoga,
+    security.websocket,
+    {
+      maxPayloadBytes: config.WS_MAX_PAYLOAD_BYTES,
+      maxOperationsPerSocket: config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,
+      maxConnectionsPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,
+      maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+    },
+    logger,
+  );
 
   return {
     yoga,
