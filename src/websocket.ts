@@ -3,7 +3,7 @@
 // context as one over HTTP or SSE.
 
 import type { IncomingMessage, Server } from 'node:http';
-import type { ExecutionArgs } from 'graphql';
+import type { ExecutionArgs, GraphQLFormattedError } from 'graphql';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, validate as validateWith } from 'graphql';
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import { makeServer } from 'graphql-ws';
@@ -29,6 +29,22 @@ export interface WebSocketLimits {
   /** WS_MAX_BUFFERED_BYTES */
   maxBufferedBytes: number;
 }
+
+/**
+ * An error as sent over WebSocket: without `extensions.http`, which yoga's plugins set for its HTTP layer (the
+ * status to answer with) and which means nothing on a socket.
+ */
+function formatForSocket(error: GraphQLError): GraphQLFormattedError {
+  const formatted = { ...error.toJSON() };
+  if (!formatted.extensions) return formatted;
+  const extensions = { ...formatted.extensions };
+  delete extensions.http;
+  if (Object.keys(extensions).length > 0) formatted.extensions = extensions;
+  else delete formatted.extensions;
+  return formatted;
+}
+
+const hasHttp = (error: GraphQLError) => error.extensions?.http !== undefined;
 
 function operationsPerSocketExceeded(max: number): GraphQLError {
   return new GraphQLError(
@@ -91,9 +107,9 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, 
 
 // Any yoga instance: its context types appear contravariantly (plugin hooks), so neither `object` nor a
 // generic accepts the gateway's GatewayContext and a test's bare one alike.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export function attachWebSocket(
   server: Server,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   yoga: YogaServerInstance<any, any>,
   policy: WebSocketPolicy,
   limits: WebSocketLimits,
@@ -139,6 +155,10 @@ export function attachWebSocket(
       if (status === 429) ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${retryAfterSeconds ?? 1}s`);
       return false;
     },
+    // Only results and errors that carry extensions.http are rewritten; graphql-ws sends the others as they are.
+    onNext: (_ctx, _id, _payload, _args, result) =>
+      result.errors?.some(hasHttp) ? { ...result, errors: result.errors.map(formatForSocket) } : undefined,
+    onError: (_ctx, _id, _payload, errors) => (errors.some(hasHttp) ? errors.map(formatForSocket) : undefined),
     execute: (args) => (args as EnvelopedArgs).execute(args) as never,
     subscribe: async (args) => {
       const result = await (args as EnvelopedArgs).subscribe(args);

@@ -111,3 +111,21 @@ describe('malformed frames and messages', () => {
     again.close();
   });
 });
+
+describe('errors over WebSocket', () => {
+  // extensions.http is yoga's note to its HTTP layer (the status to answer with): a WebSocket has no status.
+  it.each([
+    ['a validation error', '{ viewer { usernam } }', undefined],
+    ['an operation limit', `{ ${Array.from({ length: 21 }, (_, i) => `a${i}: viewer { username }`).join(' ')} }`, undefined],
+    ['a variable that was not provided', 'query ($n: Int!) { gifts(first: $n) { totalCount } }', undefined],
+  ])('%s carries no extensions.http', async (_what, query, variables) => {
+    const socket = await acknowledged();
+    const received = messagesOf(socket);
+    socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query, variables } }));
+    await expect.poll(() => received.some((m) => m.type === 'error' || m.type === 'complete')).toBe(true);
+    const errors = received.flatMap((m) => (m.type === 'error' ? m.payload : (m.payload as { errors?: unknown[] } | undefined)?.errors) ?? []);
+    expect(errors.length, JSON.stringify(received)).toBeGreaterThan(0);
+    expect(JSON.stringify(errors)).not.toContain('"http"');
+    socket.close();
+  });
+});
