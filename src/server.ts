@@ -100,6 +100,7 @@ export function createGateway({
     retentionMs: config.LIVE_RETENTION_MS,
     maxPollers: config.LIVE_MAX_POLLERS,
     maxWatchedPerKey: config.LIVE_MAX_WATCHED_PER_KEY,
+    maxSubscriptionsPerKey: config.LIVE_MAX_SUBSCRIPTIONS_PER_KEY,
     logger: liveLogger ?? logger,
   });
   metrics.watchLive(live, shared.redisUp);
