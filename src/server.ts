@@ -217,17 +217,24 @@ export function createGateway({
     async stop(deadlineMs = 10_000) {
       drain.begin();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await websocket.close(deadlineMs);
-      for (const res of eventStreams) res.destroy();
-      live.close();
-      await shared.store.close();
-      server.closeIdleConnections();
+      // One deadline for the whole stop, counted from now. Each wait below used to start its own (the
+      // WebSockets', then the HTTP connections'), so a socket that never answered its close and a request
+      // still running took twice the deadline.
+      let cut: () => void = () => undefined;
+      const passed = new Promise<void>((resolve) => (cut = resolve));
       const deadline = setTimeout(() => {
         stopping.abort();
         server.closeAllConnections();
+        cut();
       }, deadlineMs);
       deadline.unref();
-      await closed;
+      const websocketsClosed = websocket.close(deadlineMs);
+      for (const res of eventStreams) res.destroy();
+      live.close();
+      server.closeIdleConnections();
+      // Redis may not answer: its goodbye is not worth more than the deadline.
+      await Promise.race([shared.store.close(), passed]);
+      await Promise.all([websocketsClosed, closed]);
       clearTimeout(deadline);
       await yoga.dispose();
     },
