@@ -6,6 +6,7 @@ import { graphiqlEnabled, type Config } from './config.js';
 import { contextFactory, type GatewayContext } from './context.js';
 import { maskError } from './error-masking.js';
 import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
+import { httpServerOptions } from './http-server-options.js';
 import type { LiveLogger } from './live/listener.js';
 import { createLive, type Live } from './live/live.js';
 import { createLiveStore } from './live/live-store.js';
@@ -159,7 +160,7 @@ export function createGateway({
   // (to this instance once restarted, or to another) instead of taking the stream as finished.
   const eventStreams = new Set<ServerResponse>();
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer(httpServerOptions(config), (req: IncomingMessage, res: ServerResponse) => {
     drain.track(res);
     if (!security.hostAllowed(req.headers.host)) {
       return json(res, 403, {
@@ -184,6 +185,8 @@ export function createGateway({
     }
     return yoga(req, res);
   });
+  // Beyond it new connections (HTTP and WebSocket alike) are closed at once, before anything is read.
+  server.maxConnections = config.HTTP_MAX_CONNECTIONS;
   const websocket = attachWebSocket(
     server,
     yoga,
