@@ -59,7 +59,8 @@ function readClientMessage(text: string): { message: unknown } | { violation: st
   } catch {
     return { violation: 'Invalid message received' };
   }
-  if (typeof message !== 'object' || message === null) return { message };
+  // graphql-ws parses a string again: a message encoded twice would reach it as the inner message.
+  if (typeof message !== 'object' || message === null || Array.isArray(message)) return { violation: 'Invalid message received' };
   const { type, id } = message as { type?: unknown; id?: unknown };
   if (typeof type === 'string' && SERVER_ONLY_TYPES.has(type)) return { violation: `A client may not send ${type} messages` };
   if (typeof id === 'string' && id.length > MAX_OPERATION_ID_LENGTH) {

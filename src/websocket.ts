@@ -138,6 +138,8 @@ export function attachWebSocket(
     onConnect: async (ctx) => {
       const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
       if (!('refusal' in admitted)) {
+        // Gone while its key was checked: its `close` has been and gone, and would never give the place back.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
         const { name } = admitted.caller;
         const open = connections.get(name) ?? 0;
         if (open >= limits.maxConnectionsPerKey) {

@@ -1,5 +1,11 @@
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSchema, createYoga } from 'graphql-yoga';
 import WebSocket from 'ws';
+import { createRateLimiter } from '../../src/security/rate-limit.js';
+import { createDoor } from '../../src/security/use-api-keys.js';
+import { attachWebSocket, type WebSocketEndpoint } from '../../src/websocket.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { connected, PollWatch, subscribeWs, wsClient } from '../support/live.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
@@ -182,5 +188,62 @@ describe('what one caller can make a WebSocket endpoint hold', () => {
     const client = wsClient(capped.url, { connectionParams: bearer(KEYS.treasurer), lazy: false });
     await connected(client);
     await client.dispose();
+  });
+});
+
+describe('a connection that leaves while its key is being checked', () => {
+  let server: Server;
+  let url: string;
+  let endpoint: WebSocketEndpoint;
+  let letIn: () => void = () => undefined;
+  let admitting: () => void = () => undefined;
+
+  beforeAll(async () => {
+    const yoga = createYoga({ schema: createSchema({ typeDefs: 'type Query { ok: Boolean }', resolvers: { Query: { ok: () => true } } }) });
+    server = createServer(yoga);
+    const open = createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 }));
+    // The first admission waits until the test lets it in: long enough for its client to be gone.
+    let first = true;
+    const door = {
+      async admit(authorization: string | null | undefined) {
+        if (first) {
+          first = false;
+          admitting();
+          await new Promise<void>((resolve) => (letIn = resolve));
+        }
+        return open.admit(authorization);
+      },
+    };
+    endpoint = attachWebSocket(
+      server,
+      yoga,
+      { door, trusted: null, introspection: true, hostAllowed: () => true, allowedOrigins: [] },
+      { maxPayloadBytes: 100_000, maxOperationsPerSocket: 10, maxConnectionsPerKey: 1, maxBufferedBytes: 1_000_000 },
+      { error: () => undefined, debug: () => undefined },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await endpoint.close(1_000);
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('holds no place of its key (WS_MAX_CONNECTIONS_PER_KEY)', async () => {
+    const admission = new Promise<void>((resolve) => (admitting = resolve));
+    const leaving = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    await new Promise((resolve) => leaving.once('open', resolve));
+    leaving.send(JSON.stringify({ type: 'connection_init' }));
+    await admission;
+    const gone = new Promise((resolve) => leaving.once('close', resolve));
+    leaving.terminate();
+    await gone;
+    // The gateway's side of it has closed too before the key check ends.
+    await vi.waitFor(async () => expect(await new Promise((resolve) => server.getConnections((_e, n) => resolve(n)))).toBe(0));
+    letIn();
+    // The cap is one connection: the next client gets it.
+    const next = wsClient(url, { lazy: false });
+    await connected(next);
+    await next.dispose();
   });
 });

@@ -97,6 +97,11 @@ describe('malformed frames and messages', () => {
     ['a message over WS_MAX_PAYLOAD_BYTES', (s: WebSocket) => s.send('x'.repeat(10_001)), 1009],
     ['text that is not JSON', (s: WebSocket) => s.send('{"type": '), 4400],
     ['JSON that is no graphql-ws message', (s: WebSocket) => s.send('{"type": "subscribe", "id": 7}'), 4400],
+    [
+      'a message encoded twice, hiding a next',
+      (s: WebSocket) => s.send(JSON.stringify(JSON.stringify({ id: '1', type: 'next', payload: {} }))),
+      4400,
+    ],
   ])('%s closes the socket, logs no error nor stack, and the gateway serves on', async (_what, send, code) => {
     const from = lines.length;
     const socket = await acknowledged();
