@@ -85,10 +85,11 @@ export function createGateway({
 }: GatewayOptions): Gateway {
   // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
   const stopping = new AbortController();
-  // The client as operations and the live hub use it (scope.ts); readiness pings use the bare client.
+  // The client as operations, the live hub and readiness pings use it (scope.ts). Pings too: one waiting on a
+  // hanging upstream held the process past the deadline, as closing the pool waits for every call.
   const upstream = client.inScope({ signal: stopping.signal });
   const catalog = createCatalogCache(config.CATALOG_CACHE_TTL_MS);
-  const readiness = createReadiness(client, config.READY_CACHE_MS);
+  const readiness = createReadiness(upstream, config.READY_CACHE_MS);
   const shared = createLiveStore(config, (up) =>
     up
       ? logger.info({}, 'redis: connected; cluster mode')

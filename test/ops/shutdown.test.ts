@@ -224,6 +224,39 @@ describe('the shutdown deadline', () => {
 });
 
 describe('the shutdown deadline of the process (src/main.ts)', { timeout: 90_000 }, () => {
+  it('exits within SHUTDOWN_DEADLINE_MS and a margin while a readiness probe waits on a hanging upstream', async () => {
+    const DEADLINE_MS = 1_000;
+    const replica = await startReplica({
+      SANDBOX_PORT: '0',
+      REWARD_API_URL: '',
+      SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS),
+      READY_CACHE_MS: '0',
+      UPSTREAM_TIMEOUT_MS: '120000',
+      UPSTREAM_RETRY_BUDGET_MS: '240000',
+    });
+    try {
+      const control = replica.lines().find((l) => l.controlUrl)!.controlUrl as string;
+      await fetch(`${control}faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ route: 'GET /ping', latency_ms: 60_000, rate: 1, count: 1 }),
+      });
+      const probe = fetch(`${replica.url}/ready`).catch(() => 'cut');
+      await vi.waitFor(
+        async () => expect(((await (await fetch(`${control}stats`)).json()) as { requests: Record<string, number> }).requests['GET /ping']).toBe(1),
+        { timeout: 10_000, interval: 10 },
+      );
+      const began = performance.now();
+      await replica.kill('SIGTERM');
+      const took = performance.now() - began;
+      expect(replica.child.exitCode).toBe(0);
+      expect(took).toBeLessThan(DEADLINE_MS + 1_000);
+      expect(await probe).toBe('cut');
+    } finally {
+      await killReplicas();
+    }
+  });
+
   it('exits within SHUTDOWN_DEADLINE_MS and a margin while a client holds a request and a WebSocket open', async () => {
     const DEADLINE_MS = 1_000;
     const replica = await startReplica({ SANDBOX_PORT: '0', REWARD_API_URL: '', SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS) });
