@@ -1,6 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { PollWatch, subscribeSse } from '../support/live.js';
 
 // What a client can make the HTTP server hold: headers sent byte by byte (slowloris), a body that never
 // ends, an idle keep-alive connection and more connections than the cap are all let go on the configured
@@ -11,14 +12,18 @@ const REQUEST_MS = 600;
 const KEEP_ALIVE_MS = 200;
 
 let gw: TestGateway;
+const watch = new PollWatch();
 beforeAll(async () => {
   gw = await startTestGateway({
     env: {
       HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
       HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
       HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
+      POLL_INTERVAL_MS: '50',
+      POLL_INTERVAL_FLOOR_MS: '10',
     },
   });
+  gw.gateway.live.listen(watch);
 });
 afterAll(async () => {
   await gw?.close();
@@ -81,6 +86,21 @@ describe('slow clients', () => {
     expect(sent).toBeLessThan(body.length);
     expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(openFor).toBeGreaterThanOrEqual(REQUEST_MS);
+  });
+
+  it('counts only the request: an answer and an SSE stream may outlast HTTP_REQUEST_TIMEOUT_MS', async () => {
+    const stream = subscribeSse(gw.url, 'subscription { fundsChanged { funds { balances { currency } } } }');
+    await watch.until(() => watch.completed('funds') >= 1);
+    // Every read of the balances is slow meanwhile, the poller's too: the query's own is certain to be.
+    await gw.sandbox.control.fault({ route: 'GET /funds', latency_ms: 2 * REQUEST_MS, rate: 1, count: 1_000 });
+    const slow = await gw.gql('{ funds { balances { currency } } }');
+    await gw.sandbox.control.clearFaults();
+    expect(slow.status).toBe(200);
+    expect(slow.body.errors).toBeUndefined();
+    // The stream has been open longer than the request timeout by now, and still delivers.
+    await gw.sandbox.control.topUp('USD', 50_000);
+    expect((await stream.next()).data.fundsChanged.funds.balances.length).toBeGreaterThan(0);
+    stream.close();
   });
 
   it('closes an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
