@@ -134,6 +134,9 @@ export async function startGatewayProcess(options: {
     // The load generator is one caller; the per-key limiter is not what we measure.
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
+    // Likewise its subscriptions and sockets: thousands of subscribers, all under the one development key.
+    LIVE_MAX_SUBSCRIPTIONS_PER_KEY: '1000000',
+    WS_MAX_CONNECTIONS_PER_KEY: '1000000',
     POLL_INTERVAL_MS: String(options.pollIntervalMs),
     POLL_INTERVAL_FLOOR_MS: String(Math.min(options.pollIntervalMs, 1_000)),
     LOG_LEVEL: 'warn',

@@ -107,6 +107,26 @@ const configSchema = z.object({
   LIVE_MAX_WATCHED_PER_KEY: count.default(200),
   /** Keys (orders, the account, funds) one replica watches at most. */
   LIVE_MAX_POLLERS: count.default(2_000),
+  // Caps on what one caller can make the gateway hold (connections, subscriptions, buffered output). Each
+  // refusal names its variable; the defaults are above what a large internal tool uses (docs/operations.md).
+  /** Subscriptions one API key may have open at once, every live root field and both transports, cluster-wide. */
+  LIVE_MAX_SUBSCRIPTIONS_PER_KEY: count.default(2_000),
+  /** Operations open at once on one WebSocket (subscriptions, and queries still running). */
+  WS_MAX_SUBSCRIPTIONS_PER_SOCKET: count.default(200),
+  /** WebSocket connections one API key may hold open on one replica. */
+  WS_MAX_CONNECTIONS_PER_KEY: count.default(1_000),
+  /** Largest WebSocket message accepted; a bigger one closes the socket (1009). */
+  WS_MAX_PAYLOAD_BYTES: count.default(100_000),
+  /** Output waiting for a WebSocket reader beyond which the socket is closed (4413) instead of buffered. */
+  WS_MAX_BUFFERED_BYTES: count.default(4_194_304),
+  /** Time a client has to send a request's headers (slowloris); answered 408 and closed after it. */
+  HTTP_HEADERS_TIMEOUT_MS: positiveMs.default(10_000),
+  /** Time a client has to send a whole request, body included. */
+  HTTP_REQUEST_TIMEOUT_MS: positiveMs.default(30_000),
+  /** How long an idle keep-alive connection stays open; above the load balancer's idle timeout. */
+  HTTP_KEEP_ALIVE_TIMEOUT_MS: positiveMs.default(5_000),
+  /** Open TCP connections (HTTP and WebSocket together) one replica accepts; further ones are dropped. */
+  HTTP_MAX_CONNECTIONS: count.default(10_000),
 });
 
 /** LIVE_LEASE_MS is filled in by loadConfig when unset: it defaults to three poll intervals. */
@@ -129,6 +149,15 @@ function crossFieldProblems(env: FieldValues): string[] {
   }
   if (env.LIVE_LEASE_MS !== undefined && env.POLL_INTERVAL_MS !== undefined && env.LIVE_LEASE_MS <= env.POLL_INTERVAL_MS) {
     problems.push(`LIVE_LEASE_MS must be longer than POLL_INTERVAL_MS (${env.POLL_INTERVAL_MS}), or leases lapse between renewals`);
+  }
+  if (
+    env.HTTP_HEADERS_TIMEOUT_MS !== undefined &&
+    env.HTTP_REQUEST_TIMEOUT_MS !== undefined &&
+    env.HTTP_HEADERS_TIMEOUT_MS > env.HTTP_REQUEST_TIMEOUT_MS
+  ) {
+    problems.push(
+      `HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS (${env.HTTP_REQUEST_TIMEOUT_MS}): the headers are part of the request`,
+    );
   }
   if (missing('REWARD_API_TOKEN') && (env.REWARD_API_URL || production)) {
     problems.push(`REWARD_API_TOKEN is required ${production ? 'in production' : 'when REWARD_API_URL is set'}`);

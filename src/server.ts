@@ -6,6 +6,7 @@ import { graphiqlEnabled, type Config } from './config.js';
 import { contextFactory, type GatewayContext } from './context.js';
 import { redactingMaskError } from './error-masking.js';
 import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
+import { httpServerOptions } from './http-server-options.js';
 import type { LiveLogger } from './live/listener.js';
 import { createLive, type Live } from './live/live.js';
 import { createLiveStore } from './live/live-store.js';
@@ -93,10 +94,11 @@ export function createGateway({
 }: GatewayOptions): Gateway {
   // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
   const stopping = new AbortController();
-  // The client as operations and the live hub use it (scope.ts); readiness pings use the bare client.
+  // The client as operations, the live hub and readiness pings use it (scope.ts). Pings too: one waiting on a
+  // hanging upstream held the process past the deadline, as closing the pool waits for every call.
   const upstream = client.inScope({ signal: stopping.signal });
   const catalog = createCatalogCache(config.CATALOG_CACHE_TTL_MS);
-  const readiness = createReadiness(client, config.READY_CACHE_MS);
+  const readiness = createReadiness(upstream, config.READY_CACHE_MS);
   const shared = createLiveStore(config, (up) =>
     up
       ? logger.info({}, 'redis: connected; cluster mode')
@@ -109,6 +111,7 @@ export function createGateway({
     retentionMs: config.LIVE_RETENTION_MS,
     maxPollers: config.LIVE_MAX_POLLERS,
     maxWatchedPerKey: config.LIVE_MAX_WATCHED_PER_KEY,
+    maxSubscriptionsPerKey: config.LIVE_MAX_SUBSCRIPTIONS_PER_KEY,
     logger: liveLogger ?? logger,
   });
   metrics.watchLive(live, shared.redisUp);
@@ -168,7 +171,7 @@ export function createGateway({
   // (to this instance once restarted, or to another) instead of taking the stream as finished.
   const eventStreams = new Set<ServerResponse>();
 
-  const server = createServer((req: IncomingMessage, res: ServerResponse) => {
+  const server = createServer(httpServerOptions(config), (req: IncomingMessage, res: ServerResponse) => {
     drain.track(res);
     const malformed = refuseRequestTarget(req);
     if (malformed) {
@@ -199,7 +202,20 @@ export function createGateway({
     }
     return yoga(req, res);
   });
-  const websocket = attachWebSocket(server, yoga, security.websocket, logger);
+  // Beyond it new connections (HTTP and WebSocket alike) are closed at once, before anything is read.
+  server.maxConnections = config.HTTP_MAX_CONNECTIONS;
+  const websocket = attachWebSocket(
+    server,
+    yoga,
+    security.websocket,
+    {
+      maxPayloadBytes: config.WS_MAX_PAYLOAD_BYTES,
+      maxOperationsPerSocket: config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,
+      maxConnectionsPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,
+      maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+    },
+    logger,
+  );
 
   return {
     yoga,
@@ -221,17 +237,24 @@ export function createGateway({
     async stop(deadlineMs = 10_000) {
       drain.begin();
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-      await websocket.close(deadlineMs);
-      for (const res of eventStreams) res.destroy();
-      live.close();
-      await shared.store.close();
-      server.closeIdleConnections();
+      // One deadline for the whole stop, counted from now. Each wait below used to start its own (the
+      // WebSockets', then the HTTP connections'), so a socket that never answered its close and a request
+      // still running took twice the deadline.
+      let cut: () => void = () => undefined;
+      const passed = new Promise<void>((resolve) => (cut = resolve));
       const deadline = setTimeout(() => {
         stopping.abort();
         server.closeAllConnections();
+        cut();
       }, deadlineMs);
       deadline.unref();
-      await closed;
+      const websocketsClosed = websocket.close(deadlineMs);
+      for (const res of eventStreams) res.destroy();
+      live.close();
+      server.closeIdleConnections();
+      // Redis may not answer: its goodbye is not worth more than the deadline.
+      await Promise.race([shared.store.close(), passed]);
+      await Promise.all([websocketsClosed, closed]);
       clearTimeout(deadline);
       await yoga.dispose();
     },

@@ -3,7 +3,7 @@
 // context as one over HTTP or SSE.
 
 import type { IncomingMessage, Server } from 'node:http';
-import type { ExecutionArgs } from 'graphql';
+import type { ExecutionArgs, GraphQLFormattedError } from 'graphql';
 import { GraphQLError, NoSchemaIntrospectionCustomRule, validate as validateWith } from 'graphql';
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import { makeServer } from 'graphql-ws';
@@ -15,6 +15,43 @@ import { trustedDocumentFor } from './security/trusted-documents.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
 export const CLOSE_RATE_LIMITED = 4429;
+/** A connection_init of an API key that already holds WS_MAX_CONNECTIONS_PER_KEY sockets on this replica. */
+export const CLOSE_TOO_MANY_CONNECTIONS = 4430;
+
+/** What one caller may make the WebSocket endpoint hold (config.ts has the variables and defaults). */
+export interface WebSocketLimits {
+  /** WS_MAX_PAYLOAD_BYTES */
+  maxPayloadBytes: number;
+  /** WS_MAX_SUBSCRIPTIONS_PER_SOCKET */
+  maxOperationsPerSocket: number;
+  /** WS_MAX_CONNECTIONS_PER_KEY */
+  maxConnectionsPerKey: number;
+  /** WS_MAX_BUFFERED_BYTES */
+  maxBufferedBytes: number;
+}
+
+/**
+ * An error as sent over WebSocket: without `extensions.http`, which yoga's plugins set for its HTTP layer (the
+ * status to answer with) and which means nothing on a socket.
+ */
+function formatForSocket(error: GraphQLError): GraphQLFormattedError {
+  const formatted = { ...error.toJSON() };
+  if (!formatted.extensions) return formatted;
+  const extensions = { ...formatted.extensions };
+  delete extensions.http;
+  if (Object.keys(extensions).length > 0) formatted.extensions = extensions;
+  else delete formatted.extensions;
+  return formatted;
+}
+
+const hasHttp = (error: GraphQLError) => error.extensions?.http !== undefined;
+
+function operationsPerSocketExceeded(max: number): GraphQLError {
+  return new GraphQLError(
+    `This WebSocket already has its maximum of ${max} operations open (WS_MAX_SUBSCRIPTIONS_PER_SOCKET); complete one, or open another connection.`,
+    { extensions: { code: 'SUBSCRIPTIONS_PER_SOCKET_EXCEEDED', limit: max } },
+  );
+}
 
 /** Non-browser clients send no Origin; a browser's must be the gateway's own or an allowed one. */
 function originAllowed(request: IncomingMessage, allowed: readonly string[]): boolean {
@@ -70,15 +107,28 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, 
 
 // Any yoga instance: its context types appear contravariantly (plugin hooks), so neither `object` nor a
 // generic accepts the gateway's GatewayContext and a test's bare one alike.
-// eslint-disable-next-line @typescript-eslint/no-explicit-any
-export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, any>, policy: WebSocketPolicy, log: AdapterLog): WebSocketEndpoint {
+export function attachWebSocket(
+  server: Server,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any
+  yoga: YogaServerInstance<any, any>,
+  policy: WebSocketPolicy,
+  limits: WebSocketLimits,
+  log: AdapterLog,
+): WebSocketEndpoint {
   const { door } = policy;
+  // Open sockets per API key name on this replica, counted from connection_ack to close.
+  const connections = new Map<string, number>();
+  const release = (name: string) => {
+    const open = (connections.get(name) ?? 1) - 1;
+    if (open > 0) connections.set(name, open);
+    else connections.delete(name);
+  };
   // noServer: ws would otherwise re-emit the HTTP server's errors (a busy port at listen) as its own, which
   // graphql-ws reports as an internal WebSocket error; upgrades are handed over explicitly instead.
   const wss = new WebSocketServer({
     noServer: true,
     path: yoga.graphqlEndpoint,
-    maxPayload: policy.maxPayloadBytes,
+    maxPayload: limits.maxPayloadBytes,
     verifyClient: ({ req }: { req: IncomingMessage }) => policy.hostAllowed(req.headers.host) && originAllowed(req, policy.allowedOrigins),
   });
   server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
@@ -87,13 +137,30 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
     // every subscribe spends from the key's rate like an HTTP operation does.
     onConnect: async (ctx) => {
       const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
-      if (!('refusal' in admitted)) return true;
+      if (!('refusal' in admitted)) {
+        // Gone while its key was checked: its `close` has been and gone, and would never give the place back.
+        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+        const { name } = admitted.caller;
+        const open = connections.get(name) ?? 0;
+        if (open >= limits.maxConnectionsPerKey) {
+          const reason = `Too many connections: at most ${limits.maxConnectionsPerKey} per API key (WS_MAX_CONNECTIONS_PER_KEY)`;
+          ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, reason);
+          return false;
+        }
+        connections.set(name, open + 1);
+        ctx.extra.socket.once('close', () => release(name));
+        return true;
+      }
       const { status, retryAfterSeconds } = admitted.refusal;
       // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a
       // close frame can carry).
       if (status === 429) ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${retryAfterSeconds ?? 1}s`);
       return false;
     },
+    // Only results and errors that carry extensions.http are rewritten; graphql-ws sends the others as they are.
+    onNext: (_ctx, _id, _payload, _args, result) =>
+      result.errors?.some(hasHttp) ? { ...result, errors: result.errors.map(formatForSocket) } : undefined,
+    onError: (_ctx, _id, _payload, errors) => (errors.some(hasHttp) ? errors.map(formatForSocket) : undefined),
     execute: (args) => (args as EnvelopedArgs).execute(args) as never,
     subscribe: async (args) => {
       const result = await (args as EnvelopedArgs).subscribe(args);
@@ -104,6 +171,8 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
       return result as never;
     },
     onSubscribe: async (ctx, _id, payload) => {
+      // graphql-ws has registered this operation already: more than the cap means one too many.
+      if (Object.keys(ctx.subscriptions).length > limits.maxOperationsPerSocket) return [operationsPerSocketExceeded(limits.maxOperationsPerSocket)];
       const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
       if ('refusal' in admitted) {
         const { message, code, retryAfterSeconds } = admitted.refusal;
@@ -153,6 +222,7 @@ export function attachWebSocket(server: Server, yoga: YogaServerInstance<any, an
     graphqlWs,
     (socket, req: IncomingMessage): Extra => ({ socket, authorization: req.headers.authorization ?? null }),
     log,
+    { maxBufferedBytes: limits.maxBufferedBytes },
   );
   return {
     async close(deadlineMs) {

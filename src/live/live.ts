@@ -13,6 +13,7 @@ import { LiveHub, type LiveStats } from './hub.js';
 import { consoleLogger, outageLogger, type LiveListener, type LiveLogger } from './listener.js';
 import { DEFAULT_JITTER, DEFAULT_MAX_BACKOFF_INTERVALS } from './poller.js';
 import type { LiveStore } from './store.js';
+import { createSubscriptionCap } from './subscription-cap.js';
 
 export interface LiveOptions {
   client: UpstreamClient;
@@ -26,6 +27,8 @@ export interface LiveOptions {
   maxPollers: number;
   /** LIVE_MAX_WATCHED_PER_KEY: orders one API key watches at most (across the cluster). */
   maxWatchedPerKey: number;
+  /** LIVE_MAX_SUBSCRIPTIONS_PER_KEY: subscriptions one API key has open at most (across the cluster). */
+  maxSubscriptionsPerKey: number;
   /** Sustained outages and takeovers are logged here. Default: the console. */
   logger?: LiveLogger;
 }
@@ -95,7 +98,16 @@ const campaignGiftChange = (e: CampaignEvent, cursor: string): GiftStatusChange 
 const campaignStatusChange = (e: CampaignEvent, cursor: string): CampaignStatusChange | undefined =>
   e.topic === 'campaign' ? { campaign: e.campaign, previousStatus: e.previousStatus, changedAt: e.changedAt, cursor } : undefined;
 
-export function createLive({ client, store, intervalMs, retentionMs, maxPollers, maxWatchedPerKey, logger = consoleLogger }: LiveOptions): Live {
+export function createLive({
+  client,
+  store,
+  intervalMs,
+  retentionMs,
+  maxPollers,
+  maxWatchedPerKey,
+  maxSubscriptionsPerKey,
+  logger = consoleLogger,
+}: LiveOptions): Live {
   const hub = new LiveHub({
     store,
     retentionMs,
@@ -140,7 +152,9 @@ export function createLive({ client, store, intervalMs, retentionMs, maxPollers,
   }
 
   // Watched orders per API key on this replica, with how many subscriptions watch each; the store admits an
-  // order for a key only under the cap, across the cluster.
+  // order for a key only under the cap, across the cluster. The group is the key's name under `orders:`, apart
+  // from the subscription cap's `subscriptions:` (a key may be named anything).
+  const ordersGroup = (watcher: string) => `orders:${watcher}`;
   const watching = new Map<string, Map<string, number>>();
   const ordersOf = (watcher: string): Map<string, number> => {
     let orders = watching.get(watcher);
@@ -148,7 +162,7 @@ export function createLive({ client, store, intervalMs, retentionMs, maxPollers,
     return orders;
   };
   async function admitWatch(watcher: string, key: string): Promise<() => void> {
-    if (!watching.get(watcher)?.has(key) && !(await store.admit(watcher, key, maxWatchedPerKey))) {
+    if (!watching.get(watcher)?.has(key) && !(await store.admit(ordersGroup(watcher), key, maxWatchedPerKey))) {
       throw new WatchLimitError(maxWatchedPerKey);
     }
     // Looked up after the await: another subscription may have registered or emptied the watcher's map since.
@@ -162,14 +176,31 @@ export function createLive({ client, store, intervalMs, retentionMs, maxPollers,
       if (count > 0) return void orders.set(key, count);
       orders.delete(key);
       if (orders.size === 0 && watching.get(watcher) === orders) watching.delete(watcher);
-      void store.dismiss(watcher, key).catch(() => undefined);
+      void store.dismiss(ordersGroup(watcher), key).catch(() => undefined);
     };
   }
   // Admissions of a replica that dies expire after LIVE_LEASE_MS unless renewed, which this does.
   const renew = setInterval(() => {
-    for (const [watcher, orders] of watching) void store.refresh(watcher, [...orders.keys()]).catch(() => undefined);
+    for (const [watcher, orders] of watching) void store.refresh(ordersGroup(watcher), [...orders.keys()]).catch(() => undefined);
   }, intervalMs);
   renew.unref();
+
+  const subscriptions = createSubscriptionCap({ store, max: maxSubscriptionsPerKey, renewEveryMs: intervalMs });
+  /**
+   * Opens one of the key's subscriptions under its cap: `open` gets the release to run when its iterator closes,
+   * and the count is given back at once when opening fails or finds no such order.
+   */
+  async function counted<T>(watcher: string, open: (release: () => void) => Promise<T>): Promise<T> {
+    const release = await subscriptions.admit(watcher);
+    try {
+      const iterator = await open(release);
+      if (iterator === null) release();
+      return iterator;
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
 
   async function subscribeCampaign<T>(
     { after, watcher }: Subscription,
@@ -177,7 +208,8 @@ export function createLive({ client, store, intervalMs, retentionMs, maxPollers,
     ref: string,
     topic: CampaignEvent['topic'],
     select: (e: CampaignEvent, cursor: string) => T | undefined,
-    includeCurrent = false,
+    includeCurrent: boolean,
+    release: () => void,
   ): Promise<AsyncIterableIterator<T>> {
     const key = CAMPAIGN_PREFIX + uuid;
     const position = after === null ? undefined : decodeCursor(after, key);
@@ -188,7 +220,10 @@ export function createLive({ client, store, intervalMs, retentionMs, maxPollers,
         select,
         includeCurrent,
         after: position,
-        onClose: dismiss,
+        onClose: () => {
+          dismiss();
+          release();
+        },
       });
       if (hub.has(key)) uuidByRef.set(ref, uuid).set(uuid, uuid);
       return iterator;
@@ -199,35 +234,43 @@ export function createLive({ client, store, intervalMs, retentionMs, maxPollers,
   }
 
   return {
-    async giftChanges({ campaign, includeCurrent, lookup, after, watcher }) {
-      if (campaign === null) {
-        return hub.subscribe<AccountEvent, GiftStatusChange>(ACCOUNT_KEY, () => new AccountFeed(client), {
-          topic: 'gift',
-          select: accountGiftChange,
-          includeCurrent,
-          after: after === null ? undefined : decodeCursor(after, ACCOUNT_KEY),
-        });
-      }
-      const uuid = await campaignUuid(campaign, lookup);
-      if (!uuid) return null;
-      return subscribeCampaign<GiftStatusChange>({ after, watcher }, uuid, campaign, 'gift', campaignGiftChange, includeCurrent);
-    },
-
-    async campaignStatus({ ref, lookup, after, watcher }) {
-      const uuid = await campaignUuid(ref, lookup);
-      if (!uuid) return null;
-      return subscribeCampaign<CampaignStatusChange>({ after, watcher }, uuid, ref, 'campaign', campaignStatusChange);
-    },
-
-    fundsChanges({ currency, after }) {
-      return hub.subscribe<FundsEvent, FundsChange>(FUNDS_KEY, () => new FundsFeed(client), {
-        topic: 'funds',
-        select: (event, cursor) =>
-          currency === null || balanceChanged(event.previous, event.funds, currency)
-            ? { funds: event.funds, previous: event.previous, changedAt: event.changedAt, cursor }
-            : undefined,
-        after: after === null ? undefined : decodeCursor(after, FUNDS_KEY),
+    giftChanges({ campaign, includeCurrent, lookup, after, watcher }) {
+      return counted(watcher, async (release) => {
+        if (campaign === null) {
+          return hub.subscribe<AccountEvent, GiftStatusChange>(ACCOUNT_KEY, () => new AccountFeed(client), {
+            topic: 'gift',
+            select: accountGiftChange,
+            includeCurrent,
+            after: after === null ? undefined : decodeCursor(after, ACCOUNT_KEY),
+            onClose: release,
+          });
+        }
+        const uuid = await campaignUuid(campaign, lookup);
+        if (!uuid) return null;
+        return subscribeCampaign<GiftStatusChange>({ after, watcher }, uuid, campaign, 'gift', campaignGiftChange, includeCurrent, release);
       });
+    },
+
+    campaignStatus({ ref, lookup, after, watcher }) {
+      return counted(watcher, async (release) => {
+        const uuid = await campaignUuid(ref, lookup);
+        if (!uuid) return null;
+        return subscribeCampaign<CampaignStatusChange>({ after, watcher }, uuid, ref, 'campaign', campaignStatusChange, false, release);
+      });
+    },
+
+    fundsChanges({ currency, after, watcher }) {
+      return counted(watcher, (release) =>
+        hub.subscribe<FundsEvent, FundsChange>(FUNDS_KEY, () => new FundsFeed(client), {
+          topic: 'funds',
+          select: (event, cursor) =>
+            currency === null || balanceChanged(event.previous, event.funds, currency)
+              ? { funds: event.funds, previous: event.previous, changedAt: event.changedAt, cursor }
+              : undefined,
+          after: after === null ? undefined : decodeCursor(after, FUNDS_KEY),
+          onClose: release,
+        }),
+      );
     },
 
     listen: (listener) => hub.listen(listener),
@@ -235,6 +278,7 @@ export function createLive({ client, store, intervalMs, retentionMs, maxPollers,
     leases: () => hub.leases(),
     close: () => {
       clearInterval(renew);
+      subscriptions.close();
       hub.close();
     },
   };

@@ -25,7 +25,6 @@ export interface WebSocketPolicy {
   introspection: boolean;
   /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
   allowedOrigins: readonly string[];
-  maxPayloadBytes: number;
   /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
   hostAllowed(host: string | undefined): boolean;
 }
@@ -115,7 +114,7 @@ export function createSecurity(config: Config, shared?: SharedBucket): Security 
     host,
     warnings,
     hostAllowed,
-    websocket: { door, trusted, introspection, allowedOrigins: config.CORS_ORIGINS ?? [], maxPayloadBytes: config.MAX_BODY_BYTES, hostAllowed },
+    websocket: { door, trusted, introspection, allowedOrigins: config.CORS_ORIGINS ?? [], hostAllowed },
     checkBody(req) {
       if (req.method !== 'POST') return null;
       const length = req.headers['content-length'];

@@ -1,6 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
-import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { requestDelta, startLiveGateway, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
 
 // Watching is bounded: an API key watches at most LIVE_MAX_WATCHED_PER_KEY orders, a replica at most
 // LIVE_MAX_POLLERS keys, and each refusal has its own code; a crowd subscribing to one new order at once costs
@@ -96,5 +96,50 @@ describe('caps on watching', () => {
     // One lookup by the caller's id, and the poller's own reads of the order.
     expect(delta['GET /campaign/:id']).toBeLessThanOrEqual(3);
     for (const s of crowd) s.close();
+  });
+});
+
+describe('subscriptions per API key (LIVE_MAX_SUBSCRIPTIONS_PER_KEY)', () => {
+  let capped: LiveGateway;
+  let socket: ReturnType<typeof wsClient>;
+  beforeAll(async () => {
+    capped = await startLiveGateway({ env: { LIVE_MAX_SUBSCRIPTIONS_PER_KEY: '3' } });
+    socket = wsClient(capped.url);
+  });
+  afterAll(async () => {
+    await socket?.dispose();
+    await capped?.close();
+  });
+
+  const STATUS = 'subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { cursor } }';
+
+  it('counts every live root field over WebSocket and SSE alike, and gives a place back when one ends', async () => {
+    const order = await createEmailOrder(capped.sandbox, { recipients: 1 });
+    // A subscription that finds no order never held a place.
+    const unknown = subscribeWs(socket, STATUS, { ref: 'no-such-order' });
+    expect(await unknown.ended).toBe('complete');
+    expect(codeOf(unknown)).toBe('NOT_FOUND');
+
+    const funds = subscribeWs(socket, FUNDS);
+    const account = subscribeSse(capped.url, GIFT_CHANGES, {});
+    const gifts = subscribeWs(socket, GIFT_CHANGES, { campaign: order.id });
+    await capped.watch.until(() => capped.gateway.live.stats().subscribers === 3);
+
+    for (const refused of [subscribeWs(socket, FUNDS), subscribeSse(capped.url, STATUS, { ref: order.id })]) {
+      expect(await refused.ended).toBe('complete');
+      expect(codeOf(refused)).toBe('SUBSCRIPTIONS_PER_KEY_EXCEEDED');
+      const error = refused.received[0]?.errors?.[0];
+      expect(error?.message).toMatch(/maximum of 3 subscriptions .*LIVE_MAX_SUBSCRIPTIONS_PER_KEY/);
+      expect(error?.extensions?.limit).toBe(3);
+    }
+    expect(capped.gateway.live.stats().subscribers).toBe(3);
+
+    account.close();
+    await capped.watch.until(() => capped.gateway.live.stats().subscribers === 2);
+    const again = subscribeSse(capped.url, FUNDS);
+    await capped.watch.until(() => capped.gateway.live.stats().subscribers === 3);
+    expect(again.received).toEqual([]);
+    for (const s of [funds, gifts, again]) s.close();
+    await capped.watch.until(() => capped.gateway.live.stats().subscribers === 0);
   });
 });

@@ -256,9 +256,9 @@ describe('WebSocket credentials', () => {
         introspection: true,
         hostAllowed: () => true,
         allowedOrigins: [],
-        maxPayloadBytes: 100_000,
       },
-      { error: () => undefined },
+      { maxPayloadBytes: 100_000, maxOperationsPerSocket: 100, maxConnectionsPerKey: 100, maxBufferedBytes: 1_000_000 },
+      { error: () => undefined, debug: () => undefined },
     );
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
     url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;

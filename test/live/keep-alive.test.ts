@@ -10,7 +10,7 @@ import { serveGraphqlWs } from '../../src/graphql-ws-adapter.js';
 
 const KEEP_ALIVE_MS = 20;
 /** Nothing in these tests should reach the adapter's error log. */
-const SILENT = { error: () => undefined };
+const SILENT = { error: () => undefined, debug: () => undefined };
 
 let wss: WebSocketServer;
 let endpoint: { dispose(): Promise<void> };
@@ -21,7 +21,7 @@ beforeAll(async () => {
   await new Promise((resolve) => wss.once('listening', resolve));
   url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
   const schema = createSchema({ typeDefs: 'type Query { ok: Boolean }', resolvers: { Query: { ok: () => true } } });
-  endpoint = serveGraphqlWs(wss, makeServer({ schema }), () => ({}), SILENT, KEEP_ALIVE_MS);
+  endpoint = serveGraphqlWs(wss, makeServer({ schema }), () => ({}), SILENT, { keepAliveMs: KEEP_ALIVE_MS });
 });
 afterAll(() => endpoint?.dispose());
 

@@ -1,6 +1,7 @@
 import { connect } from 'node:net';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import WebSocket from 'ws';
+import { killReplicas, startReplica } from '../support/cluster.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 
 // Gateway.stop with work under way: in-flight operations finish, new connections are refused, /ready says
@@ -167,5 +168,143 @@ describe('graceful stop', () => {
     await stop(t, 1_000);
     expect(await closed).toBe(1001);
     expect(t.gateway.live.stats()).toEqual({ pollers: 0, subscribers: 0 });
+  });
+});
+
+/** A WebSocket past connection_ack whose client then stops reading: it never answers the server's close. */
+async function unresponsiveWebSocket(url: string): Promise<WebSocket> {
+  const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+  socket.on('error', () => undefined);
+  await new Promise((resolve) => socket.once('open', resolve));
+  const acked = new Promise((resolve) => socket.once('message', resolve));
+  socket.send(JSON.stringify({ type: 'connection_init' }));
+  await acked;
+  socket.send(JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'subscription { fundsChanged { cursor } }' } }));
+  (socket as unknown as { _socket: import('node:net').Socket })._socket.pause();
+  return socket;
+}
+
+/** An SSE subscription held open by its client. */
+function openEventStream(url: string): AbortController {
+  const controller = new AbortController();
+  void fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+    body: JSON.stringify({ query: 'subscription { fundsChanged { cursor } }' }),
+    signal: controller.signal,
+  })
+    .then((res) => res.body?.getReader().read())
+    .catch(() => undefined);
+  return controller;
+}
+
+describe('the shutdown deadline', () => {
+  const DEADLINE_MS = 1_500;
+  // What stop() may take beyond the deadline: closing what the deadline cut, never a second wait.
+  const MARGIN_MS = 1_000;
+
+  it('bounds the whole stop, with a request in flight, a WebSocket that never answers its close and an SSE stream open', async () => {
+    // Upstream calls that only the stop can end.
+    const t = await start({
+      POLL_INTERVAL_FLOOR_MS: '10',
+      POLL_INTERVAL_MS: '50',
+      UPSTREAM_TIMEOUT_MS: '120000',
+      UPSTREAM_RETRY_BUDGET_MS: '240000',
+    });
+    await t.sandbox.control.fault({ route: 'GET /funds', latency_ms: 30_000, rate: 1, count: 1 });
+    const slow = slowQuery(t).catch(() => 'cut');
+    await upstreamReached(t, 'GET /funds');
+    const socket = await unresponsiveWebSocket(t.url);
+    const stream = openEventStream(t.url);
+    await vi.waitFor(() => expect(t.gateway.live.stats().subscribers).toBe(2));
+
+    const began = performance.now();
+    await stop(t, DEADLINE_MS);
+    const took = performance.now() - began;
+    expect(took).toBeGreaterThanOrEqual(DEADLINE_MS - 50);
+    expect(took).toBeLessThan(DEADLINE_MS + MARGIN_MS);
+    expect(await slow).toBe('cut');
+    socket.terminate();
+    stream.abort();
+  });
+});
+
+describe('the shutdown deadline of the process (src/main.ts)', { timeout: 90_000 }, () => {
+  it('exits within SHUTDOWN_DEADLINE_MS and a margin while a readiness probe waits on a hanging upstream', async () => {
+    const DEADLINE_MS = 1_000;
+    const replica = await startReplica({
+      SANDBOX_PORT: '0',
+      REWARD_API_URL: '',
+      SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS),
+      READY_CACHE_MS: '0',
+      UPSTREAM_TIMEOUT_MS: '120000',
+      UPSTREAM_RETRY_BUDGET_MS: '240000',
+    });
+    try {
+      const control = replica.lines().find((l) => l.controlUrl)!.controlUrl as string;
+      await fetch(`${control}faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ route: 'GET /ping', latency_ms: 60_000, rate: 1, count: 1 }),
+      });
+      const probe = fetch(`${replica.url}/ready`).catch(() => 'cut');
+      await vi.waitFor(
+        async () => expect(((await (await fetch(`${control}stats`)).json()) as { requests: Record<string, number> }).requests['GET /ping']).toBe(1),
+        { timeout: 10_000, interval: 10 },
+      );
+      const began = performance.now();
+      await replica.kill('SIGTERM');
+      const took = performance.now() - began;
+      expect(replica.child.exitCode).toBe(0);
+      expect(took).toBeLessThan(DEADLINE_MS + 1_000);
+      expect(await probe).toBe('cut');
+    } finally {
+      await killReplicas();
+    }
+  });
+
+  it('exits within SHUTDOWN_DEADLINE_MS and a margin while a client holds a request and a WebSocket open', async () => {
+    const DEADLINE_MS = 2_000;
+    // Upstream calls that only the stop can end.
+    const replica = await startReplica({
+      SANDBOX_PORT: '0',
+      REWARD_API_URL: '',
+      SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS),
+      UPSTREAM_TIMEOUT_MS: '120000',
+      UPSTREAM_RETRY_BUDGET_MS: '240000',
+    });
+    try {
+      const control = replica.lines().find((l) => l.controlUrl)!.controlUrl as string;
+      await fetch(`${control}faults`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ route: 'GET /funds', latency_ms: 30_000, rate: 1, count: 1 }),
+      });
+      const slow = fetch(`${replica.url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: '{ funds { balances { currency } } }' }),
+      }).catch(() => 'cut');
+      await vi.waitFor(
+        async () => expect(((await (await fetch(`${control}stats`)).json()) as { requests: Record<string, number> }).requests['GET /funds']).toBe(1),
+        {
+          timeout: 10_000,
+          interval: 10,
+        },
+      );
+      const socket = await unresponsiveWebSocket(replica.url);
+      const stream = openEventStream(replica.url);
+
+      const began = performance.now();
+      await replica.kill('SIGTERM');
+      const took = performance.now() - began;
+      expect(replica.child.exitCode).toBe(0);
+      expect(took).toBeLessThan(DEADLINE_MS + 1_500);
+      expect(await slow).toBe('cut');
+      socket.terminate();
+      stream.abort();
+    } finally {
+      await killReplicas();
+    }
   });
 });

@@ -79,6 +79,13 @@ describe('configuration errors', () => {
     expect(problemsOf({ PORT: '4010', REWARD_API_URL: 'https://api.example.com/papi/v1', REWARD_API_TOKEN: 't' })).toEqual([]);
   });
 
+  it('refuses a headers timeout longer than the request timeout it is part of', () => {
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' }).join('\n')).toMatch(
+      /HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS \(30000\)/,
+    );
+    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toEqual([]);
+  });
+
   it('NODE_ENV=production npm start prints all three problems in one go and exits 1', { timeout: 90_000 }, async () => {
     const run = await start({ NODE_ENV: 'production' });
     expect(run.code).toBe(1);

@@ -1,4 +1,11 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { createSchema, createYoga } from 'graphql-yoga';
+import WebSocket from 'ws';
+import { createRateLimiter } from '../../src/security/rate-limit.js';
+import { createDoor } from '../../src/security/use-api-keys.js';
+import { attachWebSocket, type WebSocketEndpoint } from '../../src/websocket.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { connected, PollWatch, subscribeWs, wsClient } from '../support/live.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
@@ -89,5 +96,154 @@ describe('connection_init over the rate limit', () => {
     expect(event.code).toBe(4429);
     expect(event.reason).toMatch(/retry in \d+s/);
     await second.dispose();
+  });
+});
+
+describe('what one caller can make a WebSocket endpoint hold', () => {
+  let capped: TestGateway;
+  beforeAll(async () => {
+    capped = await startTestGateway({
+      env: { ...KEYS_ENV, WS_MAX_SUBSCRIPTIONS_PER_SOCKET: '2', WS_MAX_CONNECTIONS_PER_KEY: '2', WS_MAX_BUFFERED_BYTES: '65536' },
+    });
+  });
+  afterAll(async () => {
+    await capped?.close();
+  });
+
+  const ACCOUNT = 'subscription { giftStatusChanged { gift { uuid } } }';
+  const closeOf = (client: ReturnType<typeof wsClient>) =>
+    new Promise<{ code: number; reason: string }>((resolve) =>
+      client.on('closed', (e) => {
+        const { code, reason } = e as { code: number; reason: string };
+        resolve({ code, reason });
+      }),
+    );
+
+  it('refuses an operation past WS_MAX_SUBSCRIPTIONS_PER_SOCKET with its own code, and the socket keeps serving', async () => {
+    const client = wsClient(capped.url, { connectionParams: bearer(KEYS.reader), lazy: false });
+    let closed = false;
+    client.on('closed', () => (closed = true));
+    try {
+      const first = subscribeWs(client, ACCOUNT);
+      const second = subscribeWs(client, ACCOUNT);
+      await vi.waitFor(() => expect(capped.gateway.live.stats().subscribers).toBe(2));
+      const third = subscribeWs(client, ACCOUNT);
+      expect(await third.ended).toBe('error');
+      const [error] = third.error as { message: string; extensions: Record<string, unknown> }[];
+      expect(error!.extensions).toEqual({ code: 'SUBSCRIPTIONS_PER_SOCKET_EXCEEDED', limit: 2 });
+      expect(error!.message).toMatch(/maximum of 2 .*WS_MAX_SUBSCRIPTIONS_PER_SOCKET/);
+      expect(capped.gateway.live.stats().subscribers).toBe(2);
+
+      second.close();
+      await vi.waitFor(() => expect(capped.gateway.live.stats().subscribers).toBe(1));
+      const replacement = subscribeWs(client, ACCOUNT);
+      await vi.waitFor(() => expect(capped.gateway.live.stats().subscribers).toBe(2));
+      expect(closed).toBe(false);
+      first.close();
+      replacement.close();
+    } finally {
+      await client.dispose();
+    }
+  });
+
+  it('closes a connection past WS_MAX_CONNECTIONS_PER_KEY with 4430, counting each key apart', async () => {
+    const open = [
+      wsClient(capped.url, { connectionParams: bearer(KEYS.reader), lazy: false }),
+      wsClient(capped.url, { connectionParams: bearer(KEYS.reader), lazy: false }),
+    ];
+    await Promise.all(open.map(connected));
+    const third = wsClient(capped.url, { connectionParams: bearer(KEYS.reader), lazy: false, onNonLazyError: () => undefined });
+    expect(await closeOf(third)).toEqual({ code: 4430, reason: 'Too many connections: at most 2 per API key (WS_MAX_CONNECTIONS_PER_KEY)' });
+    await third.dispose();
+
+    const otherKey = wsClient(capped.url, { connectionParams: bearer(KEYS.writer), lazy: false });
+    await connected(otherKey);
+    // A closed connection gives its place back.
+    await open[0]!.dispose();
+    const again = wsClient(capped.url, { connectionParams: bearer(KEYS.reader), lazy: false });
+    await connected(again);
+    await Promise.all([open[1]!.dispose(), otherKey.dispose(), again.dispose()]);
+  });
+
+  it('closes a reader that lets output pile up past WS_MAX_BUFFERED_BYTES with 4413, instead of buffering it', async () => {
+    const socket = new WebSocket(`${capped.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    await new Promise((resolve) => socket.once('open', resolve));
+    const acked = new Promise<void>((resolve) => socket.once('message', () => resolve()));
+    // A key of its own: the connection cap of the test before does not concern it.
+    socket.send(JSON.stringify({ type: 'connection_init', payload: bearer(KEYS.treasurer) }));
+    await acked;
+    const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+      socket.once('close', (code, reason) => resolve({ code, reason: String(reason) })),
+    );
+    // The client stops reading and keeps asking: every ping is answered by a pong as large. Far more than the
+    // kernel's socket buffers hold, so what is left waits in the gateway.
+    const tcp = (socket as unknown as { _socket: import('node:net').Socket })._socket;
+    tcp.pause();
+    const ping = JSON.stringify({ type: 'ping', payload: { pad: 'p'.repeat(10_000) } });
+    for (let i = 0; i < 3_000; i++) socket.send(ping);
+    await new Promise<void>((resolve) => socket.send(ping, () => resolve()));
+    tcp.resume();
+    expect(await closed).toEqual({ code: 4413, reason: 'Slow reader: over 65536 bytes of output waiting (WS_MAX_BUFFERED_BYTES)' });
+    // The gateway serves on.
+    const client = wsClient(capped.url, { connectionParams: bearer(KEYS.treasurer), lazy: false });
+    await connected(client);
+    await client.dispose();
+  });
+});
+
+describe('a connection that leaves while its key is being checked', () => {
+  let server: Server;
+  let url: string;
+  let endpoint: WebSocketEndpoint;
+  let letIn: () => void = () => undefined;
+  let admitting: () => void = () => undefined;
+
+  beforeAll(async () => {
+    const yoga = createYoga({ schema: createSchema({ typeDefs: 'type Query { ok: Boolean }', resolvers: { Query: { ok: () => true } } }) });
+    server = createServer(yoga);
+    const open = createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 }));
+    // The first admission waits until the test lets it in: long enough for its client to be gone.
+    let first = true;
+    const door = {
+      async admit(authorization: string | null | undefined) {
+        if (first) {
+          first = false;
+          admitting();
+          await new Promise<void>((resolve) => (letIn = resolve));
+        }
+        return open.admit(authorization);
+      },
+    };
+    endpoint = attachWebSocket(
+      server,
+      yoga,
+      { door, trusted: null, introspection: true, hostAllowed: () => true, allowedOrigins: [] },
+      { maxPayloadBytes: 100_000, maxOperationsPerSocket: 10, maxConnectionsPerKey: 1, maxBufferedBytes: 1_000_000 },
+      { error: () => undefined, debug: () => undefined },
+    );
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
+  });
+  afterAll(async () => {
+    await endpoint.close(1_000);
+    await new Promise((resolve) => server.close(resolve));
+  });
+
+  it('holds no place of its key (WS_MAX_CONNECTIONS_PER_KEY)', async () => {
+    const admission = new Promise<void>((resolve) => (admitting = resolve));
+    const leaving = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
+    await new Promise((resolve) => leaving.once('open', resolve));
+    leaving.send(JSON.stringify({ type: 'connection_init' }));
+    await admission;
+    const gone = new Promise((resolve) => leaving.once('close', resolve));
+    leaving.terminate();
+    await gone;
+    // The gateway's side of it has closed too before the key check ends.
+    await vi.waitFor(async () => expect(await new Promise((resolve) => server.getConnections((_e, n) => resolve(n)))).toBe(0));
+    letIn();
+    // The cap is one connection: the next client gets it.
+    const next = wsClient(url, { lazy: false });
+    await connected(next);
+    await next.dispose();
   });
 });

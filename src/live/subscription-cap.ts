@@ -1,0 +1,60 @@
+// LIVE_MAX_SUBSCRIPTIONS_PER_KEY: how many subscriptions one API key may have open at once, whatever the root
+// field (fundsChanged and the account feed too) and the transport (WebSocket or SSE), across the cluster.
+//
+// Each open subscription is one member of its key's group in the LiveStore, the same shared sets that cap the
+// orders a key watches: in memory for one process, in Redis for a cluster (per replica while Redis is down).
+// Members are renewed every interval, so those of a replica that died lapse without it.
+
+import { GraphQLError } from 'graphql';
+import type { LiveStore } from './store.js';
+
+export class SubscriptionLimitError extends GraphQLError {
+  constructor(max: number) {
+    super(
+      `This API key already has its maximum of ${max} subscriptions open (LIVE_MAX_SUBSCRIPTIONS_PER_KEY, counted across every replica); end one first.`,
+      { extensions: { code: 'SUBSCRIPTIONS_PER_KEY_EXCEEDED', limit: max } },
+    );
+  }
+}
+
+export interface SubscriptionCap {
+  /** Counts one more subscription of `watcher` (an API key's name) and returns its release, or throws SubscriptionLimitError. */
+  admit(watcher: string): Promise<() => void>;
+  /** Stops renewing (the store's members then lapse, or go with the store). */
+  close(): void;
+}
+
+/** The store group of a key's subscriptions; orders watched use `orders:`, so the two never mix. */
+export const subscriptionGroup = (watcher: string) => `subscriptions:${watcher}`;
+
+export function createSubscriptionCap({ store, max, renewEveryMs }: { store: LiveStore; max: number; renewEveryMs: number }): SubscriptionCap {
+  // This replica's members per API key. A member names its replica, so replicas never count one another's.
+  const open = new Map<string, Set<string>>();
+  let next = 0;
+
+  const renew = setInterval(() => {
+    for (const [watcher, members] of open) void store.refresh(subscriptionGroup(watcher), [...members]).catch(() => undefined);
+  }, renewEveryMs);
+  renew.unref();
+
+  return {
+    async admit(watcher) {
+      const member = `${store.owner}#${(next += 1)}`;
+      if (!(await store.admit(subscriptionGroup(watcher), member, max))) throw new SubscriptionLimitError(max);
+      let members = open.get(watcher);
+      if (!members) open.set(watcher, (members = new Set()));
+      members.add(member);
+      let released = false;
+      return () => {
+        if (released) return;
+        released = true;
+        members.delete(member);
+        if (members.size === 0 && open.get(watcher) === members) open.delete(watcher);
+        void store.dismiss(subscriptionGroup(watcher), member).catch(() => undefined);
+      };
+    },
+    close() {
+      clearInterval(renew);
+    },
+  };
+}

@@ -1,0 +1,86 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from 'graphql-ws';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { bearer, KEYS, KEYS_ENV } from '../security/keys.js';
+import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { subscribeSse, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+
+// LIVE_MAX_SUBSCRIPTIONS_PER_KEY holds for the cluster: two replica processes on one redis-server count one
+// API key's subscriptions together, WebSocket and SSE alike, and each key apart.
+
+const MAX = 3;
+const ACCOUNT = 'subscription { giftStatusChanged { gift { uuid } } }';
+const FUNDS = 'subscription { fundsChanged { cursor } }';
+
+let sandbox: TestSandbox;
+let redis: TestRedis;
+let replicas: Replica[];
+const clients: Client[] = [];
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  redis = await startRedis();
+  const env = {
+    ...KEYS_ENV,
+    REWARD_API_URL: sandbox.sandbox.baseUrl,
+    REWARD_API_TOKEN: sandbox.sandbox.token,
+    REDIS_URL: redis.url,
+    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    POLL_INTERVAL_MS: '100',
+    POLL_INTERVAL_FLOOR_MS: '10',
+    LIVE_LEASE_MS: '2000',
+    LIVE_MAX_SUBSCRIPTIONS_PER_KEY: String(MAX),
+  };
+  replicas = await Promise.all([0, 1].map(() => startReplica(env)));
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await killReplicas();
+  await redis?.stop();
+  await sandbox?.close();
+});
+
+const client = (replica: Replica, key: { key: string }) => {
+  const c = wsClient(replica.url, { connectionParams: bearer(key) });
+  clients.push(c);
+  return c;
+};
+const subscribers = async () => (await Promise.all(replicas.map((r) => r.metric('reward_gateway_live_subscribers')))).reduce((a, b) => a + b, 0);
+const codeOf = (stream: ResultStream) => stream.received[0]?.errors?.[0]?.extensions?.code as string | undefined;
+
+describe('subscriptions per API key across the cluster', { timeout: 60_000 }, () => {
+  it('refuses a key past its cap on either replica, over either transport, and serves another key', async () => {
+    const [a, b] = replicas as [Replica, Replica];
+    const onA = client(a, KEYS.reader);
+    const open = [subscribeWs(onA, ACCOUNT), subscribeWs(onA, ACCOUNT), subscribeSse(b.url, ACCOUNT, {}, bearer(KEYS.reader))];
+    await eventually(async () => (await subscribers()) === MAX);
+    expect(open.map(codeOf)).toEqual([undefined, undefined, undefined]);
+
+    for (const refused of [subscribeWs(client(b, KEYS.reader), ACCOUNT), subscribeSse(a.url, ACCOUNT, {}, bearer(KEYS.reader))]) {
+      expect(await refused.ended).toBe('complete');
+      expect(codeOf(refused)).toBe('SUBSCRIPTIONS_PER_KEY_EXCEEDED');
+      expect(refused.received[0].errors[0].message).toContain(`maximum of ${MAX} subscriptions`);
+    }
+
+    // Another key has its own count, fundsChanged included.
+    const other = subscribeWs(client(b, KEYS.treasurer), FUNDS);
+    await eventually(async () => (await subscribers()) === MAX + 1);
+    expect(other.received).toEqual([]);
+
+    // A subscription ending on one replica makes room on the other.
+    open[0]!.close();
+    await eventually(async () => (await subscribers()) === MAX);
+    const onB = client(b, KEYS.reader);
+    // The end is told to Redis after the replica counts it: until then a new subscription may still be refused.
+    const admitted = await eventually(async () => {
+      const attempt = subscribeWs(onB, ACCOUNT);
+      let ended = false;
+      void attempt.ended.then(() => (ended = true));
+      await eventually(async () => ended || (await subscribers()) === MAX + 1);
+      return ended ? null : attempt;
+    });
+    expect(codeOf(admitted)).toBeUndefined();
+  });
+});
