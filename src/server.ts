@@ -104,7 +104,10 @@ export function createGateway({
   });
   metrics.watchLive(live, shared.redisUp);
   const drain = createDrain();
-  const security = createSecurity(config, shared.rateLimitBuckets);
+  const security = createSecurity(
+    config,
+    shared.redis && { redis: shared.redis, onReplicaCount: (replicas) => logger.info({ replicas }, 'rate limit: replicas known') },
+  );
   for (const warning of security.warnings) logger.warn(warning);
 
   const newContext = contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor });
@@ -208,6 +211,7 @@ export function createGateway({
       await websocket.close(deadlineMs);
       for (const res of eventStreams) res.destroy();
       live.close();
+      await security.close();
       await shared.store.close();
       server.closeIdleConnections();
       const deadline = setTimeout(() => {

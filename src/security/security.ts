@@ -1,11 +1,13 @@
 import type { IncomingMessage } from 'node:http';
+import type { Redis } from 'ioredis';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { Plugin } from 'graphql-yoga';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
 import { createRateLimiter } from './rate-limit.js';
-import { createSharedRateLimiter, type SharedBucket } from './shared-rate-limit.js';
+import { startReplicaRegistry } from './replica-registry.js';
+import { createSharedRateLimiter } from './shared-rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
@@ -50,6 +52,14 @@ export interface Security {
   hostAllowed(host: string | undefined): boolean;
   /** A refusal for request bodies the gateway will not read, or null. */
   checkBody(req: IncomingMessage): { status: 411 | 413; message: string } | null;
+  /** Cluster mode: leaves the replica registry, so the other replicas' share of the rate limit grows at once. */
+  close(): Promise<void>;
+}
+
+/** Cluster mode: the Redis connection the rate limit shares, and who hears of the replica count. */
+export interface SharedLimits {
+  redis: Redis;
+  onReplicaCount?(replicas: number): void;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -63,13 +73,29 @@ export function isLoopbackHost(host: string): boolean {
 /** The caller a request gets when its key is unknown; the door refuses it first, this is defence in depth. */
 const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
 
-/** `shared`: cluster mode's buckets in Redis; without it the limit is per replica. */
-export function createSecurity(config: Config, shared?: SharedBucket): Security {
+/** `shared`: cluster mode's limits in Redis; without it the limit is per process. */
+export function createSecurity(config: Config, shared?: SharedLimits): Security {
   const keys = config.GATEWAY_API_KEYS ?? [];
   const keyring = keys.length ? createKeyring(keys) : null;
   const rate = { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST };
-  const local = createRateLimiter(rate);
-  const door = createDoor(keyring, shared ? createSharedRateLimiter(shared, local, rate) : local);
+  const replicas = shared
+    ? startReplicaRegistry(shared.redis, {
+        key: `${config.REDIS_KEY_PREFIX}replicas`,
+        timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+        onChange: shared.onReplicaCount,
+      })
+    : null;
+  const door = createDoor(
+    keyring,
+    shared && replicas
+      ? createSharedRateLimiter(shared.redis, {
+          ...rate,
+          prefix: config.REDIS_KEY_PREFIX,
+          timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+          replicas: () => replicas.count,
+        })
+      : createRateLimiter(rate),
+  );
   const warnings: string[] = [];
 
   let host = config.HOST;
@@ -127,5 +153,6 @@ export function createSecurity(config: Config, shared?: SharedBucket): Security 
       }
       return null;
     },
+    close: async () => replicas?.close(),
   };
 }
