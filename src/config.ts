@@ -33,7 +33,10 @@ const configSchema = z.object({
   UPSTREAM_CONNECTIONS: count.default(CLIENT_DEFAULTS.connections),
   UPSTREAM_MAX_IN_FLIGHT: count.default(CLIENT_DEFAULTS.maxInFlight),
   UPSTREAM_QUEUE_TIMEOUT_MS: positiveMs.default(CLIENT_DEFAULTS.queueTimeoutMs),
-  /** Requests waiting for an upstream slot, all keys together; beyond it GATEWAY_OVERLOADED at once. */
+  /**
+   * Requests waiting for an upstream slot, all keys together: a bound on memory. Overload is refused by time
+   * first: a request whose wait is estimated longer than UPSTREAM_QUEUE_TIMEOUT_MS gets GATEWAY_OVERLOADED at once.
+   */
   UPSTREAM_QUEUE_MAX: count.default(CLIENT_DEFAULTS.maxQueued),
   /** The part of UPSTREAM_MAX_IN_FLIGHT (and of the queue) one API key may hold, so others keep theirs. */
   UPSTREAM_KEY_SHARE: z.coerce.number().gt(0).max(1).default(CLIENT_DEFAULTS.laneShare),
