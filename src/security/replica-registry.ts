@@ -41,6 +41,7 @@ export function startReplicaRegistry(redis: Redis, { key, timeoutMs, onChange }:
   redis.defineCommand('rgReplicaBeat', { lua: BEAT, numberOfKeys: 1 });
   const commands = redis as unknown as { rgReplicaBeat(key: string, id: string, ttlMs: number): Promise<number> };
   let count = 1;
+  let lastReading = 1;
   // One beat at a time: a hung Redis must not pile up a beat per interval.
   let beating = false;
 
@@ -59,9 +60,14 @@ export function startReplicaRegistry(redis: Redis, { key, timeoutMs, onChange }:
     if (beating) return;
     beating = true;
     try {
-      const live = Number(await bounded(commands.rgReplicaBeat(key, id, ENTRY_TTL_MS)));
-      if (live !== count) {
-        count = live;
+      const reading = Number(await bounded(commands.rgReplicaBeat(key, id, ENTRY_TTL_MS)));
+      // A lower count is believed once the next beat confirms it. After Redis hung for longer than an entry
+      // lasts, the first beat it answers finds the other replicas' entries lapsed while their refreshes still
+      // wait behind it: taken at once, that reading would make this replica's share of the limit too large.
+      const next = reading >= count ? reading : Math.max(reading, lastReading);
+      lastReading = reading;
+      if (next !== count) {
+        count = next;
         onChange?.(count);
       }
     } catch {

@@ -131,6 +131,8 @@ describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
     });
 
     it('once Redis answers again, the shared limit applies again', async () => {
+      // A hang longer than a replica's entry lasts (3 s): every entry has lapsed when Redis wakes up.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
       redis.resume();
       await admin.connect();
       expect(await admin.ping()).toBe('PONG');
@@ -142,6 +144,8 @@ describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
   });
 
   it('with Redis down, each replica admits its share (never open)', async () => {
+    // The hang made every replica entry lapse; the first beats after it must not have lowered the count.
+    expect(replicas.map(knownReplicas)).toEqual([REPLICAS, REPLICAS]);
     await redis.stop();
     for (const replica of replicas) await eventually(async () => (await replica.metric('reward_gateway_redis_up')) === 0);
     const statuses: number[] = [];
