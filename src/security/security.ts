@@ -5,8 +5,8 @@ import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspect
 import type { Plugin } from 'graphql-yoga';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
-import { createRateLimiter } from './rate-limit.js';
-import { startReplicaRegistry } from './replica-registry.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit.js';
+import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
 import { createSharedRateLimiter } from './shared-rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
@@ -77,24 +77,10 @@ const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
 export function createSecurity(config: Config, shared?: SharedLimits): Security {
   const keys = config.GATEWAY_API_KEYS ?? [];
   const keyring = keys.length ? createKeyring(keys) : null;
-  const rate = { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST };
-  const replicas = shared
-    ? startReplicaRegistry(shared.redis, {
-        key: `${config.REDIS_KEY_PREFIX}replicas`,
-        timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-        onChange: shared.onReplicaCount,
-      })
-    : null;
+  const cluster = shared ? sharedRateLimit(config, shared) : null;
   const door = createDoor(
     keyring,
-    shared && replicas
-      ? createSharedRateLimiter(shared.redis, {
-          ...rate,
-          prefix: config.REDIS_KEY_PREFIX,
-          timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-          replicas: () => replicas.count,
-        })
-      : createRateLimiter(rate),
+    cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
   );
   const warnings: string[] = [];
 
@@ -153,6 +139,23 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
       }
       return null;
     },
-    close: async () => replicas?.close(),
+    close: async () => cluster?.replicas.close(),
   };
+}
+
+/** Cluster mode's rate limit, and the replica registry whose count it divides by while Redis does not answer. */
+function sharedRateLimit(config: Config, { redis, onReplicaCount }: SharedLimits): { limiter: RateLimiter; replicas: ReplicaRegistry } {
+  const replicas = startReplicaRegistry(redis, {
+    key: `${config.REDIS_KEY_PREFIX}replicas`,
+    timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    onChange: onReplicaCount,
+  });
+  const limiter = createSharedRateLimiter(redis, {
+    perSecond: config.RATE_LIMIT_PER_SECOND,
+    burst: config.RATE_LIMIT_BURST,
+    prefix: config.REDIS_KEY_PREFIX,
+    timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    replicas: () => replicas.count,
+  });
+  return { limiter, replicas };
 }
