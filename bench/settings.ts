@@ -19,6 +19,8 @@ const envSchema = z.object({
   /** Nested reads sent at concurrency 1 (latency) and at BENCH_CONNECTIONS (throughput). */
   BENCH_NESTED_SERIAL: int(1).default(100),
   BENCH_NESTED_CONCURRENT: int(1).default(500),
+  /** Orders each nested read names (20 rewards each): a dashboard's size. */
+  BENCH_NESTED_ORDERS: int(1).default(10),
   /** Creates and their steady rate per second. */
   BENCH_CREATES: int(1).default(300),
   BENCH_CREATE_RATE: int(1).default(20),

@@ -33,7 +33,10 @@ const configSchema = z.object({
   UPSTREAM_CONNECTIONS: count.default(CLIENT_DEFAULTS.connections),
   UPSTREAM_MAX_IN_FLIGHT: count.default(CLIENT_DEFAULTS.maxInFlight),
   UPSTREAM_QUEUE_TIMEOUT_MS: positiveMs.default(CLIENT_DEFAULTS.queueTimeoutMs),
-  /** Requests waiting for an upstream slot, all keys together; beyond it GATEWAY_OVERLOADED at once. */
+  /**
+   * Requests waiting for an upstream slot, all keys together: a bound on memory. Overload is refused by time
+   * first: a request whose wait is estimated longer than UPSTREAM_QUEUE_TIMEOUT_MS gets GATEWAY_OVERLOADED at once.
+   */
   UPSTREAM_QUEUE_MAX: count.default(CLIENT_DEFAULTS.maxQueued),
   /** The part of UPSTREAM_MAX_IN_FLIGHT (and of the queue) one API key may hold, so others keep theirs. */
   UPSTREAM_KEY_SHARE: z.coerce.number().gt(0).max(1).default(CLIENT_DEFAULTS.laneShare),
@@ -99,6 +102,8 @@ const configSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** Every Redis key and channel of the gateway starts with this, so deployments can share one Redis. */
   REDIS_KEY_PREFIX: z.string().min(1).default('rg:'),
+  /** The longest any Redis command may take; a hung Redis then costs an operation this much at most. */
+  REDIS_COMMAND_TIMEOUT_MS: positiveMs.default(500),
   /** How long a watched key's poller lease lasts without renewal. Default: 3 × POLL_INTERVAL_MS. */
   LIVE_LEASE_MS: positiveMs.optional(),
   /** How long events stay in a key's log (how far back `after` can resume), and snapshots after the last poll. */

@@ -116,7 +116,10 @@ export function createGateway({
   });
   metrics.watchLive(live, shared.redisUp);
   const drain = createDrain();
-  const security = createSecurity(config, shared.rateLimitBuckets);
+  const security = createSecurity(
+    config,
+    shared.redis && { redis: shared.redis, onReplicaCount: (replicas) => logger.info({ replicas }, 'rate limit: replicas known') },
+  );
   for (const warning of security.warnings) logger.warn(warning);
 
   const newContext = contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor });
@@ -252,8 +255,10 @@ export function createGateway({
       for (const res of eventStreams) res.destroy();
       live.close();
       server.closeIdleConnections();
-      // Redis may not answer: its goodbye is not worth more than the deadline.
-      await Promise.race([shared.store.close(), passed]);
+      // Redis may not answer: its goodbye (the rate limit's replica entry, then the store) is not worth more
+      // than the deadline.
+      const goodbye = security.close().then(() => shared.store.close());
+      await Promise.race([goodbye, passed]);
       await Promise.all([websocketsClosed, closed]);
       clearTimeout(deadline);
       await yoga.dispose();

@@ -65,7 +65,7 @@ export async function hostileNeighbour(ctx: BenchContext): Promise<HostileNeighb
 
     log(`hostile neighbour: flood at ${RATE}/s (${ALIASES * REFS} lookups each) for ${settings.BENCH_DURATION_S} s with the victim reading`);
     const floodRefs = Array.from({ length: REFS }, (_, i) => `flood-${i}`);
-    const wide = `query Wide($v: [String!]!) { ${Array.from({ length: ALIASES }, (_, i) => `a${i}: campaigns(refs: $v) { uuid }`).join(' ')} }`;
+    const wide = `query Wide($v: [ID!]!) { ${Array.from({ length: ALIASES }, (_, i) => `a${i}: campaigns(refs: $v) { uuid }`).join(' ')} }`;
     const errorCodes: Record<string, number> = {};
     const flood = (seconds: number) =>
       runLoad({

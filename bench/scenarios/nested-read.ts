@@ -2,13 +2,14 @@ import { gql, requestDelta, total } from '../clients.js';
 import type { BenchContext } from '../context.js';
 import { ErrorTally, graphqlRequest, round, runLoad, type LoadResult } from '../load.js';
 import { cpuSeconds } from '../processes.js';
+import { loadSettings } from '../settings.js';
 
-// 2. Nested read: 10 orders of 20 rewards each, read in one query down to each reward's brand. The upstream
+// 2. Nested read: 10 orders (BENCH_NESTED_ORDERS) of 20 rewards each, read in one query down to each reward's brand. The upstream
 // cost is counted by the sandbox: ideally 10 GET /campaign + 10 GET /gifts + one GET /brands/:code per brand
 // the catalog cache does not hold yet. Latency is compared with two upstream round trips (orders, then
 // their rewards; brands come from the cache once warm).
 
-const ORDERS = 10;
+const ORDERS = loadSettings().BENCH_NESTED_ORDERS;
 const REWARDS = 20;
 const BRANDS = ['sbxcoffeeus', 'sbxbooksus', 'sbxgroceryus'];
 

@@ -1,8 +1,8 @@
+import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
 import { createRedisStore } from './redis-store.js';
-import type { SharedBucket } from '../security/shared-rate-limit.js';
 import type { LiveStore } from './store.js';
 
 // The one place that picks the mode: REDIS_URL set → cluster mode on Redis (with this replica's memory as the
@@ -14,8 +14,8 @@ export interface LiveStoreHandle {
   redisUp(): boolean | null;
   /** Waits (bounded) for Redis before serving, so a replica starting with the cluster does not poll alone. */
   connected(timeoutMs: number): Promise<void>;
-  /** Cluster mode: the rate-limit buckets in Redis; undefined in memory mode. */
-  rateLimitBuckets?: SharedBucket;
+  /** Cluster mode: the Redis connection, which the shared rate limit uses too; undefined in memory mode. */
+  redis?: Redis;
 }
 
 export function createLiveStore(
@@ -32,6 +32,6 @@ export function createLiveStore(
     store: createFailoverStore(redis, local),
     redisUp: () => redis.healthy,
     connected: async (timeoutMs) => void (await redis.connected(timeoutMs)),
-    rateLimitBuckets: { take: (key, perSecond, burst) => redis.takeToken(key, perSecond, burst), healthy: () => redis.healthy },
+    redis: redis.client,
   };
 }

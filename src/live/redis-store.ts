@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
+import type { Redis } from 'ioredis';
 import type { LogPosition } from './cursor.js';
 import type { Lease, LiveStore, LogRead, Snapshot, StoreTiming } from './store.js';
 
@@ -149,22 +150,6 @@ redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
 
-// KEYS bucket; ARGV perSecond burst. The token bucket of rate-limit.ts, on Redis's clock.
-const TAKE_TOKEN = `${LOG_HELPERS}
-local rate, burst = tonumber(ARGV[1]), tonumber(ARGV[2])
-local now = now_ms()
-local held = redis.call('HMGET', KEYS[1], 'tokens', 'at')
-local tokens = tonumber(held[1]) or burst
-local at = tonumber(held[2]) or now
-tokens = math.min(burst, tokens + math.max(0, now - at) / 1000 * rate)
-local allowed = tokens >= 1
-if allowed then tokens = tokens - 1 end
-redis.call('HSET', KEYS[1], 'tokens', tostring(tokens), 'at', tostring(now))
-redis.call('PEXPIRE', KEYS[1], math.ceil(burst / rate * 1000) + 1000)
-if allowed then return {1, 0} end
-return {0, math.max(1, math.ceil((1 - tokens) / rate))}
-`;
-
 type Script = (...args: (string | number)[]) => Promise<unknown>;
 
 export interface RedisStoreOptions extends StoreTiming {
@@ -178,8 +163,8 @@ export interface RedisStoreOptions extends StoreTiming {
 export interface RedisStore extends LiveStore {
   /** Resolves once connected, or after `timeoutMs` (the gateway serves either way). */
   connected(timeoutMs: number): Promise<boolean>;
-  /** One operation from the API key's shared token bucket. */
-  takeToken(key: string, perSecond: number, burst: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
+  /** The command connection, which the shared rate limit uses too (src/security/shared-rate-limit.ts). */
+  readonly client: Redis;
 }
 
 export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateChange }: RedisStoreOptions): RedisStore {
@@ -212,7 +197,6 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
     rgRead: { lua: READ, keys: 2 },
     rgAdmit: { lua: ADMIT, keys: 1 },
     rgRefresh: { lua: REFRESH, keys: 1 },
-    rgTakeToken: { lua: TAKE_TOKEN, keys: 1 },
   };
   for (const [name, { lua, keys }] of Object.entries(scripts)) redis.defineCommand(name, { lua, numberOfKeys: keys });
   const run = (name: string, ...args: (string | number)[]): Promise<unknown> => (redis as unknown as Record<string, Script>)[name]!(...args);
@@ -245,6 +229,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
 
   return {
     owner,
+    client: redis,
     get healthy() {
       return up;
     },
@@ -261,10 +246,6 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
         };
         redis.once('ready', ready);
       });
-    },
-    async takeToken(key, perSecond, burst) {
-      const [allowed, retryAfterSeconds] = (await run('rgTakeToken', `${prefix}rate:${key}`, perSecond, burst)) as [number, number];
-      return { allowed: allowed === 1, retryAfterSeconds: Number(retryAfterSeconds) };
     },
     async claim(key): Promise<Lease | null> {
       const reply = (await run('rgClaim', k.lease(key), k.fence(key), k.leader(key), owner, leaseMs, retentionMs)) as [number, string | null] | null;

@@ -1,6 +1,5 @@
 // A token bucket per API key: a burst of `burst` operations is allowed at once, refilled at `perSecond`.
-// This one is in memory, per replica; in cluster mode the same bucket lives in Redis (shared-rate-limit.ts)
-// and this one is its fallback while Redis is unreachable.
+// This one is in memory, for a single process; cluster mode counts in Redis instead (shared-rate-limit.ts).
 
 export interface RateLimitDecision {
   allowed: boolean;

@@ -1,11 +1,13 @@
 import type { IncomingMessage } from 'node:http';
+import type { Redis } from 'ioredis';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { Plugin } from 'graphql-yoga';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
-import { createRateLimiter } from './rate-limit.js';
-import { createSharedRateLimiter, type SharedBucket } from './shared-rate-limit.js';
+import { createRateLimiter, type RateLimiter } from './rate-limit.js';
+import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
+import { createSharedRateLimiter } from './shared-rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
@@ -49,6 +51,14 @@ export interface Security {
   hostAllowed(host: string | undefined): boolean;
   /** A refusal for request bodies the gateway will not read, or null. */
   checkBody(req: IncomingMessage): { status: 411 | 413; message: string } | null;
+  /** Cluster mode: leaves the replica registry, so the other replicas' share of the rate limit grows at once. */
+  close(): Promise<void>;
+}
+
+/** Cluster mode: the Redis connection the rate limit shares, and who hears of the replica count. */
+export interface SharedLimits {
+  redis: Redis;
+  onReplicaCount?(replicas: number): void;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -62,13 +72,15 @@ export function isLoopbackHost(host: string): boolean {
 /** The caller a request gets when its key is unknown; the door refuses it first, this is defence in depth. */
 const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
 
-/** `shared`: cluster mode's buckets in Redis; without it the limit is per replica. */
-export function createSecurity(config: Config, shared?: SharedBucket): Security {
+/** `shared`: cluster mode's limits in Redis; without it the limit is per process. */
+export function createSecurity(config: Config, shared?: SharedLimits): Security {
   const keys = config.GATEWAY_API_KEYS ?? [];
   const keyring = keys.length ? createKeyring(keys) : null;
-  const rate = { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST };
-  const local = createRateLimiter(rate);
-  const door = createDoor(keyring, shared ? createSharedRateLimiter(shared, local, rate) : local);
+  const cluster = shared ? sharedRateLimit(config, shared) : null;
+  const door = createDoor(
+    keyring,
+    cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
+  );
   const warnings: string[] = [];
 
   let host = config.HOST;
@@ -126,5 +138,23 @@ export function createSecurity(config: Config, shared?: SharedBucket): Security 
       }
       return null;
     },
+    close: async () => cluster?.replicas.close(),
   };
+}
+
+/** Cluster mode's rate limit, and the replica registry whose count it divides by while Redis does not answer. */
+function sharedRateLimit(config: Config, { redis, onReplicaCount }: SharedLimits): { limiter: RateLimiter; replicas: ReplicaRegistry } {
+  const replicas = startReplicaRegistry(redis, {
+    key: `${config.REDIS_KEY_PREFIX}replicas`,
+    timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    onChange: onReplicaCount,
+  });
+  const limiter = createSharedRateLimiter(redis, {
+    perSecond: config.RATE_LIMIT_PER_SECOND,
+    burst: config.RATE_LIMIT_BURST,
+    prefix: config.REDIS_KEY_PREFIX,
+    timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    replicas: () => replicas.count,
+  });
+  return { limiter, replicas };
 }

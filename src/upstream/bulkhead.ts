@@ -2,13 +2,24 @@
 // work (a big query fanning out, many pollers waking at once) cannot put more than `maxInFlight` requests on
 // the upstream, and one lane (one API key) cannot hold more than its share of them: the others keep slots of
 // their own instead of queueing behind it. Waiters queue per lane; a freed slot goes to the lane served
-// longest ago, so lanes take turns. Queues are bounded and each wait is bounded, so overload turns into a
-// fast, clear refusal instead of a growing queue; leaving a queue (timeout, abort) is O(1) whatever its size.
+// longest ago, so lanes take turns. Leaving a queue (timeout, abort) is O(1) whatever its size.
+//
+// What is refused is decided by time, not by a count that ordinary work exceeds: a request is refused at once
+// when its lane's queue has shown that it would not be served within the wait it is allowed, and queued
+// otherwise, however many wait. The evidence is each lane's drain time, the milliseconds a waiter waits per
+// waiter at or ahead of its position. A waiter that timed out proves the lane drains at least waitMs /
+// position slowly, and the estimate rises to that at once; a waiter admitted sooner than the estimate
+// said lowers it a step. The lane's turns among other lanes, the upstream's speed and this process's own load
+// all show in it. A lane whose waiters never timed out refuses nothing early: a dashboard queueing thousands of
+// calls on a healthy upstream is served, each wait still bounded by its timeout; once a slow upstream has made
+// waiters time out, a backlog it could not serve in time is refused without waiting. `maxQueued` only bounds
+// memory.
 
 import { Yallist, type Node } from 'yallist';
 import { NO_STOPS, stopped, unwatch, watch, type Stoppable, type Stops } from './stops.js';
 
-export type Refusal = 'timeout' | 'aborted' | 'full';
+/** `backlog`: the lane's queue drains too slowly for this wait; `full`: the bound on memory. */
+export type Refusal = 'timeout' | 'aborted' | 'full' | 'backlog';
 
 export interface Admitted {
   admitted: true;
@@ -16,16 +27,23 @@ export interface Admitted {
   release: () => void;
 }
 
-export type Admission = Admitted | { admitted: false; reason: Refusal };
+export type Admission = Admitted | { admitted: false; reason: Refusal; expectedWaitMs?: number };
 
 export interface BulkheadOptions {
   /** Upstream requests in flight at once, all lanes together. */
   maxInFlight: number;
   /** The part (0–1] of maxInFlight and of maxQueued one lane may take. */
   laneShare: number;
-  /** Requests waiting for a slot, all lanes together; beyond it a request is refused at once. */
+  /** Requests waiting for a slot, all lanes together: a bound on memory; beyond it a request is refused at once. */
   maxQueued: number;
+  /** Milliseconds, for the waits measured; a test's clock. */
+  now?: () => number;
 }
+
+/** How far one waiter admitted faster than estimated lowers its lane's drain time: slow to relax, quick to protect. */
+const RELAX_WEIGHT = 0.1;
+/** Lanes whose drain is remembered while idle (lanes are API keys: a handful); the oldest goes first. */
+const REMEMBERED_LANES = 1_000;
 
 interface Waiter extends Stoppable {
   admit(): void;
@@ -43,12 +61,16 @@ export class Bulkhead {
   readonly laneMaxInFlight: number;
   readonly maxQueued: number;
   readonly laneMaxQueued: number;
+  readonly #now: () => number;
   #active = 0;
   #queued = 0;
+  /** Per lane: milliseconds a waiter waits per waiter at or ahead of its position; kept while the lane is idle. */
+  readonly #drainMs = new Map<string, number>();
   /** Lanes with work in flight or waiting, least recently served first (a served lane moves to the end). */
   readonly #lanes = new Map<string, Lane>();
 
-  constructor({ maxInFlight, laneShare, maxQueued }: BulkheadOptions) {
+  constructor({ maxInFlight, laneShare, maxQueued, now = () => performance.now() }: BulkheadOptions) {
+    this.#now = now;
     this.maxInFlight = maxInFlight;
     this.laneMaxInFlight = Math.max(1, Math.floor(maxInFlight * laneShare));
     this.maxQueued = maxQueued;
@@ -85,7 +107,11 @@ export class Bulkhead {
     if (this.#queued >= this.maxQueued || lane.waiting.length >= this.laneMaxQueued) {
       return Promise.resolve({ admitted: false, reason: 'full' });
     }
+    const position = lane.waiting.length + 1;
+    const expectedWaitMs = position * (this.#drainMs.get(laneName) ?? 0);
+    if (expectedWaitMs > waitMs) return Promise.resolve({ admitted: false, reason: 'backlog', expectedWaitMs: Math.round(expectedWaitMs) });
     this.#lanes.set(laneName, lane);
+    const since = this.#now();
     return new Promise((resolve) => {
       // A waiter ends once, admitted or gone; whatever comes after is a no-op. A stop can reach a waiter that
       // was admitted a moment before by the same stop: stopping an exchange frees its slot at once, and that
@@ -105,17 +131,30 @@ export class Bulkhead {
         admit: () => {
           settled = true;
           clearTimeout(timer);
+          const drainMs = this.#drainMs.get(laneName);
+          const measured = (this.#now() - since) / position;
+          if (drainMs !== undefined && measured < drainMs) this.#remember(laneName, drainMs + RELAX_WEIGHT * (measured - drainMs));
           unwatch(stops, waiter);
           resolve(this.#admit(lane));
         },
         stop: () => leave('aborted'),
       };
-      const timer = setTimeout(() => leave('timeout'), waitMs);
+      const timer = setTimeout(() => {
+        // No slot came within waitMs for the waiter at `position`: the lane drains at least this slowly, which
+        // the next arrivals must know before they wait as long for nothing.
+        this.#remember(laneName, Math.max(this.#drainMs.get(laneName) ?? 0, waitMs / position));
+        leave('timeout');
+      }, waitMs);
       lane.waiting.push(waiter);
       const node = lane.waiting.tail as Node<Waiter>;
       this.#queued++;
       watch(stops, waiter);
     });
+  }
+
+  #remember(laneName: string, drainMs: number): void {
+    if (this.#drainMs.size >= REMEMBERED_LANES && !this.#drainMs.has(laneName)) this.#drainMs.delete(this.#drainMs.keys().next().value!);
+    this.#drainMs.set(laneName, drainMs);
   }
 
   #admit(lane: Lane): Admitted {

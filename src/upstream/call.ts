@@ -79,7 +79,7 @@ export function createCaller(config: ClientConfig): Caller {
       const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
       const queued = await bulkhead.acquire(scope.lane, waitMs, stops);
       if (!queued.admitted) {
-        throw queued.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, queued.reason, waitMs);
+        throw queued.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, queued.reason, waitMs, queued.expectedWaitMs);
       }
       admission = queued;
     }

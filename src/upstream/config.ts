@@ -19,7 +19,9 @@ export interface RetryOptions {
  * Six attempts: with 10% upstream 5xx a create still succeeds all but once in a million (the budget bounds the
  * wait). 64 connections and 128 requests in flight (one API key may hold half): at 16 and 32, ten concurrent
  * nested reads (ten gift pages each) queued for slots and served half the queries per second a peer without a
- * cap served, with the upstream idle; at 64 and 128 they match it (npm run bench, compare).
+ * cap served, with the upstream idle; at 64 and 128 they match it (npm run bench, compare). 10,000 queued: a
+ * bound on memory only (a few MB of waiters), four times what 50 concurrent 50-order dashboards queue at once;
+ * at 512 those dashboards were refused GATEWAY_OVERLOADED on a healthy upstream (issue 22).
  */
 export const CLIENT_DEFAULTS = {
   connections: 64,
@@ -27,7 +29,7 @@ export const CLIENT_DEFAULTS = {
   maxInFlight: 128,
   queueTimeoutMs: 5_000,
   laneShare: 0.5,
-  maxQueued: 512,
+  maxQueued: 10_000,
   retry: { maxAttempts: 6, baseDelayMs: 100, maxDelayMs: 2_000, budgetMs: 15_000 },
 } as const;
 
@@ -48,11 +50,14 @@ export interface UpstreamClientOptions {
   timeoutMs?: number;
   /** Bulkhead: upstream requests in flight at once. */
   maxInFlight?: number;
-  /** Bulkhead: how long a request may wait for a free slot. */
+  /** Bulkhead: how long a request may wait for a free slot; one whose wait is estimated longer is refused at once. */
   queueTimeoutMs?: number;
   /** Bulkhead: the part (0–1] of maxInFlight and maxQueued one caller (lane) may take. Default 0.5. */
   laneShare?: number;
-  /** Bulkhead: requests waiting for a slot, all callers together; more are refused at once. Default 512. */
+  /**
+   * Bulkhead: requests waiting for a slot, all callers together: a bound on memory (requests whose wait is
+   * estimated longer than queueTimeoutMs are refused long before it on a slow upstream). Default 10,000.
+   */
   maxQueued?: number;
   retry?: RetryOptions;
   /** One event per client method call, for metrics. */

@@ -125,8 +125,13 @@ export function abortedFailure(route: string, inFlight = false): UpstreamError {
 }
 
 /** The gateway's own queue refused the request: it never went out. */
-export function overloadedFailure(route: string, reason: 'full' | 'timeout', waitedMs: number): UpstreamError {
-  const why = reason === 'full' ? 'the queue for upstream slots is full' : `no upstream slot freed within ${waitedMs} ms`;
+export function overloadedFailure(route: string, reason: 'full' | 'timeout' | 'backlog', waitMs: number, expectedWaitMs = 0): UpstreamError {
+  const why =
+    reason === 'full'
+      ? 'the queue for upstream slots is full'
+      : reason === 'backlog'
+        ? `its queue would take about ${expectedWaitMs} ms to reach it, longer than the ${waitMs} ms it may wait`
+        : `no upstream slot freed within ${waitMs} ms`;
   return new UpstreamError(`${route}: the gateway is at capacity; ${why}`, {
     kind: 'overloaded',
     route,

@@ -1,64 +1,155 @@
 import { randomUUID } from 'node:crypto';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
-// In cluster mode a key's token bucket is in Redis: its burst spread over three replicas admits one burst,
-// not three. With Redis gone each replica falls back to a bucket of its own (limited, never open).
+// In cluster mode a key's limit is kept in Redis: its burst spread over the replicas admits one burst, not one
+// per replica. While Redis hangs (SIGSTOP: connections open, nothing answers) or is gone, no operation waits
+// longer than REDIS_COMMAND_TIMEOUT_MS for it, and each replica admits its share of the limit (the limit
+// divided by the replicas it last knew of): limited, never open, never closed.
 
 const BURST = 6;
+const REPLICAS = 2;
+const COMMAND_TIMEOUT_MS = 300;
+/** Far above the command timeout, far below the lease a hung command used to wait for. */
+const ANSWER_WITHIN_MS = 3_000;
+
+/** One key per test, so no test spends another's limit. */
+const key = (name: string, scopes: string[] = ['rewards:read']) => ({ name, key: `${name}-${'k'.repeat(24)}`, scopes });
+const KEYS = {
+  spread: key('spread'),
+  hung: key('hung'),
+  writer: key('writer', ['rewards:read', 'rewards:write']),
+  share: key('share'),
+  resumed: key('resumed'),
+  down: key('down'),
+};
 
 let sandbox: TestSandbox;
 let redis: TestRedis;
+let admin: Redis;
 let replicas: Replica[];
 
 beforeAll(async () => {
   sandbox = await startTestSandbox();
   redis = await startRedis();
+  admin = new Redis(redis.url, { lazyConnect: true });
+  // It reconnects in vain once the last test stops Redis.
+  admin.on('error', () => undefined);
   const env = {
-    ...KEYS_ENV,
+    GATEWAY_API_KEYS: JSON.stringify(Object.values(KEYS)),
     REWARD_API_URL: sandbox.sandbox.baseUrl,
     REWARD_API_TOKEN: sandbox.sandbox.token,
     REDIS_URL: redis.url,
     REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+    // The default lease (3 × the 5 s poll interval): what a hung command used to wait for.
+    LIVE_LEASE_MS: '15000',
     RATE_LIMIT_BURST: String(BURST),
-    // A refill so slow that no bucket refills during the test.
+    // A refill so slow that no limit refills during the test.
     RATE_LIMIT_PER_SECOND: '0.001',
   };
-  replicas = await Promise.all([0, 1, 2].map(() => startReplica(env)));
+  replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(env)));
 }, 120_000);
 
 afterAll(async () => {
+  admin?.disconnect();
   await killReplicas();
   await redis?.stop();
   await sandbox?.close();
 });
 
-const ask = (replica: Replica, key: { key: string }) =>
-  fetch(`${replica.url}/graphql`, {
+interface Answer {
+  status: number;
+  ms: number;
+  body: any;
+}
+
+async function send(replica: Replica, caller: { key: string }, query: string, variables?: object): Promise<Answer> {
+  const started = performance.now();
+  const res = await fetch(`${replica.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', ...bearer(key) },
-    body: JSON.stringify({ query: '{ __typename }' }),
-  }).then((res) => res.status);
+    headers: { 'content-type': 'application/json', accept: 'application/json', authorization: `Bearer ${caller.key}` },
+    body: JSON.stringify({ query, variables }),
+  });
+  const body = await res.json();
+  return { status: res.status, ms: performance.now() - started, body };
+}
+
+const ask = (replica: Replica, caller: { key: string }) => send(replica, caller, '{ regions { id } }');
+
+/** The replica count a replica last logged. */
+const knownReplicas = (replica: Replica) => replica.lines().findLast((l) => l.msg === 'rate limit: replicas known')?.replicas;
 
 describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
-  it('a burst spread over three replicas admits one burst, not three', async () => {
+  it('a burst spread over the replicas admits one burst, not one per replica', async () => {
     const statuses: number[] = [];
-    for (let i = 0; i < BURST * 3; i++) statuses.push(await ask(replicas[i % 3]!, KEYS.reader));
+    for (let i = 0; i < BURST * REPLICAS; i++) statuses.push((await ask(replicas[i % REPLICAS]!, KEYS.spread)).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(BURST);
     expect(statuses.slice(BURST).every((s) => s === 429)).toBe(true);
-    // Another key has its own bucket.
-    expect(await ask(replicas[1]!, KEYS.writer)).toBe(200);
+    // Another key has its own limit.
+    expect((await ask(replicas[1]!, KEYS.share)).status).toBe(200);
   });
 
-  it('with Redis down, each replica limits on its own bucket (never open)', async () => {
+  describe('while Redis hangs with its connections open', () => {
+    it('queries and a create answer within the command timeout, not the lease', async () => {
+      await eventually(() => replicas.every((r) => knownReplicas(r) === REPLICAS));
+      redis.pause();
+      const answers = [await ask(replicas[0]!, KEYS.hung), await ask(replicas[1]!, KEYS.hung)];
+      const create = await send(
+        replicas[0]!,
+        KEYS.writer,
+        'mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename } }',
+        {
+          input: {
+            id: `hung-redis-${randomUUID()}`,
+            priceInCents: 1000,
+            reward: { brand: 'sbxcoffeeus' },
+            contacts: [{ email: 'ada@example.com' }],
+            subject: 'Hi',
+            message: 'Thanks.',
+          },
+        },
+      );
+      for (const answer of answers) {
+        expect(answer.status, JSON.stringify(answer.body)).toBe(200);
+        expect(answer.body.data.regions.length).toBeGreaterThan(0);
+        expect(answer.ms).toBeLessThan(ANSWER_WITHIN_MS);
+      }
+      expect(create.body.data?.createCampaign.__typename, JSON.stringify(create.body)).toBe('CreateCampaignPayload');
+      expect(create.ms).toBeLessThan(ANSWER_WITHIN_MS);
+    });
+
+    it('each replica admits its share: the burst divided by the replicas it last knew of', async () => {
+      const answers: Answer[] = [];
+      for (let i = 0; i < BURST; i++) answers.push(await ask(replicas[0]!, KEYS.share));
+      // KEYS.share spent one operation in Redis before the hang; the local share starts afresh.
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 429, 429, 429]);
+      expect(answers.every((a) => a.ms < ANSWER_WITHIN_MS)).toBe(true);
+      expect(answers[3]!.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+    });
+
+    it('once Redis answers again, the shared limit applies again', async () => {
+      // A hang longer than a replica's entry lasts (3 s): every entry has lapsed when Redis wakes up.
+      await new Promise((resolve) => setTimeout(resolve, 3_500));
+      redis.resume();
+      await admin.connect();
+      expect(await admin.ping()).toBe('PONG');
+      const statuses: number[] = [];
+      for (let i = 0; i < BURST + 2; i++) statuses.push((await ask(replicas[0]!, KEYS.resumed)).status);
+      // The whole burst from one replica: Redis decides again, not this replica's share.
+      expect(statuses.filter((s) => s === 200)).toHaveLength(BURST);
+    });
+  });
+
+  it('with Redis down, each replica admits its share (never open)', async () => {
+    // The hang made every replica entry lapse; the first beats after it must not have lowered the count.
+    expect(replicas.map(knownReplicas)).toEqual([REPLICAS, REPLICAS]);
     await redis.stop();
-    for (const replica of replicas) {
-      for (;;) if ((await replica.metric('reward_gateway_redis_up')) === 0) break;
-    }
+    for (const replica of replicas) await eventually(async () => (await replica.metric('reward_gateway_redis_up')) === 0);
     const statuses: number[] = [];
-    for (let i = 0; i < BURST + 2; i++) statuses.push(await ask(replicas[0]!, KEYS.treasurer));
-    expect(statuses.filter((s) => s === 200)).toHaveLength(BURST);
+    for (let i = 0; i < BURST + 2; i++) statuses.push((await ask(replicas[0]!, KEYS.down)).status);
+    expect(statuses.filter((s) => s === 200)).toHaveLength(BURST / REPLICAS);
   });
 });

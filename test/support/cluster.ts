@@ -27,6 +27,10 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
+  /** Freezes the server (SIGSTOP): its connections stay open and nothing answers, as a hung primary. */
+  pause(): void;
+  /** Lets a paused server run again (SIGCONT); it answers what was sent meanwhile. */
+  resume(): void;
 }
 
 export async function startRedis(): Promise<TestRedis> {
@@ -51,10 +55,17 @@ export async function startRedis(): Promise<TestRedis> {
     if (!proc || proc.exitCode !== null) return;
     const exited = new Promise((resolve) => proc.once('exit', resolve));
     proc.kill('SIGTERM');
+    // A paused server only acts on the SIGTERM once it runs again.
+    proc.kill('SIGCONT');
     await exited;
   };
+  const signal = (name: 'SIGSTOP' | 'SIGCONT') => {
+    const pid = (child as ChildProcess | null)?.pid;
+    if (pid === undefined) throw new Error('redis-server is not running');
+    process.kill(pid, name);
+  };
   await start();
-  return { url: `redis://127.0.0.1:${port}/0`, stop, start };
+  return { url: `redis://127.0.0.1:${port}/0`, stop, start, pause: () => signal('SIGSTOP'), resume: () => signal('SIGCONT') };
 }
 
 export interface LogLine {

@@ -136,6 +136,55 @@ describe('bulkhead', () => {
     expect(bulkhead.inFlight).toBe(2);
   });
 
+  it('queues any number of waiters while its lane has never made one wait in vain', async () => {
+    const bulkhead = new Bulkhead({ maxInFlight: 1, laneShare: 1, maxQueued: 10_000 });
+    const held = bulkhead.tryAcquire('k')!;
+    const waiting = Array.from({ length: 5_000 }, () => bulkhead.acquire('k', 60_000));
+    expect(bulkhead.queued).toBe(5_000);
+    held.release();
+    for (const w of waiting) {
+      const r = await w;
+      if (r.admitted) r.release();
+    }
+    expect(bulkhead.queued).toBe(0);
+  });
+
+  it('refuses at once what its lane has shown it cannot serve in time, and relaxes as waiters get through', async () => {
+    let now = 0;
+    const bulkhead = new Bulkhead({ maxInFlight: 1, laneShare: 1, maxQueued: 1_000, now: () => now });
+    const held = bulkhead.tryAcquire('k')!;
+    // Nothing known yet: queued. No slot frees within 20 ms, even for the first in line.
+    expect(await Promise.all([1, 2, 3].map(() => bulkhead.acquire('k', 20)))).toEqual([1, 2, 3].map(() => ({ admitted: false, reason: 'timeout' })));
+    // The lane drains at 20 ms or more per waiter ahead: a caller that may wait 50 ms is queued first and
+    // second in line, refused at once third.
+    const first = bulkhead.acquire('k', 50);
+    const second = bulkhead.acquire('k', 50);
+    expect(await bulkhead.acquire('k', 50)).toEqual({ admitted: false, reason: 'backlog', expectedWaitMs: 60 });
+    // The first gets through after 4 ms: the estimate drops a step (20 → 18.4), not all the way.
+    now += 4;
+    held.release();
+    const admitted = await first;
+    expect(await bulkhead.acquire('k', 36)).toEqual({ admitted: false, reason: 'backlog', expectedWaitMs: 37 });
+    if (admitted.admitted) admitted.release();
+    const last = await second;
+    if (last.admitted) last.release();
+    expect(bulkhead.queued).toBe(0);
+  });
+
+  it("judges each lane by its own queue: one lane's slow backlog does not refuse another", async () => {
+    const bulkhead = new Bulkhead({ maxInFlight: 2, laneShare: 0.5, maxQueued: 1_000 });
+    const flood = bulkhead.tryAcquire('flood')!;
+    const victim = bulkhead.tryAcquire('victim')!;
+    expect(await bulkhead.acquire('flood', 20)).toEqual({ admitted: false, reason: 'timeout' });
+    expect(await bulkhead.acquire('flood', 10)).toEqual({ admitted: false, reason: 'backlog', expectedWaitMs: 20 });
+    // The victim's lane has shown nothing slow: it queues behind the same full bulkhead and gets the next slot.
+    const queued = bulkhead.acquire('victim', 10);
+    expect(bulkhead.queued).toBe(1);
+    victim.release();
+    expect((await queued).admitted).toBe(true);
+    flood.release();
+  });
+
   it('lets 50,000 waiters time out, each unlinking its own entry', async () => {
     // Removal is O(1) (a linked list): with an array and splice this took seconds and blocked the event loop.
     const bulkhead = new Bulkhead({ maxInFlight: 1, laneShare: 1, maxQueued: 50_000 });
