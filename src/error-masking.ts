@@ -27,7 +27,8 @@ function describe(error: UpstreamError): { message: string; extensions: Record<s
   if (error.kind === 'overloaded') {
     // The gateway's own queue refused the call before it went out: not the reward API's doing.
     return {
-      message: 'The gateway is at capacity right now: its calls to the reward API would wait longer than it allows (UPSTREAM_QUEUE_TIMEOUT_MS); retry shortly.',
+      message:
+        'The gateway is at capacity right now: its calls to the reward API would wait longer than it allows (UPSTREAM_QUEUE_TIMEOUT_MS); retry shortly.',
       extensions: { code: 'GATEWAY_OVERLOADED', retryAfterSeconds: 1 },
     };
   }
