@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { apiKeysSchema } from './security/api-keys.js';
+import { apiKeysSchema } from './security/config.js';
 import { CLIENT_DEFAULTS } from './upstream/config.js';
 
 // Every environment variable the gateway reads, in one schema, so a misconfiguration fails at start-up with

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from './config.js';
-import { listenFailure, StartUpFailure } from './ops/listen-failure.js';
+import { listenFailure, StartUpFailure } from './shared/listen-failure.js';
 import { createLogger, logLevel } from './ops/logger.js';
 import { createMetrics } from './ops/metrics.js';
 import { handleShutdownSignals } from './ops/shutdown-signals.js';

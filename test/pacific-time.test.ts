@@ -1,6 +1,6 @@
 // The one Pacific-time module behind every date on the wire, gateway and sandbox alike, around both DST changes.
 import { describe, expect, it } from 'vitest';
-import { endOfPacificDay, formatPacific, isCalendarDate, pacificDate, parseDateFilter, parsePacific, shiftDate } from '../src/pacific-time.js';
+import { endOfPacificDay, formatPacific, isCalendarDate, pacificDate, parseDateFilter, parsePacific, shiftDate } from '../src/shared/pacific-time.js';
 
 describe('Pacific wall time ↔ instant', () => {
   it('reads standard and daylight time with their own offsets', () => {

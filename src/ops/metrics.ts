@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { Redact } from '../redaction.js';
-import type { CallEvent } from '../upstream/types.js';
+import type { CallEvent } from '../upstream/call-event.js';
 import { liveMetrics } from './live-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
 import { upstreamMetrics } from './upstream-metrics.js';

@@ -1,5 +1,5 @@
 import { Counter, Histogram, type Registry } from 'prom-client';
-import type { CallEvent } from '../upstream/types.js';
+import type { CallEvent } from '../upstream/call-event.js';
 
 // Upstream calls as the client reports them (its `onCall` CallEvent): one event per client method call, after
 // every retry and any recovery lookup. Lookups a recovery makes are part of the call that needed them.

@@ -15,7 +15,6 @@ import {
 } from 'graphql';
 import type { CompiledQuery } from 'graphql-jit';
 import type { Plugin } from 'graphql-yoga';
-import type { GatewayContext } from '../context.js';
 import { errorsInDocumentOrder } from './error-order.js';
 import { interpret } from './interpreted-execution.js';
 import { isMutationOfSeveralFields, nullSensitiveVariables } from './jit-differences.js';
@@ -114,6 +113,12 @@ interface Plan {
   compiled?: CompiledQuery | null;
 }
 
+/** What this plugin reads of the GraphQL context: ops sits below the context, so it states the shape itself. */
+interface OperationLog {
+  /** The operation's logger, bound to its request id; absent for a context made without one. */
+  log?: Logger;
+}
+
 export interface CompiledExecutionOptions {
   logger: Logger;
   /** Executions of a document before it runs compiled: 1 compiles it for its second; Infinity never compiles. */
@@ -149,7 +154,7 @@ export function useCompiledExecution({ logger, interpretedRuns }: CompiledExecut
   function compile(plan: Plan, args: ExecutionArgs, { compileQuery, isCompiledQuery }: Jit): Plan | null {
     if (plan.compiled === undefined) {
       // On the operation's own logger when it has one, so the line carries its request id.
-      const log = (args.contextValue as Partial<GatewayContext>).log ?? logger;
+      const log = (args.contextValue as OperationLog).log ?? logger;
       if (isMutationOfSeveralFields(args.document, plan.operation)) {
         plan.compiled = null;
         log.debug({ operationName: args.operationName }, 'operation runs interpreted: a mutation of several root fields');

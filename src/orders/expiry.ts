@@ -1,4 +1,4 @@
-import { endOfPacificDay, isCalendarDate } from '../pacific-time.js';
+import { endOfPacificDay, isCalendarDate } from '../shared/pacific-time.js';
 
 // A reward's expiry is a calendar day; it stays claimable to the end of that day in Pacific time. Clients get
 // that instant too, so none has to know the zone or its daylight-saving rules. The sandbox expires rewards at

@@ -2,8 +2,6 @@
 // in the specification); each is documented in the README and chosen to stay inside what production was
 // seen to accept while catching obvious mistakes.
 
-/** Caller ids carry custom data (the spec: "accepts a long string"); 4,096 characters is what we promise. */
-export const ID_MAX_LENGTH = 4_096;
 /** $10,000 per reward: above the largest face value any catalog brand offers. */
 export const PRICE_MAX_CENTS = 1_000_000;
 export const CONTACTS_MAX = 1_000;

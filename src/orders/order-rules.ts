@@ -12,7 +12,7 @@ import {
   TOP_UP_MIN_CENTS,
 } from './limits.js';
 import { segmentProblem } from '../path-segment.js';
-import { addDays, pacificToday } from '../pacific-time.js';
+import { addDays, pacificToday } from '../shared/pacific-time.js';
 
 // The rules every create input must meet before anything is sent upstream. Each rule names itself in its
 // message, and paths point at the offending input field, so a client can put the message next to the field.

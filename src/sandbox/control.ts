@@ -8,7 +8,7 @@ import { invalidParameter } from './errors.js';
 import { faultRuleSchema } from './faults.js';
 import { clearPending, fundsView, topUp } from './funds.js';
 import { bounce, expire, findGift, giftView, redeem } from './gifts.js';
-import { formatPacific } from '../pacific-time.js';
+import { formatPacific } from '../shared/pacific-time.js';
 import { tick } from './processing.js';
 import { createState } from './state.js';
 import { parseBody } from './validate.js';

@@ -6,7 +6,7 @@ import type { Handler } from './context.js';
 import { invalidParameter, invalidState, notFound } from './errors.js';
 import { refund, spend } from './funds.js';
 import { info } from './info.js';
-import { formatPacific, parseDateFilter } from '../pacific-time.js';
+import { formatPacific, parseDateFilter } from '../shared/pacific-time.js';
 import type { DeliveryStatus, Gift, SandboxState } from './state.js';
 import { parseBody, Query } from './validate.js';
 

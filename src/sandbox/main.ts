@@ -1,5 +1,5 @@
 // `npm run sandbox`: the sandbox alone, for curl and for pointing a gateway at it by hand.
-import { listenFailure, StartUpFailure } from '../ops/listen-failure.js';
+import { listenFailure, StartUpFailure } from '../shared/listen-failure.js';
 import { sandboxOptionsFromEnv } from './config.js';
 import { startSandbox } from './index.js';
 

@@ -12,7 +12,7 @@ import { computeFees } from './fees.js';
 import { admit, fundImmediately, type Admission } from './funds.js';
 import { replayOrConflict, remember } from './idempotency.js';
 import { info, type Info } from './info.js';
-import { endOfPacificDay, formatPacific, isCalendarDate, pacificDate, shiftDate } from '../pacific-time.js';
+import { endOfPacificDay, formatPacific, isCalendarDate, pacificDate, shiftDate } from '../shared/pacific-time.js';
 import { nextSeq, type ContactResult, type Order, type Recipient, type SandboxState } from './state.js';
 import { callerIdSchema, parseBody, priceSchema } from './validate.js';
 

@@ -6,13 +6,13 @@
 
 import type { ClientConfig, UpstreamLogger } from './config.js';
 import { Bulkhead } from './bulkhead.js';
+import type { CallEvent } from './call-event.js';
 import { UpstreamError } from './errors.js';
 import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
 import type { UpstreamScope } from './scope.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
 import { stopped, type Stops } from './stops.js';
 import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
-import type { CallEvent } from './types.js';
 import type { Parsed } from './wire.js';
 
 export interface RequestSpec<T> {

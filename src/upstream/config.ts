@@ -1,7 +1,7 @@
 // Options of the upstream client and their defaults, resolved once so the rest of the client never deals with
 // `undefined`. Validation here fails fast at start-up instead of on the first call.
 
-import type { CallEvent } from './types.js';
+import type { CallEvent } from './call-event.js';
 
 export interface RetryOptions {
   /** Attempts per call, the first included. */

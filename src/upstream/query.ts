@@ -1,7 +1,7 @@
 // Query strings in the production parameter names. Dates go out as Pacific wall time like everything else
 // the API reads; absent values are left out rather than sent empty.
 
-import { formatPacific } from '../pacific-time.js';
+import { formatPacific } from '../shared/pacific-time.js';
 import type { BrandQuery, GiftQuery } from './types.js';
 
 type QueryValue = string | number | boolean | Date | undefined;

@@ -261,20 +261,6 @@ export interface CallOptions {
   signal?: AbortSignal;
 }
 
-/** One finished upstream call, for metrics and logs. Never carries the token or a body. */
-export interface CallEvent {
-  /** Route pattern, e.g. "GET /campaign/:id". */
-  route: string;
-  /** HTTP status of the last attempt, or 0 when no response arrived. */
-  status: number;
-  attempts: number;
-  durationMs: number;
-  outcome: 'ok' | 'error';
-  errorKind?: string;
-  /** A create whose answer was lost and then found by looking the order up; status is the last write's. */
-  recovered?: boolean;
-}
-
 export interface UpstreamClient {
   /**
    * The same client (pool, bulkhead, settings) with every call made in this view's scope with `fields` added

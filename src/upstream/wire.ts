@@ -4,7 +4,7 @@
 // the gateway cannot do without is required. Spelling variants are folded in normalise.ts, not here.
 
 import { z } from 'zod';
-import { parsePacific } from '../pacific-time.js';
+import { parsePacific } from '../shared/pacific-time.js';
 
 // zod's int() is a safe integer (|n| ≤ 2^53 − 1); a string is held to the same bound once converted, since
 // past it Number() rounds and money would be read as an amount nobody sent.

@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { addDays, pacificToday } from '../../src/pacific-time.js';
+import { addDays, pacificToday } from '../../src/shared/pacific-time.js';
 import { uniqueId } from '../support/fixtures.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 

@@ -2,7 +2,7 @@
 // the processing tick, brand and region checks, expiry, and refusals of bad input.
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
-import { pacificDate, shiftDate } from '../../src/pacific-time.js';
+import { pacificDate, shiftDate } from '../../src/shared/pacific-time.js';
 import { balance, campaign, create, emailOrder, expectError, giftsOf, uniqueId } from './helpers.js';
 
 let t: TestSandbox;

@@ -3,7 +3,8 @@
 import { inspect } from 'node:util';
 import { expect } from 'vitest';
 import { createUpstreamClient, type UpstreamClientOptions } from '../../src/upstream/client.js';
-import type { CallEvent, UpstreamClient } from '../../src/upstream/types.js';
+import type { CallEvent } from '../../src/upstream/call-event.js';
+import type { UpstreamClient } from '../../src/upstream/types.js';
 
 export const TOKEN = 'tok_live_7f3a9c2e-SECRET-b41d';
 

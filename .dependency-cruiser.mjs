@@ -1,0 +1,215 @@
+// @ts-check
+// The layers of src/ and the directions imports may take between them, checked by `npm run lint`
+// (dependency-cruiser). docs/architecture.md#layers draws the same picture: change both together.
+//
+// A group may import its own modules and the groups of lower levels; groups of the same level import each other
+// only where PEERS says so. Type-only imports count like any other: a type that must be imported from above
+// belongs lower. A module of src/ in no group fails too, so a new folder is placed on purpose.
+
+/** Top-level modules all of the gateway may use; they import only each other, an area's config.ts and shared/. */
+const BASE = '^src/(config|redaction|secret-forms|text-folding|page-size|path-segment)\\.ts$';
+// The sandbox has its own rules below, and one mistake should read as one violation.
+const SANDBOX = '^src/sandbox/';
+
+/** @typedef {{ name: string, level: number, path: string, pathNot?: string[] }} Group */
+/** @type {Group[]} From the top down. */
+const GROUPS = [
+  { name: 'src/main.ts', level: 9, path: '^src/main\\.ts$' },
+  {
+    name: 'the composition (server.ts and the top-level modules it wires)',
+    level: 8,
+    path: '^src/[^/]+\\.ts$',
+    pathNot: ['^src/main\\.ts$', '^src/context\\.ts$', '^src/loaders\\.ts$', BASE],
+  },
+  { name: 'schema/', level: 7, path: '^src/schema/' },
+  { name: 'src/context.ts', level: 6, path: '^src/context\\.ts$' },
+  { name: 'ops/', level: 5, path: '^src/ops/' },
+  { name: 'orders/', level: 5, path: '^src/orders/' },
+  { name: 'live/', level: 5, path: '^src/live/' },
+  { name: 'security/', level: 5, path: '^src/security/' },
+  { name: 'src/loaders.ts', level: 4, path: '^src/loaders\\.ts$' },
+  { name: 'catalog/', level: 3, path: '^src/catalog/' },
+  { name: 'upstream/', level: 2, path: '^src/upstream/' },
+  { name: 'cluster/', level: 1, path: '^src/cluster/' },
+  { name: 'the base modules (config.ts and small helpers)', level: 0, path: BASE },
+  { name: 'shared/', level: -1, path: '^src/shared/' },
+];
+
+/**
+ * What a group may import of its own level (or above), beyond its own modules and the lower levels, and why.
+ * @type {Record<string, { path: string, label: string }[]>}
+ */
+const PEERS = {
+  'live/': [
+    // Feeds stop watching a reward when the order rules call it final.
+    { path: '^src/orders/reward-state\\.ts$', label: 'orders/reward-state.ts' },
+    // live-store.ts hands security/ the Redis rate-limit buckets (the type only), until cluster/ owns Redis.
+    { path: '^src/security/shared-rate-limit\\.ts$', label: 'security/shared-rate-limit.ts' },
+  ],
+  // The hub's counters are exported as metrics; ops/ reads the hub's type.
+  'ops/': [{ path: '^src/live/live\\.ts$', label: 'live/live.ts' }],
+  // src/config.ts is composed of each area's own settings module (upstream/config.ts, security/config.ts), which
+  // keeps to a few small modules of its folder, so reading the configuration does not load the area.
+  'the base modules (config.ts and small helpers)': [{ path: '^src/(?!sandbox/)[^/]+/config\\.ts$', label: "an area's config.ts" }],
+};
+
+/**
+ * @param {Group} group
+ * @returns {import('dependency-cruiser').IForbiddenRuleType}
+ */
+function layerRule(group) {
+  const lower = GROUPS.filter((g) => g.level < group.level);
+  const peers = PEERS[group.name] ?? [];
+  const allowed = [...lower.map((g) => g.name), ...peers.map((p) => p.label)];
+  return {
+    name: `layer ${group.name}`,
+    severity: 'error',
+    comment:
+      `${group.name} may import only its own modules and ${allowed.join(', ') || 'nothing else'}. ` +
+      'Move what both modules need down to a layer both may import (the lower folder, src/shared/ or a base ' +
+      'module), or invert it: take it as a parameter, or state the few fields used as a local type.',
+    from: { path: group.path, pathNot: group.pathNot ?? [] },
+    to: { path: '^src/', pathNot: [group.path, ...lower.map((g) => g.path), ...peers.map((p) => p.path), SANDBOX] },
+  };
+}
+
+/** @type {import('dependency-cruiser').IConfiguration} */
+export default {
+  forbidden: [
+    ...GROUPS.map(layerRule),
+    {
+      name: 'in a layer',
+      severity: 'error',
+      comment:
+        'This module of src/ belongs to no layer. Add its folder to GROUPS in .dependency-cruiser.mjs at the level ' +
+        'of what it imports and what imports it, and to docs/architecture.md#layers.',
+      from: { path: '^src/', pathNot: [...GROUPS.map((g) => g.path), SANDBOX] },
+      to: {},
+    },
+    {
+      name: 'entry points stay on top',
+      severity: 'error',
+      comment:
+        'Nothing imports src/main.ts, and only main.ts imports src/server.ts (tests, bench and scripts may). ' +
+        'Move what you need out of it into the module that owns it and import that.',
+      from: { path: '^src/', pathNot: ['^src/main\\.ts$', SANDBOX] },
+      to: { path: '^src/(main|server)\\.ts$' },
+    },
+    {
+      name: 'the sandbox imports no gateway',
+      severity: 'error',
+      comment:
+        'The sandbox stands in for the reward API and imports nothing of the gateway. Use src/shared/ for what ' +
+        'both truly share (it imports nothing else of src/), or give the sandbox its own code.',
+      from: { path: SANDBOX },
+      to: { path: '^src/', pathNot: [SANDBOX, '^src/shared/'] },
+    },
+    {
+      name: 'the gateway imports no sandbox',
+      severity: 'error',
+      comment:
+        'The gateway talks to the sandbox over HTTP like to the reward API; only src/main.ts starts it, through ' +
+        'src/sandbox/index.ts. Tests may import the sandbox directly.',
+      from: { path: '^src/', pathNot: [SANDBOX, '^src/main\\.ts$'] },
+      to: { path: SANDBOX },
+    },
+    {
+      name: 'main starts the sandbox through its index',
+      severity: 'error',
+      comment: 'src/main.ts starts the embedded sandbox with startSandbox from src/sandbox/index.ts, nothing else of it.',
+      from: { path: '^src/main\\.ts$' },
+      to: { path: SANDBOX, pathNot: '^src/sandbox/index\\.ts$' },
+    },
+    {
+      name: 'schema reads upstream shapes only',
+      severity: 'error',
+      comment:
+        "Resolvers reach the reward API through the context (loaders, client), never through the client's " +
+        'modules: import shapes from upstream/types.ts and errors from upstream/errors.ts.',
+      from: { path: '^src/schema/' },
+      to: { path: '^src/upstream/', pathNot: '^src/upstream/(types|errors)\\.ts$' },
+    },
+    {
+      name: 'upstream internals stay inside',
+      severity: 'error',
+      comment:
+        'Outside upstream/, use its surface: types.ts, errors.ts, scope.ts, call-event.ts, gift-pages.ts, ' +
+        'config.ts (settings) and client.ts (composition only). Export what you need from one of those.',
+      from: { path: '^src/', pathNot: ['^src/upstream/', SANDBOX] },
+      to: { path: '^src/upstream/', pathNot: '^src/upstream/(types|errors|scope|call-event|gift-pages|config|client)\\.ts$' },
+    },
+    {
+      name: 'only the composition creates the upstream client',
+      severity: 'error',
+      comment:
+        'createUpstreamClient is called once, by src/upstream-from-config.ts; everything else gets the client ' +
+        '(an UpstreamClient from upstream/types.ts) passed in or from the context.',
+      from: { path: '^src/', pathNot: ['^src/upstream/', '^src/upstream-from-config\\.ts$', SANDBOX] },
+      to: { path: '^src/upstream/client\\.ts$' },
+    },
+    {
+      name: 'schema types never import schema/index.ts',
+      severity: 'error',
+      comment:
+        'schema/index.ts only imports the type files and builds the schema (print.ts prints what it built); a type ' +
+        'file importing it makes a cycle. Import the other type file, or its objectRef from schema/refs.ts.',
+      from: { path: '^src/schema/', pathNot: '^src/schema/(index|print)\\.ts$' },
+      to: { path: '^src/schema/index\\.ts$' },
+    },
+    {
+      name: 'no circular imports',
+      severity: 'error',
+      comment:
+        'This import closes a circle. Move what both modules need into a third one both import, or split the ' +
+        'module whose two halves are wanted from opposite sides.',
+      from: { path: '^src/' },
+      to: { circular: true },
+    },
+    {
+      name: 'no orphans',
+      severity: 'error',
+      comment: 'Nothing imports this module and it imports nothing: delete it, or import it where it is meant to be used.',
+      from: { orphan: true, path: '^src/' },
+      to: {},
+    },
+    {
+      name: 'resolvable',
+      severity: 'error',
+      comment: 'This import resolves to no file: fix the path (with its .js ending) or add the package to package.json.',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+    {
+      name: 'declared packages only',
+      severity: 'error',
+      comment: 'This package is not in package.json: add it to dependencies (src/ runs in production).',
+      from: {},
+      to: { dependencyTypes: ['npm-no-pkg', 'npm-unknown'] },
+    },
+    {
+      name: 'no dev dependencies at run time',
+      severity: 'error',
+      comment:
+        'Production installs with npm ci --omit=dev: a package src/ imports at run time belongs in dependencies. ' +
+        'Type-only imports of a dev dependency are fine.',
+      from: { path: '^src/' },
+      to: { dependencyTypes: ['npm-dev'], dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'no deprecated core modules',
+      severity: 'error',
+      comment: 'Node deprecated this core module: use its replacement.',
+      from: {},
+      to: { dependencyTypes: ['core'], path: '^(punycode|domain|constants|sys|_linklist|_stream_wrap)$' },
+    },
+  ],
+  options: {
+    doNotFollow: { path: 'node_modules' },
+    // Type-only imports are edges of the layers too (they vanish from the JavaScript, not from the design).
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    // Unchanged files are not parsed again (node_modules/.cache/dependency-cruiser; git tells what changed).
+    cache: true,
+    progress: { type: 'none' },
+  },
+};

@@ -1,0 +1,86 @@
+// The rules of .dependency-cruiser.mjs (`npm run lint` checks src/ with them) refuse what they are meant to
+// refuse. A small tree of modules is cruised with them: the allowed imports must give no violation and each
+// mistake exactly the rules named beside it. A rule whose path pattern stopped matching would pass on src/
+// silently; here it fails.
+import { mkdirSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { cruise, type ICruiseResult } from 'dependency-cruiser';
+import extractDepcruiseOptions from 'dependency-cruiser/config-utl/extract-depcruise-options';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+
+const configFile = join(dirname(fileURLToPath(import.meta.url)), '..', '.dependency-cruiser.mjs');
+
+/** Module → source: each layer importing below it, and the peers the rules name. */
+const ALLOWED: Record<string, string> = {
+  'src/main.ts': "import './server.js';\nimport './sandbox/index.js';\n",
+  'src/server.ts': "import './schema/gift.js';\nimport './upstream-from-config.js';\n",
+  'src/upstream-from-config.ts': "import './upstream/client.js';\nimport './config.js';\n",
+  'src/schema/gift.ts': "import type {} from '../upstream/types.js';\nimport '../orders/rules.js';\nimport '../live/feed.js';\n",
+  'src/orders/rules.ts': "import '../shared/time.js';\nimport '../path-segment.js';\n",
+  'src/orders/reward-state.ts': "import type {} from '../upstream/types.js';\n",
+  'src/live/feed.ts': "import '../orders/reward-state.js';\nimport '../cluster/redis.js';\n",
+  'src/cluster/redis.ts': "import type {} from '../config.js';\n",
+  'src/config.ts': "import './security/config.js';\n",
+  'src/security/config.ts': "import './scopes.js';\n",
+  'src/security/scopes.ts': 'export {};\n',
+  'src/upstream/client.ts': "import './types.js';\n",
+  'src/upstream/types.ts': "import type {} from '../shared/time.js';\n",
+  'src/path-segment.ts': 'export {};\n',
+  'src/shared/time.ts': 'export {};\n',
+  'src/sandbox/index.ts': "import '../shared/time.js';\n",
+  'src/schema/index.ts': "import './gift.js';\nimport './brand.js';\n",
+};
+
+/** Module → its source, the rules it must break, and modules it needs `with` it. */
+const MISTAKES: Record<string, { source: string; rules: string[]; with?: Record<string, string> }> = {
+  'src/sandbox/fake-client.ts': { source: "import '../upstream/client.js';\n", rules: ['the sandbox imports no gateway'] },
+  'src/orders/pacing.ts': { source: "import '../sandbox/index.js';\n", rules: ['the gateway imports no sandbox'] },
+  'src/upstream/wrong-way.ts': { source: "import type {} from '../orders/rules.js';\n", rules: ['layer upstream/'] },
+  'src/ops/drain.ts': { source: "import '../server.js';\n", rules: ['entry points stay on top', 'layer ops/'] },
+  'src/schema/brand.ts': {
+    source: "import '../upstream/client.js';\nimport './index.js';\n",
+    rules: [
+      'no circular imports',
+      'only the composition creates the upstream client',
+      'schema reads upstream shapes only',
+      'schema types never import schema/index.ts',
+    ],
+  },
+  'src/shared/a.ts': { source: "import './b.js';\n", rules: ['no circular imports'], with: { 'src/shared/b.ts': "import './a.js';\n" } },
+  'src/webhooks/queue.ts': { source: "import '../shared/time.js';\n", rules: ['in a layer'] },
+  'src/security/forgotten.ts': { source: 'export {};\n', rules: ['no orphans'] },
+  'src/catalog/cache.ts': { source: "import './missing.js';\n", rules: ['resolvable'] },
+};
+
+let root: string;
+let result: ICruiseResult;
+
+beforeAll(async () => {
+  root = mkdtempSync(join(tmpdir(), 'layers-'));
+  const tree = { ...ALLOWED };
+  for (const [path, mistake] of Object.entries(MISTAKES)) Object.assign(tree, { [path]: mistake.source }, mistake.with);
+  for (const [path, source] of Object.entries(tree)) {
+    mkdirSync(dirname(join(root, path)), { recursive: true });
+    writeFileSync(join(root, path), source);
+  }
+  // The tree has no tsconfig.json of its own, and a cache would outlive it.
+  const options = { ...(await extractDepcruiseOptions(configFile)), baseDir: root, cache: false };
+  delete options.tsConfig;
+  result = (await cruise(['src'], options)).output as ICruiseResult;
+});
+
+afterAll(() => rmSync(root, { recursive: true, force: true }));
+
+const rulesBrokenBy = (path: string) => [...new Set(result.summary.violations.filter((v) => v.from === path).map((v) => v.rule.name))].sort();
+
+describe('the layer rules', () => {
+  it('let each layer import the layers below it and the peers they name', () => {
+    expect(Object.keys(ALLOWED).flatMap((path) => rulesBrokenBy(path).map((rule) => `${path}: ${rule}`))).toEqual([]);
+  });
+
+  it.each(Object.entries(MISTAKES))('refuse %s', (path, { rules }) => {
+    expect(rulesBrokenBy(path)).toEqual([...rules].sort());
+  });
+});
