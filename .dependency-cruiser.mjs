@@ -43,8 +43,6 @@ const PEERS = {
   'live/': [
     // Feeds stop watching a reward when the order rules call it final.
     { path: '^src/orders/reward-state\\.ts$', label: 'orders/reward-state.ts' },
-    // live-store.ts hands security/ the Redis rate-limit buckets (the type only), until cluster/ owns Redis.
-    { path: '^src/security/shared-rate-limit\\.ts$', label: 'security/shared-rate-limit.ts' },
   ],
   // The hub's counters are exported as metrics; ops/ reads the hub's type.
   'ops/': [{ path: '^src/live/live\\.ts$', label: 'live/live.ts' }],
