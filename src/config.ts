@@ -94,6 +94,11 @@ const configSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** Every Redis key and channel of the gateway starts with this, so deployments can share one Redis. */
   REDIS_KEY_PREFIX: z.string().min(1).default('rg:'),
+  /**
+   * A Redis command unanswered this long fails, and the replica counts Redis as down (degraded: it polls for its
+   * own subscribers) until Redis answers again. Bounds what a hung Redis can delay.
+   */
+  REDIS_COMMAND_TIMEOUT_MS: positiveMs.default(500),
   /** How long a watched key's poller lease lasts without renewal. Default: 3 × POLL_INTERVAL_MS. */
   LIVE_LEASE_MS: positiveMs.optional(),
   /** How long events stay in a key's log (how far back `after` can resume), and snapshots after the last poll. */

@@ -64,6 +64,12 @@ export class AccountFeed implements Feed<AccountEvent> {
     return { events: baseline ? [] : events, ended: [] };
   }
 
+  apply(event: AccountEvent): boolean {
+    if (!this.book.advance(event.change)) return false;
+    this.watermark = newest(this.watermark, [event.change.gift]);
+    return true;
+  }
+
   snapshot(): { gifts: Gift[]; watermark: Date | null } {
     return { gifts: this.book.all(), watermark: this.watermark };
   }

@@ -78,6 +78,13 @@ export class CampaignFeed implements Feed<CampaignEvent> {
     return { events: baseline ? [] : events, ended };
   }
 
+  apply(event: CampaignEvent): boolean {
+    if (event.topic === 'gift') return this.book.advance(event.change);
+    if (this.campaign && (this.campaign.status === event.campaign.status || this.campaign.status !== event.previousStatus)) return false;
+    this.campaign = event.campaign;
+    return true;
+  }
+
   snapshot(): CampaignFeedState {
     return { campaign: this.campaign, gifts: this.book.all(), allRewardsKnown: this.allRewardsKnown };
   }

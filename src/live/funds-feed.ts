@@ -14,10 +14,17 @@ export class FundsFeed implements Feed<FundsEvent> {
     const funds = await this.client.getFunds({ signal });
     const previous = this.last;
     this.last = funds;
-    if (baseline || !previous || !currenciesOf(previous, funds).some((c) => balanceChanged(previous, funds, c))) {
+    if (baseline || !previous || sameBalances(previous, funds)) {
       return { events: [], ended: [] };
     }
     return { events: [{ topic: 'funds', funds, previous, changedAt: new Date() }], ended: [] };
+  }
+
+  apply(event: FundsEvent): boolean {
+    // Balances carry no version: a change is taken when it starts from the balances known and ends elsewhere.
+    if (this.last && (sameBalances(this.last, event.funds) || !sameBalances(this.last, event.previous))) return false;
+    this.last = event.funds;
+    return true;
   }
 
   snapshot(): Funds | null {
@@ -39,6 +46,10 @@ function balanceOf(funds: Funds, currency: string): CurrencyBalance | undefined 
 
 function currenciesOf(a: Funds, b: Funds): string[] {
   return [...new Set([...a.balances, ...b.balances].map((balance) => balance.currency))];
+}
+
+function sameBalances(a: Funds, b: Funds): boolean {
+  return !currenciesOf(a, b).some((currency) => balanceChanged(a, b, currency));
 }
 
 /** Whether the available, pending or reserved amount of one currency differs between two readings. */

@@ -38,6 +38,18 @@ export class GiftBook {
     return { gift, previous: known ? stateOf(known) : null, changedAt: at };
   }
 
+  /**
+   * Takes a change another poll found: false, changing nothing, when the book already shows its state, or no
+   * longer shows the state it started from (a stale copy: the book has moved on since).
+   */
+  advance(change: GiftChange): boolean {
+    const known = this.gifts.get(change.gift.uuid);
+    if (known && sameState(stateOf(known), stateOf(change.gift))) return false;
+    if (change.previous === null ? known !== undefined : !known || !sameState(stateOf(known), change.previous)) return false;
+    this.gifts.set(change.gift.uuid, change.gift);
+    return true;
+  }
+
   forget(uuid: string): void {
     this.gifts.delete(uuid);
   }

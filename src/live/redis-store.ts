@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import type { LogPosition } from './cursor.js';
-import type { Lease, LiveStore, LogRead, Snapshot, StoreTiming } from './store.js';
+import { EXPIRY, type Lease, type LiveStore, type LogRead, type Snapshot, type StoreTiming } from './store.js';
 
 // The shared state of a cluster in Redis. Every step that must be atomic is one Lua script (a Redis script
 // runs alone, so a lease check and the writes it guards cannot interleave with another replica's).
@@ -105,20 +105,24 @@ local ids = stream_ids(KEYS[1])
 return {epoch, ids and ids['last-generated-id'] or '0-0'}
 `;
 
-// KEYS log epoch; ARGV freshEpoch fromEpoch fromId maxAgeMs (0: no age limit)
+// KEYS log epoch; ARGV freshEpoch fromEpoch fromId maxAgeMs (0: no age limit). Replies {'other'} (another
+// log's position), {'old'} (too old or trimmed), {'ahead'} (past this log's end: never issued) or the entries.
 const READ = `${LOG_HELPERS}
 local epoch = epoch_of(KEYS[2], ARGV[1])
-if ARGV[2] ~= epoch then return {'expired'} end
+if ARGV[2] ~= epoch then return {'other'} end
 local from = ARGV[3]
 local max_age = tonumber(ARGV[4])
 local ms = parse_id(from)
-if max_age > 0 and ms < now_ms() - max_age then return {'expired'} end
+local now = now_ms()
+if ms > now then return {'ahead'} end
+if max_age > 0 and ms < now - max_age then return {'old'} end
 local ids = stream_ids(KEYS[1])
 if not ids then
   if from == '0-0' then return {'ok', epoch, {}} end
-  return {'expired'}
+  return {'old'}
 end
-if id_before(from, ids['max-deleted-entry-id']) or id_before(ids['last-generated-id'], from) then return {'expired'} end
+if id_before(ids['last-generated-id'], from) then return {'ahead'} end
+if id_before(from, ids['max-deleted-entry-id']) then return {'old'} end
 return {'ok', epoch, redis.call('XRANGE', KEYS[1], '(' .. from, '+')}
 `;
 
@@ -171,30 +175,39 @@ export interface RedisStoreOptions extends StoreTiming {
   url: string;
   /** REDIS_KEY_PREFIX */
   prefix: string;
-  /** Told when Redis becomes reachable or unreachable. */
-  onStateChange?(up: boolean): void;
+  /** REDIS_COMMAND_TIMEOUT_MS: a command unanswered this long fails, and Redis counts as down until it answers. */
+  commandTimeoutMs: number;
+  /** Told when Redis becomes reachable or unreachable (also when it is unreachable from the start), with why. */
+  onStateChange?(up: boolean, reason: string): void;
 }
 
-export interface RedisStore extends LiveStore {
+/** Redis as logs may name it: host and port, never the credentials of the URL. */
+export function redisHost(url: string): string {
+  return new URL(url).host;
+}
+
+/** The local log is the failover store's (failover-store.ts): Redis has none. */
+export interface RedisStore extends Omit<LiveStore, 'appendLocal'> {
   /** Resolves once connected, or after `timeoutMs` (the gateway serves either way). */
   connected(timeoutMs: number): Promise<boolean>;
   /** One operation from the API key's shared token bucket. */
   takeToken(key: string, perSecond: number, burst: number): Promise<{ allowed: boolean; retryAfterSeconds: number }>;
 }
 
-export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateChange }: RedisStoreOptions): RedisStore {
-  // Commands fail at once while disconnected instead of queueing: the hub then falls back to local polling,
-  // which is what keeps subscribers served through an outage. Reconnection never gives up.
+export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTimeoutMs, onStateChange }: RedisStoreOptions): RedisStore {
+  // Commands fail at once while disconnected instead of queueing, and after REDIS_COMMAND_TIMEOUT_MS while
+  // Redis hangs with the connection open: the hub then polls locally, which is what keeps subscribers served
+  // through an outage. Reconnection never gives up.
   const options = {
     enableOfflineQueue: false,
     maxRetriesPerRequest: 0,
-    commandTimeout: Math.max(250, leaseMs),
     retryStrategy: (attempt: number) => Math.min(50 * attempt, 1_000),
   } as const;
   // Loaded here, in cluster mode only: ioredis adds ~18 MB to the RSS of a one-process gateway that never uses it.
   const { Redis } = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
-  const redis = new Redis(url, { ...options, connectionName: 'reward-gateway' });
-  // Pub/sub needs a connection of its own; ioredis subscribes again after every reconnect.
+  const redis = new Redis(url, { ...options, commandTimeout: commandTimeoutMs, connectionName: 'reward-gateway' });
+  // Pub/sub needs a connection of its own; ioredis subscribes again after every reconnect. No command timeout:
+  // a SUBSCRIBE sent while Redis hangs completes when it answers, and a lost notification costs only latency.
   const subscriber = new Redis(url, { ...options, enableOfflineQueue: true, connectionName: 'reward-gateway-events' });
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`.replaceAll('|', '-');
   const channel = `${prefix}appended`;
@@ -202,7 +215,10 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
   // loop stalls for a while does not lose its admissions to the cap.
   const watchTtlMs = 3 * leaseMs;
   const listeners = new Set<(key: string) => void>();
-  let up = false;
+  /** Null until the first connection attempt ends either way, so an unreachable Redis at start is reported too. */
+  let up: boolean | null = null;
+  /** While Redis counts as down with its connection open (a command timed out): the PING that asks again. */
+  let probe: NodeJS.Timeout | null = null;
 
   const scripts: Record<string, { lua: string; keys: number }> = {
     rgClaim: { lua: CLAIM, keys: 3 },
@@ -215,17 +231,40 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
     rgTakeToken: { lua: TAKE_TOKEN, keys: 1 },
   };
   for (const [name, { lua, keys }] of Object.entries(scripts)) redis.defineCommand(name, { lua, numberOfKeys: keys });
-  const run = (name: string, ...args: (string | number)[]): Promise<unknown> => (redis as unknown as Record<string, Script>)[name]!(...args);
 
-  const setUp = (value: boolean) => {
+  const setUp = (value: boolean, reason: string) => {
+    if (value && probe) clearInterval(probe);
+    if (value) probe = null;
     if (up === value) return;
     up = value;
-    onStateChange?.(value);
+    onStateChange?.(value, reason);
   };
-  redis.on('ready', () => setUp(true));
-  redis.on('close', () => setUp(false));
-  // ioredis reports every failed reconnection as an error event; the state change is what matters.
-  redis.on('error', () => undefined);
+  // A command that timed out on an open connection means Redis hangs (stopped, overloaded, a stalled primary):
+  // it counts as down like a lost connection, and a PING every timeout tells when it answers again.
+  const timedOut = () => {
+    setUp(false, `a command got no answer within ${commandTimeoutMs} ms (REDIS_COMMAND_TIMEOUT_MS)`);
+    probe ??= setInterval(() => {
+      redis.ping().then(
+        () => redis.status === 'ready' && setUp(true, 'answering again'),
+        () => undefined,
+      );
+    }, commandTimeoutMs);
+    probe.unref();
+  };
+  const guard = <T>(command: Promise<T>): Promise<T> =>
+    command.catch((error: unknown) => {
+      if (error instanceof Error && error.message === 'Command timed out') timedOut();
+      throw error;
+    });
+  const run = (name: string, ...args: (string | number)[]): Promise<unknown> => guard((redis as unknown as Record<string, Script>)[name]!(...args));
+
+  redis.on('ready', () => setUp(true, 'connected'));
+  redis.on('close', () => setUp(false, up === null ? 'cannot connect' : 'connection lost'));
+  // ioredis reports every failed reconnection as an error event; the state change is what matters, and the
+  // first one when Redis was never reached (its code only: messages may carry the address, never credentials).
+  redis.on('error', (error: NodeJS.ErrnoException) => {
+    if (up === null) setUp(false, `cannot connect (${error.code ?? error.name})`);
+  });
   subscriber.on('error', () => undefined);
   void subscriber.subscribe(channel).catch(() => undefined);
   subscriber.on('message', (_channel: string, key: string) => {
@@ -246,7 +285,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
   return {
     owner,
     get healthy() {
-      return up;
+      return up === true;
     },
     connected(timeoutMs) {
       if (up) return Promise.resolve(true);
@@ -274,7 +313,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
       await run('rgRelease', k.lease(key), k.leader(key), `${owner}|${token}`);
     },
     async snapshot(key): Promise<Snapshot | null> {
-      const held = await redis.hgetall(k.snap(key));
+      const held = await guard(redis.hgetall(k.snap(key)));
       if (held.state === undefined || !held.epoch || !held.id) return null;
       return { state: held.state, position: { epoch: held.epoch, id: held.id } };
     },
@@ -300,10 +339,10 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
       return { epoch, id };
     },
     async read(key, from, maxAgeMs = 0): Promise<LogRead> {
-      const reply = (await run('rgRead', k.log(key), k.epoch, freshEpoch(), from.epoch, from.id, maxAgeMs)) as
-        ['expired'] | ['ok', string, [string, string[]][]];
-      if (reply[0] === 'expired') return { expired: true };
-      const [, epoch, entries] = reply;
+      const reply = (await run('rgRead', k.log(key), k.epoch, freshEpoch(), from.epoch, from.id, maxAgeMs)) as [string, ...unknown[]];
+      if (reply[0] === 'ahead') return { expired: true, ahead: true };
+      if (reply[0] !== 'ok') return { expired: true, reason: reply[0] === 'other' ? EXPIRY.otherLog : EXPIRY.retention };
+      const [, epoch, entries] = reply as ['ok', string, [string, string[]][]];
       return { expired: false, epoch, entries: entries.map(([id, fields]) => ({ id, data: fields[1] ?? '' })) };
     },
     onAppend(listener) {
@@ -314,13 +353,14 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, onStateCha
       return (await run('rgAdmit', k.watch(group), member, owner, max, watchTtlMs)) === 1;
     },
     async dismiss(group, member) {
-      await redis.zrem(k.watch(group), `${member}\n${owner}`);
+      await guard(redis.zrem(k.watch(group), `${member}\n${owner}`));
     },
     async refresh(group, members) {
       if (members.length > 0) await run('rgRefresh', k.watch(group), owner, watchTtlMs, ...members);
     },
     async close() {
       listeners.clear();
+      if (probe) clearInterval(probe);
       redis.disconnect();
       subscriber.disconnect();
     },
