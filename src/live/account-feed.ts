@@ -23,7 +23,7 @@ import { isFinal, OPEN_STATUS } from '../orders/reward-state.js';
 import { GiftBook, type GiftChange } from './gift-diff.js';
 import { listAllGifts } from '../upstream/gift-pages.js';
 import { refreshGifts } from './gift-pages.js';
-import type { Feed, PollOutcome } from './hub.js';
+import type { Applied, Feed, PollOutcome } from './hub.js';
 
 /** Re-read this far behind the watermark: second resolution, and rewards stamped slightly before they show. */
 export const WATERMARK_OVERLAP_MS = 10_000;
@@ -64,10 +64,10 @@ export class AccountFeed implements Feed<AccountEvent> {
     return { events: baseline ? [] : events, ended: [] };
   }
 
-  apply(event: AccountEvent): boolean {
-    if (!this.book.advance(event.change)) return false;
-    this.watermark = newest(this.watermark, [event.change.gift]);
-    return true;
+  apply(event: AccountEvent): Applied {
+    const applied = this.book.advance(event.change);
+    if (applied === 'applied') this.watermark = newest(this.watermark, [event.change.gift]);
+    return applied;
   }
 
   snapshot(): { gifts: Gift[]; watermark: Date | null } {

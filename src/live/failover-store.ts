@@ -1,5 +1,4 @@
-import type { RedisStore } from './redis-store.js';
-import { EXPIRY, type LiveStore } from './store.js';
+import { EXPIRY, type LiveStore, type SharedStore } from './store.js';
 
 // Cluster mode's store as the hub and the caps see it: Redis, and this replica's own memory store for what
 // must go on while Redis is unreachable (down, or hung past REDIS_COMMAND_TIMEOUT_MS). Then the hub polls for
@@ -7,7 +6,7 @@ import { EXPIRY, type LiveStore } from './store.js';
 // this replica can resume from; the watch caps count per replica. Lease, snapshot and log calls fail at once
 // while Redis counts as down, instead of each waiting out the command timeout.
 
-export function createFailoverStore(redis: RedisStore, local: LiveStore): LiveStore {
+export function createFailoverStore(redis: SharedStore, local: LiveStore): LiveStore {
   const shared = <T>(call: () => Promise<T>): Promise<T> => (redis.healthy ? call() : Promise.reject(new Error('Redis is unreachable')));
   const either = <T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> => (redis.healthy ? primary() : fallback());
   /** Positions of the local log are read there (they mean nothing in Redis, nor Redis's locally). */

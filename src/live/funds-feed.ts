@@ -1,7 +1,7 @@
 // The feed of the account's balances: one GET /funds per poll, an event when any balance moved.
 
 import type { CurrencyBalance, Funds, UpstreamClient } from '../upstream/types.js';
-import type { Feed, PollOutcome } from './hub.js';
+import type { Applied, Feed, PollOutcome } from './hub.js';
 
 export type FundsEvent = { topic: 'funds'; funds: Funds; previous: Funds; changedAt: Date };
 
@@ -20,11 +20,12 @@ export class FundsFeed implements Feed<FundsEvent> {
     return { events: [{ topic: 'funds', funds, previous, changedAt: new Date() }], ended: [] };
   }
 
-  apply(event: FundsEvent): boolean {
-    // Balances carry no version: a change is taken when it starts from the balances known and ends elsewhere.
-    if (this.last && (sameBalances(this.last, event.funds) || !sameBalances(this.last, event.previous))) return false;
+  apply(event: FundsEvent): Applied {
+    // Balances carry no version: a change is taken when it starts from the balances known.
+    if (this.last && sameBalances(this.last, event.funds)) return 'seen';
+    if (this.last && !sameBalances(this.last, event.previous)) return 'unsure';
     this.last = event.funds;
-    return true;
+    return 'applied';
   }
 
   snapshot(): Funds | null {

@@ -11,8 +11,9 @@
 // delivered only if it moves the view on (Feed.apply), so one found twice, by two logs, goes out once. While
 // Redis is unreachable the entry polls the view itself, so what it finds is exactly what its subscribers have
 // not seen; a leader on a Redis that lost the key's snapshot seeds it from its view instead of taking a
-// baseline; and an entry back from polling alone polls its view once more after the key's snapshot exists
-// again (the bridge), which finds whatever another replica's older seed left out of the log.
+// baseline. Whenever the view may lack what no log will bring (back from polling alone, a log lost, or a log
+// event that starts from a state the view does not show), the entry polls its view once more after the key's
+// snapshot exists (the bridge): the upstream, not a log, settles it.
 //
 // The first subscriber of a key starts its entry, the last one to leave stops it (timer cleared, request in
 // flight aborted, lease released so another replica's subscribers get a poller at once).
@@ -44,11 +45,8 @@ export interface Feed<E extends LiveEvent> {
    * against its state as it is when the answers are in (events may have been applied meanwhile).
    */
   poll(signal: AbortSignal, baseline: boolean): Promise<PollOutcome<E>>;
-  /**
-   * Advances the state by an event another poll found. False, leaving the state as it is, when the state
-   * already shows the change, or no longer shows what the change started from (a stale copy from another log).
-   */
-  apply(event: E): boolean;
+  /** Advances the state by an event another poll found (see Applied); the state is left as it is unless applied. */
+  apply(event: E): Applied;
   /** The current state as events, for subscribers that ask for it (`includeCurrent`); valid after the baseline. */
   current(topic: E['topic']): E[];
   /** The state the next poll diffs against, as plain data (dates allowed), for the store. */
@@ -56,6 +54,14 @@ export interface Feed<E extends LiveEvent> {
   /** Continues from a snapshot another poller (maybe on another replica) left. */
   restore(state: unknown): void;
 }
+
+/**
+ * What an event read from a log does to a state: `applied` (it moved the state on), `seen` (the state already
+ * shows it: a copy found by another log), `unsure` (the state shows neither where the change started nor where
+ * it ended: the log and the state disagree, a stale copy or changes combined by a poll that diffed against an
+ * older state, and only a poll of the upstream can tell).
+ */
+export type Applied = 'applied' | 'seen' | 'unsure';
 
 export interface SubscribeOptions<E extends LiveEvent, T> {
   topic: E['topic'];
@@ -122,8 +128,11 @@ interface Entry<E extends LiveEvent> {
   position: LogPosition | null;
   /** Position of the newest entry delivered, of any log: the cursor of the view's current state. */
   handed: LogPosition | null;
-  /** Polled alone (Redis unreachable, or its log lost): the bridge poll is due once the shared snapshot exists. */
-  alone: boolean;
+  /**
+   * The view may lack what no log will bring (it was polled alone, or the log was lost, or disagreed with it): a
+   * poll of the view itself (the bridge) is due once the shared snapshot exists.
+   */
+  bridgeDue: boolean;
   /** A view exists: subscribers can be welcomed. */
   ready: boolean;
   whenReady: Promise<void>;
@@ -253,7 +262,7 @@ export class LiveHub {
       ended: new Set(),
       position: null,
       handed: null,
-      alone: false,
+      bridgeDue: false,
       ready: false,
       whenReady,
       markReady: () => {
@@ -292,7 +301,7 @@ export class LiveHub {
     // claims again and continues from the stored snapshot, never from a poll whose commit may have failed.
     entry.lease = null;
     entry.feed = null;
-    entry.alone = true;
+    entry.bridgeDue = true;
     return this.pollView(entry, signal);
   }
 
@@ -350,9 +359,9 @@ export class LiveHub {
     }
     await this.catchUp(entry);
     // The bridge: once the key's snapshot exists again, one poll of the view finds what the log may lack.
-    if (entry.alone && entry.view && (report.polled || (await store.snapshot(entry.key)))) {
+    if (entry.bridgeDue && entry.view && (report.polled || (await store.snapshot(entry.key)))) {
       const bridge = await this.pollView(entry, signal);
-      entry.alone = false;
+      entry.bridgeDue = false;
       if (!report.polled) report = bridge;
     }
     return report;
@@ -438,7 +447,7 @@ export class LiveHub {
           // Either way the view decides what is news, and the bridge poll finds what no log holds.
           const tail = await store.tail(entry.key);
           entry.position = tail.epoch === entry.position.epoch ? tail : { epoch: tail.epoch, id: '0-0' };
-          entry.alone = true;
+          entry.bridgeDue = true;
           continue;
         }
         if (read.entries.length > 0) this.notify((l) => l.onReceive?.(read.entries.length));
@@ -446,7 +455,9 @@ export class LiveHub {
           const position = { epoch: read.epoch, id: logEntry.id };
           entry.position = position;
           const logged = decode<Logged<E>>(logEntry.data);
-          this.fanOut(entry, position, logged, 'end' in logged || !entry.view || entry.view.apply(logged.event));
+          const applied = 'end' in logged || !entry.view ? 'applied' : entry.view.apply(logged.event);
+          if (applied === 'unsure') entry.bridgeDue = true;
+          this.fanOut(entry, position, logged, applied === 'applied');
         }
       } while (entry.readAgain && !entry.stopped);
     })()

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import type { LogPosition } from './cursor.js';
-import { EXPIRY, type Lease, type LiveStore, type LogRead, type Snapshot, type StoreTiming } from './store.js';
+import { EXPIRY, type Lease, type LogRead, type SharedStore, type Snapshot, type StoreTiming } from './store.js';
 
 // The shared state of a cluster in Redis. Every step that must be atomic is one Lua script (a Redis script
 // runs alone, so a lease check and the writes it guards cannot interleave with another replica's).
@@ -186,8 +186,7 @@ export function redisHost(url: string): string {
   return new URL(url).host;
 }
 
-/** The local log is the failover store's (failover-store.ts): Redis has none. */
-export interface RedisStore extends Omit<LiveStore, 'appendLocal'> {
+export interface RedisStore extends SharedStore {
   /** Resolves once connected, or after `timeoutMs` (the gateway serves either way). */
   connected(timeoutMs: number): Promise<boolean>;
   /** One operation from the API key's shared token bucket. */

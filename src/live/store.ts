@@ -82,6 +82,9 @@ export interface LiveStore {
   close(): Promise<void>;
 }
 
+/** What replicas share (Redis): everything but the replica's own log. */
+export type SharedStore = Omit<LiveStore, 'appendLocal'>;
+
 export interface StoreTiming {
   /** LIVE_LEASE_MS */
   leaseMs: number;

@@ -24,9 +24,9 @@ function counterFeed(): Feed<Changed> {
       return { events, ended: [] };
     },
     apply: (event) => {
-      if (event.value === seen) return false;
+      if (event.value === seen) return 'seen';
       seen = event.value;
-      return true;
+      return 'applied';
     },
     current: () => [],
     snapshot: () => seen,
