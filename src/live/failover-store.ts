@@ -8,7 +8,10 @@ import { EXPIRY, type LiveStore, type SharedStore } from './store.js';
 
 export function createFailoverStore(redis: SharedStore, local: LiveStore): LiveStore {
   const shared = <T>(call: () => Promise<T>): Promise<T> => (redis.healthy ? call() : Promise.reject(new Error('Redis is unreachable')));
-  const either = <T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> => (redis.healthy ? primary() : fallback());
+  // The caps' calls: Redis while it answers, this replica's counts when it does not or the call fails (a
+  // subscription is never refused because Redis stumbled).
+  const either = <T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> =>
+    redis.healthy ? primary().catch(() => fallback()) : fallback();
   /** Positions of the local log are read there (they mean nothing in Redis, nor Redis's locally). */
   const localPosition = async (epoch: string) => epoch === (await local.tail('')).epoch;
 

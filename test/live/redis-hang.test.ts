@@ -58,6 +58,8 @@ describe('Redis that hangs', () => {
     const gifts = ((await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
     const stream = subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
     await eventually(async () => (await replica.metric('reward_gateway_live_leases')) === 1);
+    // Past the baseline: a redeem before it would be part of the state, not an event.
+    await eventually(async () => (await replica.metric('reward_gateway_live_polls_total', { feed: 'campaign' })) >= 2);
     await sandbox.control.redeem(gifts[0]!);
     await stream.take(1);
 
