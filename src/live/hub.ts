@@ -139,10 +139,20 @@ interface Entry<E extends LiveEvent> {
   markReady(): void;
   reading: Promise<void> | null;
   readAgain: boolean;
+  /** Ticks since the log was last read. */
+  sinceRead: number;
+  /** The snapshot as this replica last committed or loaded it, and when (Date.now()). */
+  committed: { state: string; at: number } | null;
   stopped: boolean;
 }
 
 type TickReport = { polled: boolean; baseline: boolean; events: number };
+
+/**
+ * Ticks between reads of the log when no notification came: pub/sub says when a key's log grew, so this read
+ * only catches a notification lost (the pub/sub connection dropped meanwhile), at the cost of some latency.
+ */
+const SWEEP_TICKS = 20;
 const IDLE: TickReport = { polled: false, baseline: false, events: 0 };
 
 export class LiveCapacityError extends GraphQLError {
@@ -271,6 +281,8 @@ export class LiveHub {
       },
       reading: null,
       readAgain: false,
+      sinceRead: SWEEP_TICKS,
+      committed: null,
       stopped: false,
       poller: new Poller(this.options.schedule, {
         run: async (signal) => {
@@ -322,6 +334,7 @@ export class LiveHub {
     }
 
     let report = IDLE;
+    let appended = false;
     if (entry.lease && entry.feed) {
       const { feed, lease: held } = entry;
       const baseline = entry.baseline;
@@ -331,33 +344,48 @@ export class LiveHub {
       const newlyEnded = [...new Set(outcome.ended)].filter((topic) => !entry.ended.has(topic));
       const logged: Logged<E>[] = [...(baseline ? [] : outcome.events.map((event) => ({ event }))), ...newlyEnded.map((end) => ({ end }))];
       const state: StoredState = { feed: feed.snapshot(), ended: [...entry.ended, ...newlyEnded] };
-      let committed: LogPosition | null;
+      const encoded = encode(state);
+      // A quiet poll changes nothing in Redis: the snapshot is written when it changed, and at least every half
+      // retention so it does not expire under a key that is still watched.
+      const unchanged =
+        logged.length === 0 &&
+        entry.view !== null &&
+        encoded === entry.committed?.state &&
+        Date.now() - entry.committed.at < this.options.retentionMs / 2;
+      let committed: LogPosition | null = null;
       try {
-        committed = await store.commit(
-          entry.key,
-          held.token,
-          encode(state),
-          logged.map((l) => encode(l)),
-        );
+        if (!unchanged) {
+          committed = await store.commit(
+            entry.key,
+            held.token,
+            encoded,
+            logged.map((l) => encode(l)),
+          );
+        }
       } catch (error) {
         // The poll moved the feed past changes that were never logged: the next tick continues from the stored
         // snapshot, from before them, so they are found again instead of lost.
         entry.feed = null;
         throw error;
       }
-      if (!committed) {
+      if (!unchanged && !committed) {
         // Fenced: another replica holds the key now. Its snapshot, not ours, is what the key continues from.
         entry.lease = null;
         entry.feed = null;
       } else {
         entry.baseline = false;
+        if (committed) entry.committed = { state: encoded, at: Date.now() };
+        appended = committed !== null && logged.length > 0;
         const published = baseline ? 0 : outcome.events.length;
         this.notify((l) => l.onPublish?.(published));
         report = { polled: true, baseline, events: published };
-        if (!entry.view) this.adoptView(entry, state, committed);
+        if (!entry.view && committed) this.adoptView(entry, state, committed);
       }
     }
-    await this.catchUp(entry);
+    // The log is read when pub/sub says it grew (see the constructor); here only after this replica's own events,
+    // when the view may lack something, and as a slow sweep.
+    entry.sinceRead += 1;
+    if (appended || entry.bridgeDue || entry.sinceRead >= SWEEP_TICKS) await this.catchUp(entry);
     // The bridge: once the key's snapshot exists again, one poll of the view finds what the log may lack.
     if (entry.bridgeDue && entry.view && (report.polled || (await store.snapshot(entry.key)))) {
       const bridge = await this.pollView(entry, signal);
@@ -399,6 +427,8 @@ export class LiveHub {
       feed.restore(entry.view.snapshot());
     }
     entry.feed = feed;
+    // Written again at the first poll, whatever it finds: when the stored copy was last refreshed is unknown here.
+    entry.committed = snapshot ? { state: snapshot.state, at: 0 } : null;
     entry.baseline = !snapshot && !entry.view;
     entry.lease = lease;
     if (lease.takenFrom) this.notify((l) => l.onTakeover?.({ key: entry.key, from: lease.takenFrom! }));
@@ -442,6 +472,7 @@ export class LiveHub {
         entry.readAgain = false;
         if (!entry.position || !store.healthy) return;
         const read = await store.read(entry.key, entry.position);
+        entry.sinceRead = 0;
         if (read.expired) {
           // Another log (Redis restarted empty) is read from its start; the same log, past a gap, from its end.
           // Either way the view decides what is news, and the bridge poll finds what no log holds.

@@ -145,10 +145,15 @@ redis.call('PEXPIRE', KEYS[1], ARGV[4])
 return 1
 `;
 
-// KEYS watch; ARGV owner ttl orders...
+// KEYS watch; ARGV owner ttl orders... One ZADD for all of them.
 const REFRESH = `${LOG_HELPERS}
 local expiry = now_ms() + tonumber(ARGV[2])
-for i = 3, #ARGV do redis.call('ZADD', KEYS[1], expiry, ARGV[i] .. '\\n' .. ARGV[1]) end
+local args = {}
+for i = 3, #ARGV do
+  args[#args + 1] = expiry
+  args[#args + 1] = ARGV[i] .. '\\n' .. ARGV[1]
+end
+redis.call('ZADD', KEYS[1], unpack(args))
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1
 `;
@@ -214,6 +219,13 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
   // loop stalls for a while does not lose its admissions to the cap.
   const watchTtlMs = 3 * leaseMs;
   const listeners = new Set<(key: string) => void>();
+  // What this replica knows of leases, so a quiet key costs Redis almost nothing: a lease held here is renewed
+  // (GETEX, one command) once half of it has run, and the leader key with it once half the retention has; a
+  // lease held elsewhere is looked at again (PTTL, one command) only when it would lapse unrenewed.
+  const held = new Map<string, { value: string; lease: Lease; renewedAt: number; leaderAt: number }>();
+  const elsewhereUntil = new Map<string, number>();
+  /** When each API key's watch admissions were last renewed: they last 3 leases, renewed once per lease. */
+  const refreshedAt = new Map<string, { at: number; members: string }>();
   /** Null until the first connection attempt ends either way, so an unreachable Redis at start is reported too. */
   let up: boolean | null = null;
   /** While Redis counts as down with its connection open (a command timed out): the PING that asks again. */
@@ -235,6 +247,10 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
     if (value && probe) clearInterval(probe);
     if (value) probe = null;
     if (up === value) return;
+    // Whatever happened meanwhile (a restart, leases lapsing), Redis is asked afresh.
+    held.clear();
+    elsewhereUntil.clear();
+    refreshedAt.clear();
     up = value;
     onStateChange?.(value, reason);
   };
@@ -305,10 +321,37 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
       return { allowed: allowed === 1, retryAfterSeconds: Number(retryAfterSeconds) };
     },
     async claim(key): Promise<Lease | null> {
+      const now = Date.now();
+      const mine = held.get(key);
+      if (mine && now - mine.renewedAt < leaseMs / 2) return mine.lease;
+      if (mine && now - mine.leaderAt < retentionMs / 2) {
+        const value = await guard(redis.getex(k.lease(key), 'PX', leaseMs));
+        if (value === mine.value) {
+          mine.renewedAt = now;
+          return mine.lease;
+        }
+        held.delete(key);
+        if (value !== null) return null;
+      }
+      if (!mine && (elsewhereUntil.get(key) ?? 0) > now) return null;
+      if (!mine) {
+        const ttl = await guard(redis.pttl(k.lease(key)));
+        if (ttl > 0) {
+          elsewhereUntil.set(key, now + ttl);
+          return null;
+        }
+      }
       const reply = (await run('rgClaim', k.lease(key), k.fence(key), k.leader(key), owner, leaseMs, retentionMs)) as [number, string | null] | null;
-      return reply ? { token: Number(reply[0]), takenFrom: reply[1] ?? null } : null;
+      if (!reply) {
+        elsewhereUntil.delete(key);
+        return null;
+      }
+      const lease = { token: Number(reply[0]), takenFrom: reply[1] ?? null };
+      held.set(key, { value: `${owner}|${lease.token}`, lease: { token: lease.token, takenFrom: null }, renewedAt: now, leaderAt: now });
+      return lease;
     },
     async release(key, token) {
+      held.delete(key);
       await run('rgRelease', k.lease(key), k.leader(key), `${owner}|${token}`);
     },
     async snapshot(key): Promise<Snapshot | null> {
@@ -355,7 +398,12 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
       await guard(redis.zrem(k.watch(group), `${member}\n${owner}`));
     },
     async refresh(group, members) {
-      if (members.length > 0) await run('rgRefresh', k.watch(group), owner, watchTtlMs, ...members);
+      const now = Date.now();
+      const list = members.join('\n');
+      const last = refreshedAt.get(group);
+      if (members.length === 0 || (last && last.members === list && now - last.at < leaseMs)) return;
+      await run('rgRefresh', k.watch(group), owner, watchTtlMs, ...members);
+      refreshedAt.set(group, { at: now, members: list });
     },
     async close() {
       listeners.clear();
