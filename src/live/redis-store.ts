@@ -36,10 +36,13 @@ if previous == ARGV[1] then previous = false end
 return {token, previous}
 `;
 
+// KEYS lease leader; ARGV leaseValue channel key. Publishes the key so replicas waiting for the lease to lapse
+// look again at once.
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   redis.call('DEL', KEYS[2])
+  redis.call('PUBLISH', ARGV[2], ARGV[3])
 end
 return 1
 `;
@@ -283,6 +286,8 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
   subscriber.on('error', () => undefined);
   void subscriber.subscribe(channel).catch(() => undefined);
   subscriber.on('message', (_channel: string, key: string) => {
+    // The key's log grew or its lease was released: a replica waiting for the lease asks again.
+    elsewhereUntil.delete(key);
     for (const listener of [...listeners]) listener(key);
   });
 
@@ -352,7 +357,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
     },
     async release(key, token) {
       held.delete(key);
-      await run('rgRelease', k.lease(key), k.leader(key), `${owner}|${token}`);
+      await run('rgRelease', k.lease(key), k.leader(key), `${owner}|${token}`, channel, key);
     },
     async snapshot(key): Promise<Snapshot | null> {
       const held = await guard(redis.hgetall(k.snap(key)));
@@ -374,6 +379,8 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
         key,
         ...events,
       )) as [string, string] | null;
+      // Refused: the lease is no longer this replica's, whatever it last renewed.
+      if (!reply) held.delete(key);
       return reply ? { epoch: reply[0], id: reply[1] } : null;
     },
     async tail(key): Promise<LogPosition> {
