@@ -55,7 +55,12 @@ const sum = async (name: string, labels?: Record<string, string>) =>
   (await Promise.all(replicas.map((r) => r.metric(name, labels)))).reduce((a, b) => a + b, 0);
 const uuidsOf = (stream: ResultStream) => stream.received.map((r) => r.data?.giftStatusChanged?.gift.uuid as string);
 const everyReplica = async (check: (r: Replica) => Promise<boolean>) => (await Promise.all(replicas.map(check))).every(Boolean);
-const redisState = async (r: Replica) => ((await (await fetch(`${r.url}/ready`)).json()) as { redis: string }).redis;
+/** What /ready says of Redis; it answers 200 whatever Redis does (the replica serves, degraded or not). */
+const redisState = async (r: Replica) => {
+  const response = await fetch(`${r.url}/ready`);
+  expect(response.status).toBe(200);
+  return ((await response.json()) as { redis: string }).redis;
+};
 const openStreams = async () => {
   const ends = await Promise.all(watchers.map((w) => Promise.race([w.stream.ended, new Promise((resolve) => setTimeout(resolve, 0, 'open'))])));
   return ends.filter((end) => end !== 'open');
