@@ -24,7 +24,7 @@ import { decode, encode } from './codec.js';
 import { cursorAhead, cursorExpired, encodeCursor, isAfter, type LogPosition } from './cursor.js';
 import type { LiveListener } from './listener.js';
 import { Poller, type PollSchedule } from './poller.js';
-import type { Lease, LiveStore } from './store.js';
+import { EXPIRY, type Lease, type LiveStore } from './store.js';
 
 export interface LiveEvent {
   /** Which stream of the key an event belongs to (e.g. a campaign feed carries `gift` and `campaign`). */
@@ -534,7 +534,12 @@ export class LiveHub {
   private async resume<E extends LiveEvent>(entry: Entry<E>, subscriber: Subscriber<E>, from: LogPosition, maxAgeMs?: number): Promise<void> {
     subscriber.state = 'resuming';
     subscriber.buffer = [];
-    const read = await this.options.store.read(entry.key, from, maxAgeMs);
+    const { store } = this.options;
+    const read = await store.read(entry.key, from, maxAgeMs).catch((error: unknown) => {
+      // The read is what told the replica Redis hangs (it timed out): the client hears why, not an internal error.
+      if (store.healthy) throw error;
+      return { expired: true, reason: EXPIRY.unreachable } as const;
+    });
     if (read.expired) throw 'ahead' in read ? cursorAhead() : cursorExpired(read.reason);
     subscriber.position = from;
     for (const logEntry of read.entries) this.deliver(entry, subscriber, { epoch: read.epoch, id: logEntry.id }, decode<Logged<E>>(logEntry.data));

@@ -37,10 +37,12 @@ export function createMemoryStore(timing: StoreTiming, now: () => number = Date.
 
   function append(key: string, events: string[]): LogPosition[] {
     const log = logOf(key);
+    // One clock reading for the whole append: the entries of one commit share their time, as in a Redis script.
+    const at = now();
     const positions = events.map((data) => {
-      const id = `${now()}-${sequence++}`;
+      const id = `${at}-${sequence++}`;
       log.entries.push({ id, data });
-      log.appendedAt.push(now());
+      log.appendedAt.push(at);
       log.lastId = id;
       return { epoch, id };
     });
