@@ -130,7 +130,8 @@ export async function cluster(ctx: BenchContext): Promise<ClusterResult> {
     const clusterCost = await upstreamPerInterval(ctx, settings.BENCH_INTERVALS);
 
     const idleStart = { at: performance.now(), commands: await commandsProcessed(redis) };
-    // Twenty intervals: a quiet replica reads each log only once in that many (a sweep for lost notifications).
+    // Twenty intervals: each replica sweeps a quiet log once in sixty, at phases spread over the keys, so a
+    // window of twenty holds about a third of the sweeps: the average, without waiting a whole sweep.
     await sleep(20 * interval);
     const idlePerMs = ((await commandsProcessed(redis)) - idleStart.commands) / (performance.now() - idleStart.at);
 

@@ -149,10 +149,10 @@ interface Entry<E extends LiveEvent> {
 type TickReport = { polled: boolean; baseline: boolean; events: number };
 
 /**
- * Ticks between reads of the log when no notification came: pub/sub says when a key's log grew, so this read
- * only catches a notification lost (the pub/sub connection dropped meanwhile), at the cost of some latency.
+ * Ticks between reads of the log when no notification came. Pub/sub says when a key's log grew, and every key
+ * is read when its connection comes back (what it lost meanwhile), so this is a last resort.
  */
-const SWEEP_TICKS = 20;
+const SWEEP_TICKS = 60;
 const IDLE: TickReport = { polled: false, baseline: false, events: 0 };
 
 export class LiveCapacityError extends GraphQLError {
@@ -171,8 +171,8 @@ export class LiveHub {
 
   constructor(private readonly options: HubOptions) {
     this.stopAppends = options.store.onAppend((key) => {
-      const entry = this.entries.get(key);
-      if (entry) void this.catchUp(entry);
+      const grown = key === null ? [...this.entries.values()] : [this.entries.get(key)];
+      for (const entry of grown) if (entry) void this.catchUp(entry);
     });
   }
 

@@ -221,7 +221,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
   // A crashed replica's watch admissions lapse after this; renewed every interval, so a replica whose event
   // loop stalls for a while does not lose its admissions to the cap.
   const watchTtlMs = 3 * leaseMs;
-  const listeners = new Set<(key: string) => void>();
+  const listeners = new Set<(key: string | null) => void>();
   // What this replica knows of leases, so a quiet key costs Redis almost nothing: a lease held here is renewed
   // (GETEX, one command) once half of it has run, and the leader key with it once half the retention has; a
   // lease held elsewhere is looked at again (PTTL, one command) only when it would lapse unrenewed.
@@ -269,12 +269,21 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
     }, commandTimeoutMs);
     probe.unref();
   };
-  const guard = <T>(command: Promise<T>): Promise<T> =>
-    command.catch((error: unknown) => {
+  let lastSentAt = 0;
+  const guard = <T>(command: Promise<T>): Promise<T> => {
+    lastSentAt = Date.now();
+    return command.catch((error: unknown) => {
       if (error instanceof Error && error.message === 'Command timed out') timedOut();
       throw error;
     });
+  };
   const run = (name: string, ...args: (string | number)[]): Promise<unknown> => guard((redis as unknown as Record<string, Script>)[name]!(...args));
+  // A quiet replica sends Redis almost nothing (see claim), so on its own it would notice a hang only at its
+  // next lease check: a PING whenever nothing was sent for half the timeout bounds detection to 1.5 timeouts.
+  const heartbeat = setInterval(() => {
+    if (up === true && Date.now() - lastSentAt >= commandTimeoutMs / 2) guard(redis.ping()).catch(() => undefined);
+  }, commandTimeoutMs / 2);
+  heartbeat.unref();
 
   redis.on('ready', () => setUp(true, 'connected'));
   redis.on('close', () => setUp(false, up === null ? 'cannot connect' : 'connection lost'));
@@ -285,6 +294,13 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
   });
   subscriber.on('error', () => undefined);
   void subscriber.subscribe(channel).catch(() => undefined);
+  // Pub/sub loses what is published while its connection is down: once it is back (ioredis subscribes again),
+  // every key is read, so a replica's slow sweep is only a last resort.
+  let subscribed = false;
+  subscriber.on('ready', () => {
+    if (subscribed) for (const listener of [...listeners]) listener(null);
+    subscribed = true;
+  });
   subscriber.on('message', (_channel: string, key: string) => {
     // The key's log grew or its lease was released: a replica waiting for the lease asks again.
     elsewhereUntil.delete(key);
@@ -415,6 +431,7 @@ export function createRedisStore({ url, prefix, leaseMs, retentionMs, commandTim
     async close() {
       listeners.clear();
       if (probe) clearInterval(probe);
+      clearInterval(heartbeat);
       redis.disconnect();
       subscriber.disconnect();
     },

@@ -69,8 +69,12 @@ export interface LiveStore {
    * resume from; `tail` is the log's end (the position of a state with no events).
    */
   appendLocal(key: string, events: string[]): Promise<{ positions: LogPosition[]; tail: LogPosition }>;
-  /** Calls `listener` with the key after every commit that appended, on any replica. Returns the removal. */
-  onAppend(listener: (key: string) => void): () => void;
+  /**
+   * Calls `listener` with the key after every commit that appended, on any replica, and with null when some
+   * calls may have been missed (the notifications' connection came back): every key may have grown. Returns
+   * the removal.
+   */
+  onAppend(listener: (key: string | null) => void): () => void;
   /** Admits `member` (a watched order) into `group` (an API key) under `max` distinct members. */
   admit(group: string, member: string, max: number): Promise<boolean>;
   /** `member` is no longer watched by this replica for `group`. */
