@@ -129,8 +129,8 @@ export function renderCluster(c: ClusterResult): string {
     ],
     [
       'Redis commands (INFO stats, idle traffic taken out)',
-      `${n(c.redis.commandsPerEvent)} per event · ${n(c.redis.commandsPerDelivery, 3)} per delivery · idle ${n(c.redis.idleCommandsPerSecond)}/s`,
-      '',
+      `${n(c.redis.commandsPerEvent)} per event · ${n(c.redis.commandsPerDelivery, 3)} per delivery · idle ${n(c.redis.idleCommandsPerSecond)}/s (${n(c.redis.idleCommandsPerSecondPerOrder, 2)}/s per order, ${n(c.redis.idleCommandsPerOrderPerInterval, 2)} per order per interval)`,
+      'idle ≤ 3 per order per interval',
     ],
     [
       `kill -9 the replica leading ${c.failover.leaderKeys} keys, redeem one reward per order`,

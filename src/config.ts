@@ -102,7 +102,10 @@ const configSchema = z.object({
   REDIS_URL: z.url({ protocol: /^rediss?$/ }).optional(),
   /** Every Redis key and channel of the gateway starts with this, so deployments can share one Redis. */
   REDIS_KEY_PREFIX: z.string().min(1).default('rg:'),
-  /** The longest any Redis command may take; a hung Redis then costs an operation this much at most. */
+  /**
+   * A Redis command unanswered this long fails, and the replica counts Redis as down (degraded: it polls for its
+   * own subscribers) until Redis answers again. Bounds what a hung Redis can delay.
+   */
   REDIS_COMMAND_TIMEOUT_MS: positiveMs.default(500),
   /** How long a watched key's poller lease lasts without renewal. Default: 3 × POLL_INTERVAL_MS. */
   LIVE_LEASE_MS: positiveMs.optional(),

@@ -99,10 +99,10 @@ export function createGateway({
   const upstream = client.inScope({ signal: stopping.signal });
   const catalog = createCatalogCache(config.CATALOG_CACHE_TTL_MS);
   const readiness = createReadiness(upstream, config.READY_CACHE_MS);
-  const shared = createLiveStore(config, (up) =>
+  const shared = createLiveStore(config, ({ up, host, reason }) =>
     up
-      ? logger.info({}, 'redis: connected; cluster mode')
-      : logger.warn({}, 'redis: unreachable; subscriptions poll locally and limits apply per replica until it returns'),
+      ? logger.info({ redis: host, reason }, 'redis: connected; cluster mode')
+      : logger.warn({ redis: host, reason }, 'redis: unreachable; subscriptions poll locally and limits apply per replica until it returns'),
   );
   const live = createLive({
     client: upstream,

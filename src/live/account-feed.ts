@@ -23,7 +23,7 @@ import { isFinal, OPEN_STATUS } from '../orders/reward-state.js';
 import { GiftBook, type GiftChange } from './gift-diff.js';
 import { listAllGifts } from '../upstream/gift-pages.js';
 import { refreshGifts } from './gift-pages.js';
-import type { Feed, PollOutcome } from './hub.js';
+import type { Applied, Feed, PollOutcome } from './hub.js';
 
 /** Re-read this far behind the watermark: second resolution, and rewards stamped slightly before they show. */
 export const WATERMARK_OVERLAP_MS = 10_000;
@@ -62,6 +62,12 @@ export class AccountFeed implements Feed<AccountEvent> {
     // Settled rewards are kept only while the overlap can list them again.
     this.book.retain((gift) => !isSettledBefore(gift, keepFrom));
     return { events: baseline ? [] : events, ended: [] };
+  }
+
+  apply(event: AccountEvent): Applied {
+    const applied = this.book.advance(event.change);
+    if (applied === 'applied') this.watermark = newest(this.watermark, [event.change.gift]);
+    return applied;
   }
 
   snapshot(): { gifts: Gift[]; watermark: Date | null } {

@@ -14,7 +14,7 @@ import { OPEN_STATUS } from '../orders/reward-state.js';
 import { GiftBook, type GiftChange } from './gift-diff.js';
 import { listAllGifts } from '../upstream/gift-pages.js';
 import { refreshGifts } from './gift-pages.js';
-import type { Feed, PollOutcome } from './hub.js';
+import type { Applied, Feed, PollOutcome } from './hub.js';
 
 export const CAMPAIGN_CREATED = 'CAMPAIGN_CREATED';
 
@@ -76,6 +76,14 @@ export class CampaignFeed implements Feed<CampaignEvent> {
     if (created) ended.push('campaign');
     if (this.allRewardsKnown && this.book.unsettled().length === 0) ended.push('gift');
     return { events: baseline ? [] : events, ended };
+  }
+
+  apply(event: CampaignEvent): Applied {
+    if (event.topic === 'gift') return this.book.advance(event.change);
+    if (this.campaign?.status === event.campaign.status) return 'seen';
+    if (this.campaign && this.campaign.status !== event.previousStatus) return 'unsure';
+    this.campaign = event.campaign;
+    return 'applied';
   }
 
   snapshot(): CampaignFeedState {

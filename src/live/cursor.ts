@@ -15,6 +15,8 @@ export interface Cursor extends LogPosition {
 }
 
 const ID = /^(\d{1,20})-(\d{1,20})$/;
+/** Both halves of a Redis Stream id are unsigned 64-bit integers: a larger one was never issued. */
+const MAX_ID_PART = 2n ** 64n - 1n;
 
 export function encodeCursor(cursor: Cursor): string {
   return Buffer.from(JSON.stringify([cursor.key, cursor.epoch, cursor.id]), 'utf8').toString('base64url');
@@ -33,6 +35,7 @@ export function decodeCursor(text: string, key: string): Cursor {
     parts.length !== 3 ||
     !parts.every((p) => typeof p === 'string') ||
     !ID.test(parts[2] as string) ||
+    (parts[2] as string).split('-').some((part) => BigInt(part) > MAX_ID_PART) ||
     encodeCursor({ key: parts[0] as string, epoch: parts[1] as string, id: parts[2] as string }) !== text
   ) {
     throw badCursor('"after" is not a cursor this gateway issued.');
@@ -64,9 +67,10 @@ function badCursor(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }
 
-export function cursorExpired(): GraphQLError {
+/** A cursor that was valid once but whose events can no longer be delivered; `reason` says why (store.ts EXPIRY). */
+export function cursorExpired(reason: string): GraphQLError {
   return new GraphQLError(
-    'The events after this cursor are no longer kept (older than the retention, or the log was reset): reload the current state and subscribe again without "after".',
+    `The events after this cursor can no longer be delivered: ${reason}. Reload the current state and subscribe again without "after".`,
     { extensions: { code: 'CURSOR_EXPIRED' } },
   );
 }

@@ -1,15 +1,17 @@
-import type { LiveStore } from './store.js';
+import { EXPIRY, type LiveStore, type SharedStore } from './store.js';
 
-// Cluster mode's store as the hub sees it: Redis while it answers, this replica's own memory store while it
-// does not. With Redis down every replica is its own leader (the memory store always grants the lease), so
-// each polls for its own subscribers; once Redis answers again the Redis leases decide and there is one
-// poller per key again. The leader's snapshots are also kept locally, so a leader cut off from Redis goes on
-// diffing against its own state instead of taking a new baseline.
+// Cluster mode's store as the hub and the caps see it: Redis, and this replica's own memory store for what
+// must go on while Redis is unreachable (down, or hung past REDIS_COMMAND_TIMEOUT_MS). Then the hub polls for
+// its own subscribers and appends what it finds to the local log (appendLocal), whose positions are cursors
+// this replica can resume from; the watch caps count per replica. Lease, snapshot and log calls fail at once
+// while Redis counts as down, instead of each waiting out the command timeout.
 
-export function createFailoverStore(redis: LiveStore, local: LiveStore): LiveStore {
-  // Only a lost connection means degraded mode: a command that failed on a live connection (a timeout under
-  // load) fails this tick, which is retried, rather than making this replica a second poller.
-  const either = <T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> => (redis.healthy ? primary() : fallback());
+export function createFailoverStore(redis: SharedStore, local: LiveStore): LiveStore {
+  const shared = <T>(call: () => Promise<T>): Promise<T> => (redis.healthy ? call() : Promise.reject(new Error('Redis is unreachable')));
+  // The caps' calls: Redis while it answers, this replica's counts when it does not or the call fails (a
+  // subscription is never refused because Redis stumbled).
+  const either = <T>(primary: () => Promise<T>, fallback: () => Promise<T>): Promise<T> =>
+    redis.healthy ? primary().catch(() => fallback()) : fallback();
   /** Positions of the local log are read there (they mean nothing in Redis, nor Redis's locally). */
   const localPosition = async (epoch: string) => epoch === (await local.tail('')).epoch;
 
@@ -18,48 +20,24 @@ export function createFailoverStore(redis: LiveStore, local: LiveStore): LiveSto
     get healthy() {
       return redis.healthy;
     },
-    claim: (key) =>
-      either(
-        () => redis.claim(key),
-        () => local.claim(key),
-      ),
+    claim: (key) => shared(() => redis.claim(key)),
     async release(key, token) {
-      await Promise.allSettled([redis.release(key, token), local.release(key, token)]);
+      await redis.release(key, token);
     },
-    snapshot: (key) =>
-      either(
-        () => redis.snapshot(key),
-        () => local.snapshot(key),
-      ),
-    async commit(key, token, state, events) {
-      return either(
-        async () => {
-          const position = await redis.commit(key, token, state, events);
-          // A copy for the degraded mode: claimed locally, committed without events.
-          const copy = position ? await local.claim(key) : null;
-          if (copy) await local.commit(key, copy.token, state, []);
-          return position;
-        },
-        () => local.commit(key, token, state, events),
-      );
-    },
-    tail: (key) =>
-      either(
-        () => redis.tail(key),
-        () => local.tail(key),
-      ),
+    snapshot: (key) => shared(() => redis.snapshot(key)),
+    commit: (key, token, state, events) => shared(() => redis.commit(key, token, state, events)),
+    tail: (key) => shared(() => redis.tail(key)),
     async read(key, from, maxAgeMs) {
-      // Once Redis answers again, the local log is over: its readers move to Redis's (expired → its tail).
-      if (await localPosition(from.epoch)) return redis.healthy ? { expired: true } : local.read(key, from, maxAgeMs);
-      return either(
-        () => redis.read(key, from, maxAgeMs),
-        async () => ({ expired: true }) as const,
-      );
+      // The local log is this replica's while Redis is away; once Redis answers, the shared log is what holds
+      // the events after it, so a local position no longer tells which the client has missed.
+      if (await localPosition(from.epoch)) {
+        const read = await local.read(key, from, maxAgeMs);
+        return redis.healthy && !read.expired ? { expired: true, reason: EXPIRY.otherLog } : read;
+      }
+      return redis.healthy ? redis.read(key, from, maxAgeMs) : { expired: true, reason: EXPIRY.unreachable };
     },
-    onAppend(listener) {
-      const offs = [redis.onAppend(listener), local.onAppend(listener)];
-      return () => offs.forEach((off) => off());
-    },
+    appendLocal: (key, events) => local.appendLocal(key, events),
+    onAppend: (listener) => redis.onAppend(listener),
     admit: (group, member, max) =>
       either(
         () => redis.admit(group, member, max),

@@ -1,7 +1,7 @@
 // The feed of the account's balances: one GET /funds per poll, an event when any balance moved.
 
 import type { CurrencyBalance, Funds, UpstreamClient } from '../upstream/types.js';
-import type { Feed, PollOutcome } from './hub.js';
+import type { Applied, Feed, PollOutcome } from './hub.js';
 
 export type FundsEvent = { topic: 'funds'; funds: Funds; previous: Funds; changedAt: Date };
 
@@ -14,10 +14,18 @@ export class FundsFeed implements Feed<FundsEvent> {
     const funds = await this.client.getFunds({ signal });
     const previous = this.last;
     this.last = funds;
-    if (baseline || !previous || !currenciesOf(previous, funds).some((c) => balanceChanged(previous, funds, c))) {
+    if (baseline || !previous || sameBalances(previous, funds)) {
       return { events: [], ended: [] };
     }
     return { events: [{ topic: 'funds', funds, previous, changedAt: new Date() }], ended: [] };
+  }
+
+  apply(event: FundsEvent): Applied {
+    // Balances carry no version: a change is taken when it starts from the balances known.
+    if (this.last && sameBalances(this.last, event.funds)) return 'seen';
+    if (this.last && !sameBalances(this.last, event.previous)) return 'unsure';
+    this.last = event.funds;
+    return 'applied';
   }
 
   snapshot(): Funds | null {
@@ -39,6 +47,10 @@ function balanceOf(funds: Funds, currency: string): CurrencyBalance | undefined 
 
 function currenciesOf(a: Funds, b: Funds): string[] {
   return [...new Set([...a.balances, ...b.balances].map((balance) => balance.currency))];
+}
+
+function sameBalances(a: Funds, b: Funds): boolean {
+  return !currenciesOf(a, b).some((currency) => balanceChanged(a, b, currency));
 }
 
 /** Whether the available, pending or reserved amount of one currency differs between two readings. */

@@ -2,6 +2,7 @@
 
 import { isFinal } from '../orders/reward-state.js';
 import type { Gift } from '../upstream/types.js';
+import type { Applied } from './hub.js';
 
 /** The fields whose change is an event. */
 export interface GiftState {
@@ -36,6 +37,15 @@ export class GiftBook {
     this.gifts.set(gift.uuid, gift);
     if (known && sameState(stateOf(known), stateOf(gift))) return null;
     return { gift, previous: known ? stateOf(known) : null, changedAt: at };
+  }
+
+  /** Takes a change another poll found, if it starts from the state the book shows (see hub.ts Applied). */
+  advance(change: GiftChange): Applied {
+    const known = this.gifts.get(change.gift.uuid);
+    if (known && sameState(stateOf(known), stateOf(change.gift))) return 'seen';
+    if (change.previous === null ? known !== undefined : !known || !sameState(stateOf(known), change.previous)) return 'unsure';
+    this.gifts.set(change.gift.uuid, change.gift);
+    return 'applied';
   }
 
   forget(uuid: string): void {

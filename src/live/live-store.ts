@@ -2,7 +2,7 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
-import { createRedisStore } from './redis-store.js';
+import { createRedisStore, redisHost } from './redis-store.js';
 import type { LiveStore } from './store.js';
 
 // The one place that picks the mode: REDIS_URL set → cluster mode on Redis (with this replica's memory as the
@@ -18,16 +18,30 @@ export interface LiveStoreHandle {
   redis?: Redis;
 }
 
+/** A change of Redis's state as an operator reads it: where (host and port only) and why. */
+export interface RedisStateChange {
+  up: boolean;
+  host: string;
+  reason: string;
+}
+
 export function createLiveStore(
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'LIVE_LEASE_MS' | 'LIVE_RETENTION_MS'>,
-  onRedisState?: (up: boolean) => void,
+  config: Pick<Config, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'LIVE_LEASE_MS' | 'LIVE_RETENTION_MS'>,
+  onRedisState?: (change: RedisStateChange) => void,
 ): LiveStoreHandle {
   const timing = { leaseMs: config.LIVE_LEASE_MS, retentionMs: config.LIVE_RETENTION_MS };
   const local = createMemoryStore(timing);
   if (!config.REDIS_URL) {
     return { store: local, redisUp: () => null, connected: async () => undefined };
   }
-  const redis = createRedisStore({ ...timing, url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, onStateChange: onRedisState });
+  const host = redisHost(config.REDIS_URL);
+  const redis = createRedisStore({
+    ...timing,
+    url: config.REDIS_URL,
+    prefix: config.REDIS_KEY_PREFIX,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+    onStateChange: (up, reason) => onRedisState?.({ up, host, reason }),
+  });
   return {
     store: createFailoverStore(redis, local),
     redisUp: () => redis.healthy,

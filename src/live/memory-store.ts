@@ -1,6 +1,6 @@
 import { randomUUID } from 'node:crypto';
-import { compareIds, cursorAhead, type LogPosition } from './cursor.js';
-import type { Lease, LiveStore, LogEntry, LogRead, Snapshot, StoreTiming } from './store.js';
+import { compareIds, type LogPosition } from './cursor.js';
+import { EXPIRY, type Lease, type LiveStore, type LogEntry, type LogRead, type Snapshot, type StoreTiming } from './store.js';
 
 // The shared state of one process: leases always granted (there is no other replica), snapshots kept for the
 // retention period, and per key a bounded ring of events. It is also each replica's fallback while Redis is
@@ -35,6 +35,21 @@ export function createMemoryStore(timing: StoreTiming, now: () => number = Date.
     return log;
   }
 
+  function append(key: string, events: string[]): LogPosition[] {
+    const log = logOf(key);
+    // One clock reading for the whole append: the entries of one commit share their time, as in a Redis script.
+    const at = now();
+    const positions = events.map((data) => {
+      const id = `${at}-${sequence++}`;
+      log.entries.push({ id, data });
+      log.appendedAt.push(at);
+      log.lastId = id;
+      return { epoch, id };
+    });
+    trim(log);
+    return positions;
+  }
+
   function trim(log: KeyLog): void {
     const oldest = now() - timing.retentionMs;
     let drop = 0;
@@ -63,15 +78,8 @@ export function createMemoryStore(timing: StoreTiming, now: () => number = Date.
     },
     async commit(key, token, state, events) {
       if (leases.get(key) !== token) return null;
-      const log = logOf(key);
-      for (const data of events) {
-        const id = `${now()}-${sequence++}`;
-        log.entries.push({ id, data });
-        log.appendedAt.push(now());
-        log.lastId = id;
-      }
-      trim(log);
-      const position: LogPosition = { epoch, id: log.lastId };
+      append(key, events);
+      const position: LogPosition = { epoch, id: logOf(key).lastId };
       snapshots.set(key, { snapshot: { state, position }, expiresAt: now() + timing.retentionMs });
       if (events.length > 0) for (const listener of [...listeners]) listener(key);
       return position;
@@ -80,13 +88,16 @@ export function createMemoryStore(timing: StoreTiming, now: () => number = Date.
       return { epoch, id: logOf(key).lastId };
     },
     async read(key, from, maxAgeMs = 0): Promise<LogRead> {
-      if (from.epoch !== epoch) return { expired: true };
-      if (maxAgeMs > 0 && Number(from.id.split('-')[0]) < now() - maxAgeMs) return { expired: true };
+      if (from.epoch !== epoch) return { expired: true, reason: EXPIRY.otherLog };
+      if (maxAgeMs > 0 && Number(from.id.split('-')[0]) < now() - maxAgeMs) return { expired: true, reason: EXPIRY.retention };
       const log = logOf(key);
-      if (log.trimmedThrough !== null && compareIds(from.id, log.trimmedThrough) < 0) return { expired: true };
+      if (log.trimmedThrough !== null && compareIds(from.id, log.trimmedThrough) < 0) return { expired: true, reason: EXPIRY.retention };
       // This log's epoch is unique to the process, so a position past its end was never handed out: forged.
-      if (compareIds(from.id, log.lastId) > 0) throw cursorAhead();
+      if (compareIds(from.id, log.lastId) > 0) return { expired: true, ahead: true };
       return { expired: false, epoch, entries: log.entries.filter((e) => compareIds(e.id, from.id) > 0) };
+    },
+    async appendLocal(key, events) {
+      return { positions: append(key, events), tail: { epoch, id: logOf(key).lastId } };
     },
     onAppend(listener) {
       listeners.add(listener);

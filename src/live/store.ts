@@ -28,7 +28,20 @@ export interface Snapshot {
   position: LogPosition | null;
 }
 
-export type LogRead = { expired: false; epoch: string; entries: LogEntry[] } | { expired: true };
+export type LogRead =
+  | { expired: false; epoch: string; entries: LogEntry[] }
+  /** Entries after the position are gone, or cannot be read now; `reason` says which, for the client. */
+  | { expired: true; reason: string }
+  /** The position is past the end of its log: no gateway issued it. */
+  | { expired: true; ahead: true };
+
+/** Why a position can no longer be read (the end of CURSOR_EXPIRED's message). */
+export const EXPIRY = {
+  retention: 'it is older than the retention period (LIVE_RETENTION_MS) or its events were trimmed',
+  otherLog:
+    'it is of an event log that no longer exists here (Redis restarted empty, or the cursor was issued by one replica while Redis was unreachable)',
+  unreachable: 'the shared event log (Redis) is unreachable right now',
+} as const;
 
 export interface LiveStore {
   /** The replica's id, as holders appear in leases and logs. */
@@ -47,11 +60,21 @@ export interface LiveStore {
   tail(key: string): Promise<LogPosition>;
   /**
    * Entries after `from`; expired when some of them were trimmed, `from` is of another log, or (with
-   * `maxAgeMs`, for clients' cursors) `from` is older than that.
+   * `maxAgeMs`, for clients' cursors) `from` is older than that; ahead when `from` is past the log's end.
    */
   read(key: string, from: LogPosition, maxAgeMs?: number): Promise<LogRead>;
-  /** Calls `listener` with the key after every commit that appended, on any replica. Returns the removal. */
-  onAppend(listener: (key: string) => void): () => void;
+  /**
+   * Appends events to this replica's own log, without a lease: what the replica found polling for its own
+   * subscribers while the shared store was unreachable. Their positions are cursors only this replica can
+   * resume from; `tail` is the log's end (the position of a state with no events).
+   */
+  appendLocal(key: string, events: string[]): Promise<{ positions: LogPosition[]; tail: LogPosition }>;
+  /**
+   * Calls `listener` with the key after every commit that appended, on any replica, and with null when some
+   * calls may have been missed (the notifications' connection came back): every key may have grown. Returns
+   * the removal.
+   */
+  onAppend(listener: (key: string | null) => void): () => void;
   /** Admits `member` (a watched order) into `group` (an API key) under `max` distinct members. */
   admit(group: string, member: string, max: number): Promise<boolean>;
   /** `member` is no longer watched by this replica for `group`. */
@@ -62,6 +85,9 @@ export interface LiveStore {
   readonly healthy: boolean;
   close(): Promise<void>;
 }
+
+/** What replicas share (Redis): everything but the replica's own log. */
+export type SharedStore = Omit<LiveStore, 'appendLocal'>;
 
 export interface StoreTiming {
   /** LIVE_LEASE_MS */

@@ -1,9 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { Channel, SlowSubscriberError } from '../../src/live/channel.js';
+import { FundsFeed } from '../../src/live/funds-feed.js';
 import { GiftBook } from '../../src/live/gift-diff.js';
 import { nextDelay } from '../../src/live/poller.js';
-import type { Gift } from '../../src/upstream/types.js';
+import type { Funds, Gift, UpstreamClient } from '../../src/upstream/types.js';
 
 // The pieces of the live hub whose rules are easiest to pin down without a server.
 
@@ -106,5 +107,38 @@ describe('gift diff', () => {
     const book = new GiftBook();
     book.observe(gift({ status: 'ON_HOLD' }), new Date());
     expect(book.unsettled()).toHaveLength(1);
+  });
+  it('takes a change from another log only if it starts from what the book shows (a view, hub.ts)', () => {
+    const at = new Date();
+    const sent = { status: 'SENT_AND_REDEEMABLE', deliveryStatus: 'DELIVERED', redeliveryCount: 0 };
+    const resent = { ...sent, redeliveryCount: 1 };
+    const book = new GiftBook();
+    book.observe(gift(), at);
+    // Another replica's copy of a change this book already shows: seen, not handed twice.
+    expect(book.advance({ gift: gift(), previous: null, changedAt: at })).toBe('seen');
+    expect(book.advance({ gift: gift({ redeliveryCount: 1 }), previous: sent, changedAt: at })).toBe('applied');
+    expect(book.advance({ gift: gift({ redeliveryCount: 1 }), previous: sent, changedAt: at })).toBe('seen');
+    // A stale copy (from before the resend), or changes combined against an older state: only a poll can tell.
+    expect(book.advance({ gift: gift({ status: 'REDEEMED' }), previous: sent, changedAt: at })).toBe('unsure');
+    expect(book.all()[0]!.redeliveryCount).toBe(1);
+    expect(book.advance({ gift: gift({ redeliveryCount: 1, status: 'REDEEMED' }), previous: resent, changedAt: at })).toBe('applied');
+    // A reward new to another log but known here in another state.
+    expect(book.advance({ gift: gift({ status: 'CANCELLED' }), previous: null, changedAt: at })).toBe('unsure');
+  });
+});
+
+describe('funds feed as a view', () => {
+  const funds = (available: number): Funds => ({
+    balances: [{ currency: 'USD', availableInCents: available, pendingInCents: 0, reservedInCents: 0 }],
+  });
+  const change = (from: number, to: number) => ({ topic: 'funds' as const, funds: funds(to), previous: funds(from), changedAt: new Date() });
+
+  it('applies a balance change that starts from the balances it shows; a copy is seen, a stale one unsure', () => {
+    const view = new FundsFeed({} as UpstreamClient);
+    view.restore(funds(100));
+    expect(view.apply(change(100, 50))).toBe('applied');
+    expect(view.apply(change(100, 50))).toBe('seen');
+    expect(view.apply(change(200, 300))).toBe('unsure');
+    expect(view.snapshot()).toEqual(funds(50));
   });
 });

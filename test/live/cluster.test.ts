@@ -68,6 +68,8 @@ beforeAll(async () => {
     // Twenty intervals: three processes share two busy cores, and a lease lapsing under a stalled event loop
     // hands a key over (correctly: the stale holder is fenced) without anyone dying.
     LIVE_LEASE_MS: '2000',
+    // Generous: a replica stalled on two busy cores must not count Redis as down (cluster-redis-failure.test.ts does that).
+    REDIS_COMMAND_TIMEOUT_MS: '2000',
     LIVE_MAX_WATCHED_PER_KEY: String(ORDERS + 1),
   };
   replicas = await Promise.all([0, 1, 2].map(() => startReplica(env)));

@@ -23,6 +23,11 @@ function counterFeed(): Feed<Changed> {
       seen = world;
       return { events, ended: [] };
     },
+    apply: (event) => {
+      if (event.value === seen) return 'seen';
+      seen = event.value;
+      return 'applied';
+    },
     current: () => [],
     snapshot: () => seen,
     restore: (state) => {

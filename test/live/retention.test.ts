@@ -55,6 +55,7 @@ describe('retention (in-memory mode)', () => {
     const stale = subscribeWs(briefClient, RESUMABLE_GIFT_CHANGES, { campaign: order.id, after: cursor });
     expect(await stale.ended).toBe('complete');
     expect(codeOf(stale)).toBe('CURSOR_EXPIRED');
+    expect(stale.received[0]?.errors?.[0]?.message).toMatch(/older than the retention period/);
   });
 
   it('a client resuming after everyone stopped watching gets the changes made meanwhile, without a new baseline', async () => {

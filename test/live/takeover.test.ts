@@ -42,6 +42,8 @@ beforeAll(async () => {
     POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
     POLL_INTERVAL_FLOOR_MS: '10',
     LIVE_LEASE_MS: String(LIVE_LEASE_MS),
+    // Generous: a replica stalled on two busy cores must not count Redis as down (cluster-redis-failure.test.ts does that).
+    REDIS_COMMAND_TIMEOUT_MS: '2000',
   };
   replicas = await Promise.all([0, 1].map(() => startReplica(env)));
 }, 60_000);

@@ -95,7 +95,7 @@ describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
   describe('while Redis hangs with its connections open', () => {
     it('queries and a create answer within the command timeout, not the lease', async () => {
       await eventually(() => replicas.every((r) => knownReplicas(r) === REPLICAS));
-      redis.pause();
+      await redis.signal('SIGSTOP');
       const answers = [await ask(replicas[0]!, KEYS.hung), await ask(replicas[1]!, KEYS.hung)];
       const create = await send(
         replicas[0]!,
@@ -133,7 +133,7 @@ describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
     it('once Redis answers again, the shared limit applies again', async () => {
       // A hang longer than a replica's entry lasts (3 s): every entry has lapsed when Redis wakes up.
       await new Promise((resolve) => setTimeout(resolve, 3_500));
-      redis.resume();
+      await redis.signal('SIGCONT');
       await admin.connect();
       expect(await admin.ping()).toBe('PONG');
       const statuses: number[] = [];

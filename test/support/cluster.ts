@@ -27,10 +27,11 @@ export interface TestRedis {
   stop(): Promise<void>;
   /** Starts it again on the same port, empty. */
   start(): Promise<void>;
-  /** Freezes the server (SIGSTOP): its connections stay open and nothing answers, as a hung primary. */
-  pause(): void;
-  /** Lets a paused server run again (SIGCONT); it answers what was sent meanwhile. */
-  resume(): void;
+  /**
+   * Sends the server a signal: SIGSTOP hangs it with its connections open (nothing answers), SIGCONT wakes it,
+   * SIGKILL kills it at once (resolves once it has exited; `start()` brings it back empty).
+   */
+  signal(signal: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): Promise<void>;
 }
 
 export async function startRedis(): Promise<TestRedis> {
@@ -59,13 +60,17 @@ export async function startRedis(): Promise<TestRedis> {
     proc.kill('SIGCONT');
     await exited;
   };
-  const signal = (name: 'SIGSTOP' | 'SIGCONT') => {
-    const pid = (child as ChildProcess | null)?.pid;
-    if (pid === undefined) throw new Error('redis-server is not running');
-    process.kill(pid, name);
+  const signal = async (name: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL') => {
+    const proc = child as ChildProcess | null;
+    if (!proc || proc.exitCode !== null || proc.signalCode !== null) throw new Error('redis-server is not running');
+    if (name !== 'SIGKILL') return void proc.kill(name);
+    child = null;
+    const exited = new Promise((resolve) => proc.once('exit', resolve));
+    proc.kill(name);
+    await exited;
   };
   await start();
-  return { url: `redis://127.0.0.1:${port}/0`, stop, start, pause: () => signal('SIGSTOP'), resume: () => signal('SIGCONT') };
+  return { url: `redis://127.0.0.1:${port}/0`, stop, start, signal };
 }
 
 export interface LogLine {

@@ -1,0 +1,94 @@
+import { randomUUID } from 'node:crypto';
+import type { Client } from 'graphql-ws';
+import { Redis } from 'ioredis';
+import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { createEmailOrder } from '../support/fixtures.js';
+import { subscribeWs, wsClient } from '../support/live.js';
+import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+
+// What a quiet cluster costs Redis: three replicas watching orders where nothing changes send at most three
+// commands per watched order per poll interval between them (commands run inside scripts count), counted by
+// Redis itself (INFO commandstats). The lease is the default three intervals, as in production.
+
+const ORDERS = 10;
+const PER_ORDER_PER_REPLICA = 2;
+const POLL_INTERVAL_MS = 200;
+const MEASURE_MS = 5_000;
+const GIFT_CHANGES = /* GraphQL */ `
+  subscription ($campaign: ID) {
+    giftStatusChanged(campaign: $campaign) {
+      gift {
+        uuid
+      }
+      cursor
+    }
+  }
+`;
+
+let sandbox: TestSandbox;
+let redis: TestRedis;
+let admin: Redis;
+let replicas: Replica[];
+const clients: Client[] = [];
+
+const sum = async (name: string) => (await Promise.all(replicas.map((r) => r.metric(name)))).reduce((a, b) => a + b, 0);
+
+/** Every command Redis has run (inside scripts too), but the INFO calls that read it. */
+async function commandsRun(): Promise<number> {
+  const stats = await admin.info('commandstats');
+  let total = 0;
+  for (const match of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm)) if (match[1] !== 'info') total += Number(match[2]);
+  return total;
+}
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox();
+  redis = await startRedis();
+  admin = new Redis(redis.url);
+  const env = {
+    REWARD_API_URL: sandbox.sandbox.baseUrl,
+    REWARD_API_TOKEN: sandbox.sandbox.token,
+    REDIS_URL: redis.url,
+    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
+    POLL_INTERVAL_FLOOR_MS: '10',
+    LIVE_MAX_WATCHED_PER_KEY: String(ORDERS),
+    // Two busy cores must not make Redis look hung (the failure suite tests that).
+    REDIS_COMMAND_TIMEOUT_MS: '2000',
+  };
+  replicas = await Promise.all([0, 1, 2].map(() => startReplica(env)));
+  const orders = [];
+  for (let i = 0; i < ORDERS; i++) orders.push(await createEmailOrder(sandbox, { recipients: 2 }));
+  for (const replica of replicas) {
+    const client = wsClient(replica.url);
+    clients.push(client);
+    for (const order of orders) for (let i = 0; i < PER_ORDER_PER_REPLICA; i++) subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
+  }
+  await eventually(async () => (await sum('reward_gateway_live_subscribers')) === ORDERS * PER_ORDER_PER_REPLICA * 3);
+  await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
+}, 120_000);
+
+afterAll(async () => {
+  await Promise.all(clients.map((c) => c.dispose()));
+  await killReplicas();
+  admin?.disconnect();
+  await redis?.stop();
+  await sandbox?.close();
+});
+
+describe('Redis economy of a quiet cluster', () => {
+  it('at most 3 Redis commands per watched order per poll interval for the whole cluster', async () => {
+    // Past the start: every leader's first snapshot written, every replica's first reads done.
+    await new Promise((resolve) => setTimeout(resolve, 10 * POLL_INTERVAL_MS));
+    const before = await commandsRun();
+    const started = Date.now();
+    await new Promise((resolve) => setTimeout(resolve, MEASURE_MS));
+    const commands = (await commandsRun()) - before;
+    const intervals = (Date.now() - started) / POLL_INTERVAL_MS;
+    const perOrderPerInterval = commands / ORDERS / intervals;
+    expect(await sum('reward_gateway_live_leases')).toBe(ORDERS);
+    expect(perOrderPerInterval).toBeGreaterThan(0);
+    expect(perOrderPerInterval, `${commands} commands in ${intervals.toFixed(1)} intervals`).toBeLessThanOrEqual(3);
+  });
+});
