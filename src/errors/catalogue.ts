@@ -146,7 +146,8 @@ export const CATALOGUE = {
     retryAfter: NO_RETRY_AFTER,
     when:
       'The body cannot be read: a POST without `Content-Length` (411), a body over `MAX_BODY_BYTES` (413). yoga raises ' +
-      'the same code with 400 for a body that is not a GraphQL request (not JSON, no query).',
+      'the same code, with 400, for a body that is not a GraphQL request: not JSON, or no query (that one is 200 to ' +
+      '`application/json`).',
     message: (p) => p.problem,
     examples: [
       { status: 411, problem: 'POST bodies need a Content-Length header.' },
