@@ -54,7 +54,8 @@ function messages(): string[] {
 function libraryCodes(): string[] {
   const lines = ['| Code | Where | HTTP status | When | Fix |', '|------|-------|-------------|------|-----|'];
   for (const [code, entry] of Object.entries(LIBRARY_CODES)) {
-    lines.push(`| \`${code}\` | ${entry.surface} | ${entry.status} (200 to \`application/json\`) | ${cell(entry.when)} | ${cell(entry.fix)} |`);
+    const status = entry.okToJsonClients ? `${entry.status} (200 to \`application/json\`)` : String(entry.status);
+    lines.push(`| \`${code}\` | ${entry.surface} | ${status} | ${cell(entry.when)} | ${cell(entry.fix)} |`);
   }
   return lines;
 }
@@ -122,11 +123,16 @@ export function printErrorDocs(schema: GraphQLSchema): string {
     '## Codes yoga raises',
     '',
     'These come from the GraphQL server library with its own messages, which name the problem and where.',
-    'One refusal has no code: a request a browser could send from another site without asking first (a GET, or',
-    'a POST of a form or of plain text) that carries neither `Authorization` nor `x-graphql-yoga-csrf` gets 403',
-    '`Required CSRF header(s) not present`.',
     '',
     ...libraryCodes(),
+    '',
+    'Three of its refusals carry no code, only a message:',
+    '',
+    '- 403 `Required CSRF header(s) not present`: a request a browser could send from another site without asking',
+    '  first (a GET, or a POST of a form or of plain text) that carries neither `Authorization` nor',
+    '  `x-graphql-yoga-csrf`. Send either header.',
+    '- 405 `Can only perform a mutation operation from a POST request.`: a mutation sent with GET. POST it.',
+    '- 400 `Variable "$x" got invalid value …`: a variable whose value does not fit its type. Fix the value.',
     '',
     '## WebSocket close codes',
     '',

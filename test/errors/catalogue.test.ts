@@ -165,6 +165,9 @@ describe('refusals through yoga, as the catalogue describes them', () => {
     const parse = await post('{ viewer {');
     expect(parse.status).toBe(LIBRARY_CODES.GRAPHQL_PARSE_FAILED.status);
     expect(parse.body.errors[0].extensions.code).toBe('GRAPHQL_PARSE_FAILED');
+    const unnamed = await post('query A { viewer { username } } query B { viewer { username } }');
+    expect(unnamed.status).toBe(LIBRARY_CODES.OPERATION_RESOLUTION_FAILURE.status);
+    expect(unnamed.body.errors[0].extensions.code).toBe('OPERATION_RESOLUTION_FAILURE');
     const validation = await post('{ nope }');
     expect(validation.status).toBe(LIBRARY_CODES.GRAPHQL_VALIDATION_FAILED.status);
     expect(validation.body.errors[0].extensions.code).toBe('GRAPHQL_VALIDATION_FAILED');
