@@ -72,7 +72,15 @@ type BadUserInput =
   | { reason: 'page-size'; max: number; first: number }
   | { reason: 'foreign-cursor'; cursor: string }
   | { reason: 'unknown-region'; region: string; known: readonly string[] }
-  | { reason: 'bad-reference'; what: string; problem: string };
+  | { reason: 'bad-reference'; what: string; problem: string }
+  | { reason: 'resume-cursor'; problem: keyof typeof RESUME_CURSOR_PROBLEMS };
+
+/** Why a subscription's `after` cannot be resumed from (live/cursor.ts). */
+const RESUME_CURSOR_PROBLEMS = {
+  'not-issued': '"after" is not a cursor this gateway issued.',
+  'other-subscription': '"after" is a cursor of another subscription.',
+  'past-end': '"after" is past the end of the event log: it is not a cursor this gateway issued.',
+};
 
 function badUserInputMessage(p: BadUserInput): string {
   switch (p.reason) {
@@ -86,6 +94,8 @@ function badUserInputMessage(p: BadUserInput): string {
       return `Unknown region "${p.region}". Known regions: ${p.known.join(', ')}.`;
     case 'bad-reference':
       return `Invalid ${p.what}: ${p.problem}.`;
+    case 'resume-cursor':
+      return `${RESUME_CURSOR_PROBLEMS[p.problem]} Resume from the cursor of an event of this subscription, or subscribe without "after".`;
   }
 }
 
@@ -283,6 +293,7 @@ export const CATALOGUE = {
       { reason: 'foreign-cursor', cursor: 'abc' },
       { reason: 'unknown-region', region: 'Atlantis', known: ['Canada', 'USA'] },
       { reason: 'bad-reference', what: 'campaign reference', problem: 'must not be only dots' },
+      { reason: 'resume-cursor', problem: 'other-subscription' },
     ],
   }),
   NOT_FOUND: failure<{ ref: string }>({
