@@ -33,6 +33,8 @@ const GROUPS = [
   { name: 'cluster/', level: 1, path: '^src/cluster/' },
   { name: 'the base modules (config.ts and small helpers)', level: 0, path: BASE },
   { name: 'shared/', level: -1, path: '^src/shared/' },
+  // The failure catalogue: every layer raises its errors from it, and it imports nothing of the gateway.
+  { name: 'errors/', level: -1, path: '^src/errors/' },
 ];
 
 /**

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { MaskError } from 'graphql-yoga';
+import { gatewayError, type RaiseOptions } from './errors/gateway-error.js';
 import { redactValue, type Redact } from './redaction.js';
 import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
 
@@ -8,68 +9,44 @@ import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
 // upstream URL or token can leak. Every error a client gets passes here (yoga masks the errors of results and
 // of refused requests alike), so here too every secret is blanked from its message and extensions.
 
-/** A write that may have taken effect where no result union could say so (mutations return OutcomeUnknown). */
-const OUTCOME_UNKNOWN = 'The reward API did not confirm the outcome: the operation may have taken effect. Check before retrying.';
-
 /** The code of an unknown outcome says what cut it short; a write cut in flight is marked by call.ts, a read has no effect. */
-const UNKNOWN_OUTCOME_CODES: Partial<Record<UpstreamError['kind'], string>> = { timeout: 'UPSTREAM_TIMEOUT', aborted: 'REQUEST_ABORTED' };
-
-function describe(error: UpstreamError): { message: string; extensions: Record<string, unknown> } {
-  if (error.outcomeUnknown) {
-    return {
-      message: OUTCOME_UNKNOWN,
-      extensions: { code: UNKNOWN_OUTCOME_CODES[error.kind] ?? 'UPSTREAM_UNAVAILABLE', retryable: false },
-    };
-  }
-  if (error.kind === 'timeout') {
-    return { message: 'The reward API did not answer in time.', extensions: { code: 'UPSTREAM_TIMEOUT' } };
-  }
-  if (error.kind === 'overloaded') {
-    // The gateway's own queue refused the call before it went out: not the reward API's doing.
-    return {
-      message:
-        'The gateway is at capacity right now: its calls to the reward API would wait longer than it allows (UPSTREAM_QUEUE_TIMEOUT_MS); retry shortly.',
-      extensions: { code: 'GATEWAY_OVERLOADED', retryAfterSeconds: 1 },
-    };
-  }
-  if (error.kind === 'aborted') {
-    return { message: 'The request was cancelled.', extensions: { code: 'REQUEST_ABORTED' } };
-  }
-  if (error.kind === 'http' && (error.status === 401 || error.status === 403)) {
-    return {
-      message: 'The gateway could not authenticate to the reward API.',
-      extensions: { code: 'UPSTREAM_UNAUTHORIZED' },
-    };
-  }
-  if (error.kind === 'http' && error.status === 429) {
-    return {
-      message: 'The reward API is rate limiting the gateway; retry later.',
-      extensions: { code: 'RATE_LIMITED', retryAfterSeconds: error.retryAfterSeconds ?? 1 },
-    };
-  }
-  if (error.kind === 'http' && error.status >= 400 && error.status < 500) {
-    return {
-      message: `The reward API rejected the request: ${error.message}`,
-      extensions: { code: 'UPSTREAM_REJECTED', upstreamStatus: error.status, upstreamCode: error.code },
-    };
-  }
-  return { message: 'The reward API is unavailable right now; retry shortly.', extensions: { code: 'UPSTREAM_UNAVAILABLE' } };
+function unknownOutcomeCode(error: UpstreamError): 'UPSTREAM_TIMEOUT' | 'REQUEST_ABORTED' | 'UPSTREAM_UNAVAILABLE' {
+  if (error.kind === 'timeout') return 'UPSTREAM_TIMEOUT';
+  if (error.kind === 'aborted') return 'REQUEST_ABORTED';
+  return 'UPSTREAM_UNAVAILABLE';
 }
 
-export function maskError(error: unknown, genericMessage: string): Error {
+/** The catalogue's error for an upstream failure, where the original failed. */
+function describe(error: UpstreamError, at: RaiseOptions['at']): GraphQLError {
+  // A write that may have taken effect where no result union could say so (mutations return OutcomeUnknown).
+  if (error.outcomeUnknown) return gatewayError(unknownOutcomeCode(error), { outcomeUnknown: true }, { at });
+  if (error.kind === 'timeout') return gatewayError('UPSTREAM_TIMEOUT', {}, { at });
+  // The gateway's own queue refused the call before it went out: not the reward API's doing.
+  if (error.kind === 'overloaded') return gatewayError('GATEWAY_OVERLOADED', {}, { at });
+  if (error.kind === 'aborted') return gatewayError('REQUEST_ABORTED', {}, { at });
+  if (error.kind === 'http' && (error.status === 401 || error.status === 403)) return gatewayError('UPSTREAM_UNAUTHORIZED', {}, { at });
+  if (error.kind === 'http' && error.status === 429) {
+    // The reward API limits the gateway, on this field only: the answer keeps its other data and its 200.
+    return gatewayError('RATE_LIMITED', { by: 'upstream', retryAfterSeconds: error.retryAfterSeconds ?? 1 }, { at, onField: true });
+  }
+  if (error.kind === 'http' && error.status >= 400 && error.status < 500) {
+    return gatewayError('UPSTREAM_REJECTED', { upstreamMessage: error.message, upstreamStatus: error.status, upstreamCode: error.code }, { at });
+  }
+  return gatewayError('UPSTREAM_UNAVAILABLE', {}, { at });
+}
+
+/** Every failure as the client may see it. yoga's generic message is not used: the catalogue's says the same. */
+export function maskError(error: unknown): Error {
   const located = error instanceof GraphQLError ? error : null;
   const original = located?.originalError ?? (located ? null : error);
   const location = { nodes: located?.nodes, source: located?.source, positions: located?.positions, path: located?.path };
 
-  if (isUpstreamError(original)) {
-    const { message, extensions } = describe(original);
-    return new GraphQLError(message, { ...location, extensions });
-  }
+  if (isUpstreamError(original)) return describe(original, location);
   // Errors raised on purpose (bad input, validation, authorization) are already client-safe; returned as
   // they are (graphql-js copied their message and extensions onto the located error), yoga does not log them
   // as unexpected.
   if (located && (original == null || original instanceof GraphQLError)) return located;
-  return new GraphQLError(genericMessage, { ...location, extensions: { code: 'INTERNAL_SERVER_ERROR' } });
+  return gatewayError('INTERNAL_SERVER_ERROR', {}, { at: location });
 }
 
 /** `error` with every secret blanked from its message and extensions; `error` itself when it holds none. */
@@ -83,8 +60,8 @@ export function redactError(error: GraphQLError, redact: Redact): GraphQLError {
 
 /** maskError, then every secret blanked from what the client will read. */
 export function redactingMaskError(redact: Redact): MaskError {
-  return (error, genericMessage) => {
-    const masked = maskError(error, genericMessage);
+  return (error) => {
+    const masked = maskError(error);
     return masked instanceof GraphQLError ? redactError(masked, redact) : masked;
   };
 }

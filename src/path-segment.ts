@@ -1,4 +1,5 @@
 import { GraphQLError } from 'graphql';
+import { describeFailure } from './errors/gateway-error.js';
 
 // Caller ids, uuids, refs and brand codes travel as one path segment of an upstream URL (GET /campaign/{ref}).
 // Percent-encoding keeps most characters harmless, but not all: a lone surrogate cannot be encoded at all
@@ -32,7 +33,8 @@ export function segmentProblem(value: string): string | null {
 /** A value that reached the upstream client without passing input validation (e.g. inside a node id). */
 export class BadPathSegment extends GraphQLError {
   constructor(what: string, problem: string) {
-    super(`Invalid ${what}: ${problem}.`, { extensions: { code: 'BAD_USER_INPUT' } });
+    const { message, extensions } = describeFailure('BAD_USER_INPUT', { reason: 'bad-reference', what, problem });
+    super(message, { extensions });
     this.name = 'BadPathSegment';
   }
 }

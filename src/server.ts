@@ -5,6 +5,7 @@ import { createCatalogCache } from './catalog/catalog-cache.js';
 import { graphiqlEnabled, type Config } from './config.js';
 import { contextFactory, type GatewayContext } from './context.js';
 import { redactingMaskError } from './error-masking.js';
+import { describeFailure, errorBody, type DescribedFailure } from './errors/gateway-error.js';
 import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
 import { httpServerOptions } from './http-server-options.js';
 import type { LiveLogger } from './live/listener.js';
@@ -69,6 +70,12 @@ const REDIS_CONNECT_WAIT_MS = 2_000;
 function json(res: ServerResponse, status: number, body: unknown): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
   res.end(JSON.stringify(body));
+}
+
+/** A request refusal of the catalogue, answered outside yoga. */
+function refuse(res: ServerResponse, failure: DescribedFailure): void {
+  res.writeHead(failure.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...failure.headers });
+  res.end(JSON.stringify(errorBody(failure)));
 }
 
 /** `/` serves nothing itself: browsers go on to GraphiQL (when served), other clients hear where to go. */
@@ -182,23 +189,14 @@ export function createGateway({
       logger.debug({ code: malformed.code, method: req.method }, 'request refused before authentication');
       return answerRefusal(res, malformed);
     }
-    if (!security.hostAllowed(req.headers.host)) {
-      return json(res, 403, {
-        errors: [
-          {
-            message: 'This gateway has no API keys configured and serves loopback host names only (localhost, 127.0.0.1, [::1]).',
-            extensions: { code: 'HOST_NOT_ALLOWED' },
-          },
-        ],
-      });
-    }
+    if (!security.hostAllowed(req.headers.host)) return refuse(res, describeFailure('HOST_NOT_ALLOWED'));
     const path = (req.url ?? '/').split('?')[0];
     if (path === '/') return pointToGraphql(req, res, graphiqlEnabled(config));
     if (path === '/health') return json(res, 200, { status: 'ok' });
     if (path === '/metrics') return void metrics.respond(res, redactor.redact);
     if (path === '/ready') return yoga(req, res);
     const refusal = security.checkBody(req);
-    if (refusal) return json(res, refusal.status, { errors: [{ message: refusal.message, extensions: { code: 'BAD_REQUEST' } }] });
+    if (refusal) return refuse(res, describeFailure('BAD_REQUEST', { status: refusal.status, problem: refusal.message }));
     if (req.headers.accept?.includes('text/event-stream')) {
       eventStreams.add(res);
       res.once('close', () => eventStreams.delete(res));

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { MaskError } from 'graphql-yoga';
+import type { GatewayCode } from '../errors/catalogue.js';
 import { loggerOf } from './log-scope.js';
 import type { Logger } from './logger.js';
 
@@ -12,7 +13,7 @@ import type { Logger } from './logger.js';
 export function reportUnexpectedErrors(maskError: MaskError, fallback: Logger): MaskError {
   return (error, message, isDev) => {
     const masked = maskError(error, message, isDev);
-    if (masked instanceof GraphQLError && masked.extensions.code === 'INTERNAL_SERVER_ERROR') {
+    if (masked instanceof GraphQLError && masked.extensions.code === ('INTERNAL_SERVER_ERROR' satisfies GatewayCode)) {
       const original = error instanceof GraphQLError ? (error.originalError ?? error) : error;
       loggerOf(error, fallback).error({ err: original, path: masked.path?.join('.') }, 'unexpected error (masked for the client)');
     }

@@ -1,5 +1,6 @@
 import { GraphQLError } from 'graphql';
 import type { ZodError } from 'zod';
+import { describeFailure } from '../errors/gateway-error.js';
 import type { ContactResult } from '../upstream/types.js';
 
 // The expected failures of mutations, as plain classes: orders/ throws them, and schema/errors.ts registers each
@@ -77,8 +78,8 @@ export class InputValidationError extends GraphQLError {
   readonly issues: ValidationIssueShape[];
 
   constructor(issues: ValidationIssueShape[]) {
-    const summary = issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ');
-    super(`Invalid input: ${summary}`, { extensions: { code: 'BAD_USER_INPUT', issues } });
+    const { message, extensions } = describeFailure('BAD_USER_INPUT', { reason: 'invalid-input', issues });
+    super(message, { extensions });
     this.name = 'InputValidationError';
     this.issues = issues;
   }

@@ -1,4 +1,5 @@
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/gateway-error.js';
 import type { Loaders } from '../loaders.js';
 import { InputValidationError, type ValidationIssueShape } from './errors.js';
 import type { Brand } from '../upstream/types.js';
@@ -90,7 +91,5 @@ export async function resolveRewardChoice(
 
 /** Nothing was sent, so retrying is safe (and the only way on: the same id, the same input). */
 function catalogUnavailable(): GraphQLError {
-  return new GraphQLError('The brand catalog could not be read, so nothing was sent; retry shortly with the same input.', {
-    extensions: { code: 'CATALOG_UNAVAILABLE', retryable: true },
-  });
+  return gatewayError('CATALOG_UNAVAILABLE');
 }

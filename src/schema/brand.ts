@@ -1,6 +1,7 @@
 import { GraphQLError } from 'graphql';
 import { ref } from '../orders/order-rules.js';
 import type { GatewayContext } from '../context.js';
+import { gatewayError } from '../errors/gateway-error.js';
 import type { Brand, BrandQuery, BrandSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
@@ -120,9 +121,7 @@ async function regionId(ref: string, ctx: GatewayContext): Promise<number> {
   const regions = await ctx.loaders.regions();
   const match = regions.find((r) => r.name.toLowerCase() === ref.trim().toLowerCase());
   if (!match) {
-    throw new GraphQLError(`Unknown region "${ref}". Known regions: ${regions.map((r) => r.name).join(', ')}.`, {
-      extensions: { code: 'BAD_USER_INPUT' },
-    });
+    throw gatewayError('BAD_USER_INPUT', { reason: 'unknown-region', region: ref, known: regions.map((r) => r.name) });
   }
   return match.id;
 }

@@ -3,8 +3,8 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
-import { GraphQLError } from 'graphql';
 import type { GatewayContext } from '../context.js';
+import { gatewayError } from '../errors/gateway-error.js';
 import { InputValidationError } from '../orders/errors.js';
 import { describeMissing, missingScopes, SCOPES, type Scope } from '../security/scopes.js';
 
@@ -33,8 +33,11 @@ export const builder = new SchemaBuilder<{
     authorizeOnSubscribe: true,
     authScopes: (ctx) => Object.fromEntries(SCOPES.map((scope) => [scope, ctx.caller.scopes.has(scope)])) as Record<Scope, boolean>,
     unauthorizedError: (_parent, ctx, info, result) =>
-      new GraphQLError(`The API key "${ctx.caller.name}" may not use ${info.parentType.name}.${info.fieldName}${describeMissing(result.failure)}.`, {
-        extensions: { code: 'FORBIDDEN', missingScopes: missingScopes(result.failure) },
+      gatewayError('FORBIDDEN', {
+        apiKey: ctx.caller.name,
+        field: `${info.parentType.name}.${info.fieldName}`,
+        missing: describeMissing(result.failure),
+        missingScopes: missingScopes(result.failure),
       }),
   },
   defaultFieldNullability: false,

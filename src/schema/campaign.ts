@@ -1,5 +1,5 @@
-import { GraphQLError } from 'graphql';
 import { LINKS_PAGE_MAX, type Brand, type Campaign, type ContactResult, type CostEntry, type Fees, type Link } from '../upstream/types.js';
+import { gatewayError } from '../errors/gateway-error.js';
 import type { CampaignStatusChange } from '../live/live.js';
 import { ref, refList } from '../orders/order-rules.js';
 import { REFS_MAX } from '../orders/limits.js';
@@ -200,7 +200,7 @@ builder.subscriptionField('campaignStatusChanged', (t) =>
         after: after ?? null,
         watcher: ctx.caller.name,
       });
-      if (!changes) throw new GraphQLError(`No campaign is known by "${ref}".`, { extensions: { code: 'NOT_FOUND' } });
+      if (!changes) throw gatewayError('NOT_FOUND', { ref });
       return changes;
     },
     resolve: (change, _args, ctx) => {

@@ -34,6 +34,7 @@ builder.objectType(InputValidationError, {
 
 builder.objectType(UpstreamRejected, {
   name: 'UpstreamRejected',
+  description: 'The reward API refused the request (a 4xx other than authentication or rate limiting); its code and message say why.',
   interfaces: [ErrorInterface],
   fields: (t) => ({
     code: t.exposeString('code', { nullable: true, description: 'Upstream error code, e.g. ERROR_CAMPAIGN_INVALID_BRAND.' }),
@@ -51,14 +52,22 @@ builder.objectType(UpstreamRejected, {
 
 builder.objectType(NotFound, {
   name: 'NotFound',
+  description: 'No order or reward is known by this ref; check the id or uuid.',
   interfaces: [ErrorInterface],
   fields: (t) => ({ ref: t.exposeID('ref') }),
 });
 
-builder.objectType(NotCancellable, { name: 'NotCancellable', interfaces: [ErrorInterface] });
+builder.objectType(NotCancellable, {
+  name: 'NotCancellable',
+  description:
+    'The reward or order cannot be cancelled now (a final or embedded reward, or an order whose rewards do not exist ' +
+    'yet); nothing was done. The message says why.',
+  interfaces: [ErrorInterface],
+});
 
 builder.objectType(IdempotencyConflict, {
   name: 'IdempotencyConflict',
+  description: 'The id was already used for a different request; nothing was done. Use a new id for a new order.',
   interfaces: [ErrorInterface],
   fields: (t) => ({
     id: t.exposeID('id'),

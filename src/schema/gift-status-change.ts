@@ -1,4 +1,4 @@
-import { GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/gateway-error.js';
 import { ref } from '../orders/order-rules.js';
 import type { GiftStatusChange } from '../live/live.js';
 import { builder } from './builder.js';
@@ -56,7 +56,7 @@ builder.subscriptionField('giftStatusChanged', (t) =>
         after: after ?? null,
         watcher: ctx.caller.name,
       });
-      if (!changes) throw new GraphQLError(`No campaign is known by "${campaign}".`, { extensions: { code: 'NOT_FOUND' } });
+      if (!changes) throw gatewayError('NOT_FOUND', { ref: String(campaign) });
       return changes;
     },
     resolve: (change, _args, ctx) => {

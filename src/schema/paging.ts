@@ -1,5 +1,5 @@
 import { cursorToOffset, offsetToCursor } from '@pothos/plugin-relay';
-import { GraphQLError } from 'graphql';
+import { gatewayError } from '../errors/gateway-error.js';
 import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.js';
 import type { Page } from '../upstream/types.js';
 
@@ -14,9 +14,7 @@ export interface PageWindow {
 export function pageWindow(args: { first?: number | null; after?: string | null }, max = MAX_PAGE_SIZE): PageWindow {
   const limit = args.first ?? Math.min(DEFAULT_PAGE_SIZE, max);
   if (!Number.isInteger(limit) || limit < 0 || limit > max) {
-    throw new GraphQLError(`"first" must be between 0 and ${max}, got ${limit}.`, {
-      extensions: { code: 'BAD_USER_INPUT' },
-    });
+    throw gatewayError('BAD_USER_INPUT', { reason: 'page-size', max, first: limit });
   }
   let offset = 0;
   if (args.after != null) {
@@ -42,9 +40,7 @@ function safeCursorToOffset(cursor: string): number {
     offset = Number.NaN;
   }
   if (!Number.isInteger(offset) || offset < 0) {
-    throw new GraphQLError(`"after" is not a cursor this gateway issued: ${JSON.stringify(cursor)}.`, {
-      extensions: { code: 'BAD_USER_INPUT' },
-    });
+    throw gatewayError('BAD_USER_INPUT', { reason: 'foreign-cursor', cursor });
   }
   return offset;
 }

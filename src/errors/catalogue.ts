@@ -1,0 +1,468 @@
+// Every error code the gateway itself raises, with what a client may rely on: the HTTP status of a response
+// it refuses, whether trying again can help, how long to wait, and the message (which names the fix). Modules
+// raise these through gatewayError()/describeFailure() (gateway-error.ts) and never spell a code, a status or
+// a retry hint themselves; docs/errors.md is printed from this table (`npm run docs:errors`).
+//
+// The reward API's own codes (ERROR_…, INFO_…) are not here: they are the upstream's vocabulary and reach
+// clients only as `upstreamCode` or `UpstreamRejected.code`.
+
+/** A problem with one input field, as orders/errors.ts reports it (the catalogue stays below every feature). */
+interface InputIssue {
+  path: readonly string[];
+  message: string;
+}
+
+/**
+ * Where an error shows, which decides the HTTP status of the answer carrying it:
+ * - `request`: the HTTP request is refused before any GraphQL work; the answer has the entry's status.
+ * - `document`: the document is refused while it is parsed or validated; GraphQL over HTTP answers 400
+ *   (`application/graphql-response+json`), or 200 to a client that accepts only `application/json`.
+ * - `operation`: a valid operation is refused before it runs; 200, with no data.
+ * - `field`: a field of a running operation (or the start of a subscription) failed; 200, the rest of the
+ *   data beside it.
+ */
+export type Surface = 'request' | 'document' | 'operation' | 'field';
+
+export type RetryAfter =
+  | { rule: 'none' }
+  /** Always this many seconds. */
+  | { rule: 'fixed'; seconds: number }
+  /** Worked out per error (the raiser passes `retryAfterSeconds`); `from` says from what. */
+  | { rule: 'computed'; from: string };
+
+export interface Failure<P> {
+  surface: Surface;
+  /** HTTP status of the answer; some request refusals have one of several, picked from the parameters. */
+  status: number | { values: readonly number[]; of: (params: P) => number };
+  /** Whether sending the very same request again, later, can succeed. */
+  retryable: boolean;
+  retryAfter: RetryAfter;
+  /** Response headers of a request refusal, besides Retry-After. */
+  headers?: Readonly<Record<string, string>>;
+  /** When it happens (for docs/errors.md). */
+  when: string;
+  /** What the client sees; it names the fix. */
+  message: (params: P) => string;
+  /** Extensions besides `code` and `retryAfterSeconds`, and what each means. */
+  extensions?: { of: (params: P) => Record<string, unknown>; fields: Readonly<Record<string, string>> };
+  /** Parameters for docs/errors.md's sample messages (one per variant) and the catalogue's own test. */
+  examples: readonly [P, ...P[]];
+}
+
+/** A catalogue entry whose parameters are inferred from its examples and message. */
+function failure<P = Record<never, never>>(entry: Failure<P>): Failure<P> {
+  return entry;
+}
+
+const NO_RETRY_AFTER: RetryAfter = { rule: 'none' };
+
+/**
+ * A write the reward API may have carried out although no success came back (a timeout or abort after it was
+ * sent, a 5xx, an unreadable 200): retrying blindly could act twice, so the client is told to check first.
+ */
+const OUTCOME_UNKNOWN = 'The reward API did not confirm the outcome: the operation may have taken effect. Check before retrying.';
+
+interface MayBeUnknownOutcome {
+  /** A write cut short: the message says to check, and `extensions.retryable` is false. */
+  outcomeUnknown?: boolean;
+}
+const unknownOutcomeExtensions = {
+  of: (p: MayBeUnknownOutcome): Record<string, unknown> => (p.outcomeUnknown ? { retryable: false } : {}),
+  fields: { retryable: 'false when a write may have taken effect (the message says to check before retrying)' },
+};
+
+type BadUserInput =
+  | { reason: 'invalid-input'; issues: InputIssue[] }
+  | { reason: 'page-size'; max: number; first: number }
+  | { reason: 'foreign-cursor'; cursor: string }
+  | { reason: 'unknown-region'; region: string; known: readonly string[] }
+  | { reason: 'bad-reference'; what: string; problem: string }
+  | { reason: 'resume-cursor'; problem: keyof typeof RESUME_CURSOR_PROBLEMS };
+
+/** Why a subscription's `after` cannot be resumed from (live/cursor.ts). */
+const RESUME_CURSOR_PROBLEMS = {
+  'not-issued': '"after" is not a cursor this gateway issued.',
+  'other-subscription': '"after" is a cursor of another subscription.',
+  'past-end': '"after" is past the end of the event log: it is not a cursor this gateway issued.',
+};
+
+function badUserInputMessage(p: BadUserInput): string {
+  switch (p.reason) {
+    case 'invalid-input':
+      return `Invalid input: ${p.issues.map((i) => (i.path.length ? `${i.path.join('.')}: ${i.message}` : i.message)).join('; ')}`;
+    case 'page-size':
+      return `"first" must be between 0 and ${p.max}, got ${p.first}.`;
+    case 'foreign-cursor':
+      return `"after" is not a cursor this gateway issued: ${JSON.stringify(p.cursor)}; pass a cursor from this connection's edges or pageInfo.`;
+    case 'unknown-region':
+      return `Unknown region "${p.region}". Known regions: ${p.known.join(', ')}.`;
+    case 'bad-reference':
+      return `Invalid ${p.what}: ${p.problem}.`;
+    case 'resume-cursor':
+      return `${RESUME_CURSOR_PROBLEMS[p.problem]} Resume from the cursor of an event of this subscription, or subscribe without "after".`;
+  }
+}
+
+/** graphql-armor's sentence ("Query depth limit of 12 exceeded, found 13.") and the limit it names. */
+interface ArmorRefusal {
+  detail: string;
+  limit: number;
+}
+const limitExtension = { of: (p: { limit: number }) => ({ limit: p.limit }), fields: { limit: 'the limit in force' } };
+
+export const CATALOGUE = {
+  // Requests refused before any GraphQL work.
+  ABSOLUTE_FORM_TARGET: failure({
+    surface: 'request',
+    status: 400,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    headers: { connection: 'close' },
+    when: 'The request target is a full URL (`GET http://host/graphql`), as a proxy would receive; the connection is closed.',
+    message: () => 'A full URL as the request target is not served (this is no proxy): send the path only, such as /graphql.',
+    examples: [{}],
+  }),
+  ASTERISK_FORM_TARGET: failure({
+    surface: 'request',
+    status: 400,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    headers: { connection: 'close' },
+    when: 'The request target is `*` (`OPTIONS * HTTP/1.1`); the connection is closed.',
+    message: () => 'The request target "*" (as in OPTIONS *) is not served: send requests to a path such as /graphql.',
+    examples: [{}],
+  }),
+  MALFORMED_HOST: failure({
+    surface: 'request',
+    status: 400,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    headers: { connection: 'close' },
+    when: 'The `Host` header is not a name, an IPv4 address or a bracketed IPv6 address with an optional port up to 65535; the connection is closed.',
+    message: () => 'The Host header is not a host name or IP address with an optional port: send the name or address the gateway is reached by.',
+    examples: [{}],
+  }),
+  HOST_NOT_ALLOWED: failure({
+    surface: 'request',
+    status: 403,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'No API keys are configured (development mode) and the `Host` is not a loopback name: a page elsewhere may be rebinding its DNS name to this machine.',
+    message: () =>
+      'This gateway has no API keys configured and serves loopback host names only (localhost, 127.0.0.1, [::1]): ' +
+      'use one of them, or configure GATEWAY_API_KEYS to serve other names.',
+    examples: [{}],
+  }),
+  BAD_REQUEST: failure<{ status: 411 | 413; problem: string }>({
+    surface: 'request',
+    status: { values: [400, 411, 413], of: (p) => p.status },
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when:
+      'The body cannot be read: a POST without `Content-Length` (411), a body over `MAX_BODY_BYTES` (413). yoga raises ' +
+      'the same code, with 400, for a body that is not a GraphQL request: not JSON, or no query (that one is 200 to ' +
+      '`application/json`).',
+    message: (p) => p.problem,
+    examples: [
+      { status: 411, problem: 'POST bodies need a Content-Length header.' },
+      { status: 413, problem: 'Request body too large: at most 100000 bytes.' },
+    ],
+  }),
+  UNAUTHENTICATED: failure({
+    surface: 'request',
+    status: 401,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    headers: { 'www-authenticate': 'Bearer' },
+    when: 'API keys are configured and the request carries none, or one the gateway does not know. Over WebSocket the socket is closed with 4403.',
+    message: () => 'Send a gateway API key: Authorization: Bearer <key>.',
+    examples: [{}],
+  }),
+  RATE_LIMITED: failure<{ by: 'key'; apiKey: string; retryAfterSeconds: number } | { by: 'upstream'; retryAfterSeconds: number }>({
+    surface: 'request',
+    status: 429,
+    retryable: true,
+    retryAfter: {
+      rule: 'computed',
+      from: "the key's rate limiter (when its next operation is allowed); on a field, the reward API's Retry-After, 1 s when it sent none",
+    },
+    when:
+      'The API key is over `RATE_LIMIT_PER_SECOND` (burst `RATE_LIMIT_BURST`): the request is refused with 429, a WebSocket ' +
+      '`subscribe` fails with this error and a `connection_init` closes the socket with 4429. Also on a field, in a 200 ' +
+      'answer, when the reward API rate limits the gateway itself.',
+    message: (p) =>
+      p.by === 'key'
+        ? `Rate limit of API key "${p.apiKey}" exceeded; retry in ${p.retryAfterSeconds}s.`
+        : 'The reward API is rate limiting the gateway; retry later.',
+    examples: [
+      { by: 'key', apiKey: 'mobile', retryAfterSeconds: 2 },
+      { by: 'upstream', retryAfterSeconds: 1 },
+    ],
+  }),
+  NOT_ACCEPTABLE: failure({
+    surface: 'request',
+    status: 406,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    headers: { vary: 'accept' },
+    when: 'The `Accept` header allows none of the formats the gateway answers in; nothing was executed (a mutation has not run).',
+    message: () =>
+      'Cannot answer in any type the Accept header allows; nothing was executed. Accept one of: ' +
+      'application/graphql-response+json, application/json, text/event-stream, multipart/mixed.',
+    examples: [{}],
+  }),
+
+  // Documents refused while parsed or validated: nothing ran.
+  TOKEN_LIMIT_EXCEEDED: failure<ArmorRefusal>({
+    surface: 'document',
+    status: 400,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The document has more lexical tokens than `MAX_TOKENS`.',
+    message: (p) => `${p.detail} Send a shorter document: fewer fields, arguments or fragments.`,
+    extensions: limitExtension,
+    examples: [{ detail: 'Token limit of 3000 exceeded.', limit: 3000 }],
+  }),
+  DEPTH_LIMIT_EXCEEDED: failure<ArmorRefusal>({
+    surface: 'document',
+    status: 400,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'Fields nest deeper than `MAX_DEPTH` (fragments counted where they are spread).',
+    message: (p) => `${p.detail} Select less deeply nested fields, or split the operation.`,
+    extensions: limitExtension,
+    examples: [{ detail: 'Query depth limit of 12 exceeded, found 13.', limit: 12 }],
+  }),
+  ALIAS_LIMIT_EXCEEDED: failure<ArmorRefusal>({
+    surface: 'document',
+    status: 400,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The operation uses more aliases than `MAX_ALIASES`.',
+    message: (p) => `${p.detail} Use fewer aliases, or split the operation.`,
+    extensions: limitExtension,
+    examples: [{ detail: 'Aliases limit of 20 exceeded, found 21.', limit: 20 }],
+  }),
+  PERSISTED_QUERY_ONLY: failure({
+    surface: 'operation',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'Trusted-documents mode (`TRUSTED_DOCUMENTS`) and the request sends a document, or no document id at all.',
+    message: () => 'This gateway runs trusted documents only: send a documentId from the published manifest.',
+    examples: [{}],
+  }),
+  PERSISTED_QUERY_NOT_FOUND: failure({
+    surface: 'operation',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'Trusted-documents mode and the document id is not in the manifest.',
+    message: () => 'Unknown trusted document id: send a documentId from the published manifest.',
+    examples: [{}],
+  }),
+  COST_LIMIT_EXCEEDED: failure<{ cost: number; limit: number }>({
+    surface: 'operation',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when:
+      'The operation would cost more than `MAX_COST`: every field costs 1, what sits under a page or list is multiplied by its ' +
+      'size, and each entry of a list argument adds 200 as an upstream lookup of its own.',
+    message: (p) => `Operation cost ${p.cost} exceeds the limit of ${p.limit}; ask for smaller pages or fewer items.`,
+    extensions: {
+      of: (p) => ({ cost: p.cost, limit: p.limit }),
+      fields: { cost: 'what the operation would cost', limit: 'the limit in force' },
+    },
+    examples: [{ cost: 26_000, limit: 25_000 }],
+  }),
+
+  // Fields and subscriptions.
+  BAD_USER_INPUT: failure<BadUserInput>({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when:
+      'An argument breaks a rule the gateway checks before calling the reward API (mutations answer a `ValidationError` ' +
+      'instead), or a subscription resumes from a cursor it did not issue for it.',
+    message: badUserInputMessage,
+    extensions: {
+      of: (p) => (p.reason === 'invalid-input' ? { issues: p.issues } : {}),
+      fields: { issues: 'for input that broke a validation rule: each `{ path, message }`' },
+    },
+    examples: [
+      { reason: 'invalid-input', issues: [{ path: ['ref'], message: 'must not contain a slash or a backslash' }] },
+      { reason: 'page-size', max: 100, first: 500 },
+      { reason: 'foreign-cursor', cursor: 'abc' },
+      { reason: 'unknown-region', region: 'Atlantis', known: ['Canada', 'USA'] },
+      { reason: 'bad-reference', what: 'campaign reference', problem: 'must not be only dots' },
+      { reason: 'resume-cursor', problem: 'other-subscription' },
+    ],
+  }),
+  NOT_FOUND: failure<{ ref: string }>({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'A subscription names an order the reward API does not know. (Queries answer `null`, mutations `NotFound`.)',
+    message: (p) => `No campaign is known by "${p.ref}": subscribe with the id or uuid of an existing order.`,
+    examples: [{ ref: 'thank-you-0001' }],
+  }),
+  FORBIDDEN: failure<{ apiKey: string; field: string; missing: string; missingScopes: readonly string[] }>({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The API key lacks a scope the field needs; checked before the input is validated or anything runs.',
+    message: (p) => `The API key "${p.apiKey}" may not use ${p.field}${p.missing}.`,
+    extensions: {
+      of: (p) => ({ missingScopes: p.missingScopes }),
+      fields: { missingScopes: 'the scopes that would allow it' },
+    },
+    examples: [{ apiKey: 'dashboard', field: 'Query.funds', missing: ': it needs the scope funds:read', missingScopes: ['funds:read'] }],
+  }),
+  CATALOG_UNAVAILABLE: failure({
+    surface: 'field',
+    status: 200,
+    retryable: true,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'A create needs the brand catalog (its spelling of brand codes and regions) and it could not be read; the create was not sent.',
+    message: () => 'The brand catalog could not be read, so nothing was sent; retry shortly with the same input.',
+    extensions: { of: () => ({ retryable: true }), fields: { retryable: 'always true: nothing was sent' } },
+    examples: [{}],
+  }),
+  UPSTREAM_TIMEOUT: failure<MayBeUnknownOutcome>({
+    surface: 'field',
+    status: 200,
+    retryable: true,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The reward API did not answer within `UPSTREAM_TIMEOUT_MS`, on every attempt the retry budget allowed.',
+    message: (p) => (p.outcomeUnknown ? OUTCOME_UNKNOWN : 'The reward API did not answer in time; retry shortly.'),
+    extensions: unknownOutcomeExtensions,
+    examples: [{}, { outcomeUnknown: true }],
+  }),
+  UPSTREAM_UNAVAILABLE: failure<MayBeUnknownOutcome>({
+    surface: 'field',
+    status: 200,
+    retryable: true,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The reward API could not be reached, reset the connection, answered 5xx or an unreadable body, after every retry.',
+    message: (p) => (p.outcomeUnknown ? OUTCOME_UNKNOWN : 'The reward API is unavailable right now; retry shortly.'),
+    extensions: unknownOutcomeExtensions,
+    examples: [{}, { outcomeUnknown: true }],
+  }),
+  UPSTREAM_UNAUTHORIZED: failure({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: "The reward API refused the gateway's own token (401 or 403): an operator's matter, not the client's.",
+    message: () => 'The gateway could not authenticate to the reward API; its operator must check REWARD_API_TOKEN.',
+    examples: [{}],
+  }),
+  UPSTREAM_REJECTED: failure<{ upstreamMessage: string; upstreamStatus: number; upstreamCode: string | null }>({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The reward API refused a read with a 4xx other than 401, 403 and 429. (Mutations answer `UpstreamRejected`.)',
+    message: (p) => `The reward API rejected the request: ${p.upstreamMessage}`,
+    extensions: {
+      of: (p) => ({ upstreamStatus: p.upstreamStatus, upstreamCode: p.upstreamCode }),
+      fields: {
+        upstreamStatus: "the reward API's HTTP status",
+        upstreamCode: "the reward API's code (`UPSTREAM_ERROR` when it sent something else)",
+      },
+    },
+    examples: [{ upstreamMessage: 'GET /brands/:code: invalid region', upstreamStatus: 422, upstreamCode: 'ERROR_INVALID_PARAMETERS' }],
+  }),
+  GATEWAY_OVERLOADED: failure({
+    surface: 'field',
+    status: 200,
+    retryable: true,
+    retryAfter: { rule: 'fixed', seconds: 1 },
+    when:
+      "The gateway's own queue for the reward API refused the call before it went out (`UPSTREAM_QUEUE_TIMEOUT_MS`, " +
+      '`UPSTREAM_QUEUE_MAX`, or the key could not be served in time): nothing was sent.',
+    message: () =>
+      'The gateway is at capacity right now: its calls to the reward API would wait longer than it allows (UPSTREAM_QUEUE_TIMEOUT_MS); retry shortly.',
+    examples: [{}],
+  }),
+  REQUEST_ABORTED: failure<MayBeUnknownOutcome>({
+    surface: 'field',
+    status: 200,
+    retryable: true,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The call to the reward API was cut short: the client went away, or the gateway reached its shutdown deadline.',
+    message: (p) => (p.outcomeUnknown ? OUTCOME_UNKNOWN : 'The request was cancelled before the reward API answered; send it again.'),
+    extensions: unknownOutcomeExtensions,
+    examples: [{}, { outcomeUnknown: true }],
+  }),
+  INTERNAL_SERVER_ERROR: failure({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when:
+      'Anything unforeseen (a bug): the client sees nothing of it, the operator finds it logged at error level under the ' +
+      'request id the client got in `x-request-id`.',
+    // Nothing more: the text of an unforeseen failure may hold what no client should read.
+    message: () => 'Unexpected error.',
+    examples: [{}],
+  }),
+  CURSOR_EXPIRED: failure({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'A subscription resumes (`after`) from a cursor whose events are no longer kept (`LIVE_RETENTION_MS`, or the log was reset).',
+    message: () =>
+      'The events after this cursor are no longer kept (older than the retention, or the log was reset): reload the current state and subscribe again without "after".',
+    examples: [{}],
+  }),
+  LIVE_CAPACITY_EXCEEDED: failure<{ max: number }>({
+    surface: 'field',
+    status: 200,
+    retryable: true,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The subscription needs a new poller and this replica already runs `LIVE_MAX_POLLERS`.',
+    message: (p) => `This gateway replica already watches its maximum of ${p.max} orders (LIVE_MAX_POLLERS); try again later.`,
+    examples: [{ max: 2000 }],
+  }),
+  WATCH_LIMIT_EXCEEDED: failure<{ max: number }>({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The API key already watches `LIVE_MAX_WATCHED_PER_KEY` orders across the cluster.',
+    message: (p) => `This API key already watches its maximum of ${p.max} orders (LIVE_MAX_WATCHED_PER_KEY); end a subscription first.`,
+    examples: [{ max: 200 }],
+  }),
+  SUBSCRIPTIONS_PER_KEY_EXCEEDED: failure<{ limit: number }>({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The API key already has `LIVE_MAX_SUBSCRIPTIONS_PER_KEY` subscriptions open, WebSocket and SSE together, across the cluster.',
+    message: (p) =>
+      `This API key already has its maximum of ${p.limit} subscriptions open (LIVE_MAX_SUBSCRIPTIONS_PER_KEY, counted across every replica); end one first.`,
+    extensions: limitExtension,
+    examples: [{ limit: 2000 }],
+  }),
+  SUBSCRIPTIONS_PER_SOCKET_EXCEEDED: failure<{ limit: number }>({
+    surface: 'field',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'One WebSocket already has `WS_MAX_SUBSCRIPTIONS_PER_SOCKET` operations open; the socket stays open.',
+    message: (p) =>
+      `This WebSocket already has its maximum of ${p.limit} operations open (WS_MAX_SUBSCRIPTIONS_PER_SOCKET); complete one, or open another connection.`,
+    extensions: limitExtension,
+    examples: [{ limit: 200 }],
+  }),
+};
+
+export type GatewayCode = keyof typeof CATALOGUE;
+
+export type ParamsOf<C extends GatewayCode> = (typeof CATALOGUE)[C] extends Failure<infer P> ? P : never;

@@ -1,0 +1,49 @@
+// The codes a WebSocket of the gateway can be closed with: the catalogue's second, small table. graphql-ws
+// leaves 4400–4499 to applications where it does not use them itself; the gateway's own mirror the HTTP status
+// of the same refusal. Printed into docs/errors.md with the error codes.
+
+export interface CloseCode {
+  /** Who closes with it: the gateway itself, graphql-ws (the protocol library) or ws (malformed frames). */
+  sentBy: 'gateway' | 'graphql-ws' | 'ws';
+  meaning: string;
+  /** When and how a client may reconnect. */
+  retry: string;
+}
+
+export const CLOSE_CODES = {
+  1001: { sentBy: 'gateway', meaning: 'The gateway is stopping (Going Away).', retry: 'At once, to another replica.' },
+  1002: { sentBy: 'ws', meaning: 'A frame broke the WebSocket protocol.', retry: 'No: fix the client.' },
+  1007: { sentBy: 'ws', meaning: 'A text frame that is not UTF-8.', retry: 'No: fix the client.' },
+  1009: { sentBy: 'ws', meaning: 'A message over `WS_MAX_PAYLOAD_BYTES`.', retry: 'After making the message smaller.' },
+  4400: {
+    sentBy: 'gateway',
+    meaning:
+      'The client broke graphql-transport-ws: not JSON, not a graphql-ws message, a message only servers send, an operation id over 128 characters (the reason says which).',
+    retry: 'No: fix the client.',
+  },
+  4401: { sentBy: 'graphql-ws', meaning: '`subscribe` before `connection_ack`.', retry: 'No: fix the client.' },
+  4403: {
+    sentBy: 'graphql-ws',
+    meaning: 'The `connection_init` carries no API key, or one the gateway does not know.',
+    retry: 'After fixing the key.',
+  },
+  4406: { sentBy: 'graphql-ws', meaning: 'A subprotocol other than `graphql-transport-ws`.', retry: 'No: fix the client.' },
+  4408: { sentBy: 'graphql-ws', meaning: 'No `connection_init` within 3 seconds of connecting.', retry: 'Yes, sending `connection_init` at once.' },
+  4409: { sentBy: 'graphql-ws', meaning: 'A `subscribe` reused the id of an operation still open on the socket.', retry: 'No: fix the client.' },
+  4413: {
+    sentBy: 'gateway',
+    meaning: 'More than `WS_MAX_BUFFERED_BYTES` of output piled up unread.',
+    retry: 'After reading faster or asking for less.',
+  },
+  4429: {
+    sentBy: 'gateway',
+    meaning: "`connection_init` over the API key's rate limit (graphql-ws sends it too for a second `connection_init`).",
+    retry: 'After the seconds in the reason.',
+  },
+  4430: {
+    sentBy: 'gateway',
+    meaning: 'The API key already holds `WS_MAX_CONNECTIONS_PER_KEY` sockets on this replica.',
+    retry: 'After closing one of them.',
+  },
+  4500: { sentBy: 'graphql-ws', meaning: 'An unexpected failure on the server.', retry: 'Yes, with backoff.' },
+} as const satisfies Record<number, CloseCode>;
