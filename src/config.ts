@@ -1,7 +1,7 @@
 import { z } from 'zod';
 import { catalogArea } from './catalog/config.js';
 import { clusterArea } from './cluster/config.js';
-import type { ConfigArea, Deployment } from './config-area.js';
+import type { ConfigArea, Deployment, VariableDocs } from './config-area.js';
 import { liveArea, withLeaseDefault } from './live/config.js';
 import { connectionsArea, processArea } from './ops/config.js';
 import { securityArea, withApiKeysFile } from './security/config.js';
@@ -76,6 +76,26 @@ function crossFieldProblems(values: Partial<Config>, invalid: ReadonlySet<string
   // Each area sees the whole of `values` typed as its own part, which it is a superset of.
   return (AREAS as readonly ConfigArea<z.ZodRawShape>[]).flatMap((area) => area.rules?.({ ...deployment, values, missing }) ?? []);
 }
+
+/** The README's configuration table: one table per area, every variable with its default and meaning. */
+export function configurationTable(): string {
+  return AREAS.map((area) => {
+    const rows = Object.entries(area.variables as z.ZodRawShape).map(([name, schema]) => {
+      const docs = z.globalRegistry.get(schema) as Partial<VariableDocs> | undefined;
+      if (!docs?.description) throw new Error(`${name} has no description: declare it with documented() in its area's config.ts`);
+      return `| \`${name}\` | ${cell(defaultOf(schema, docs))} | ${cell(docs.description)} |`;
+    });
+    return [`**${area.title}**`, '', '| variable | default | meaning |', '|---|---|---|', ...rows].join('\n');
+  }).join('\n\n');
+}
+
+function defaultOf(schema: z.core.$ZodType, docs: Partial<VariableDocs>): string {
+  if (!(schema instanceof z.ZodDefault)) return docs.unsetMeans ?? 'unset';
+  const value: unknown = schema.def.defaultValue;
+  return typeof value === 'string' ? `\`${value}\`` : String(value);
+}
+
+const cell = (text: string) => text.replaceAll('|', '\\|');
 
 /** Whether GraphiQL is served: on by default outside production. */
 export function graphiqlEnabled(config: Config): boolean {

@@ -8,7 +8,7 @@ export const clusterArea = configArea({
   variables: {
     REDIS_URL: documented(z.url({ protocol: /^rediss?$/ }).optional(), {
       description: 'cluster mode: every replica on this Redis shares leases, snapshots, event logs and limits ([docs/cluster.md](docs/cluster.md))',
-      unsetMeans: 'one replica alone: leases, events and limits in its memory',
+      unsetMeans: 'unset: one replica, state in memory',
     }),
     REDIS_KEY_PREFIX: documented(z.string().min(1).default('rg:'), {
       description: 'prefix of every Redis key and channel of the gateway, so deployments can share one Redis',

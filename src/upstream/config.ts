@@ -150,7 +150,7 @@ export const upstreamArea = configArea({
   variables: {
     REWARD_API_URL: documented(z.url({ protocol: /^https?$/ }).optional(), {
       description: 'base URL of the reward API, `/papi/v1` included',
-      unsetMeans: '`npm start` embeds the sandbox',
+      unsetMeans: 'the embedded sandbox',
     }),
     REWARD_API_TOKEN: documented(z.string().min(1).optional(), {
       description: 'bearer token for the reward API; required with `REWARD_API_URL` and in production',
@@ -168,7 +168,7 @@ export const upstreamArea = configArea({
     }),
     UPSTREAM_QUEUE_MAX: documented(count.default(CLIENT_DEFAULTS.maxQueued), {
       description:
-        'requests waiting for a slot, all keys together: a bound on memory only (overload is refused by the wait, above); beyond it `GATEWAY_OVERLOADED` at once',
+        'requests waiting for a slot, all keys together: a bound on memory only, since overload is refused by the wait (at 512 it refused busy dashboards on a healthy upstream); beyond it `GATEWAY_OVERLOADED` at once',
     }),
     UPSTREAM_KEY_SHARE: documented(z.coerce.number().gt(0).max(1).default(CLIENT_DEFAULTS.laneShare), {
       description: 'part of `UPSTREAM_MAX_IN_FLIGHT` and of the queue one API key may hold, so other keys keep theirs',
