@@ -7,7 +7,9 @@
 // belongs lower. A module of src/ in no group fails too, so a new folder is placed on purpose.
 
 /** Top-level modules all of the gateway may use; they import only each other, an area's config.ts and shared/. */
-const BASE = '^src/(config|redaction|secret-forms|text-folding|page-size|path-segment)\\.ts$';
+const BASE = '^src/(config|config-area|redaction|secret-forms|text-folding|page-size|path-segment)\\.ts$';
+/** An area's settings (its environment variables), composed by src/config.ts; the sandbox's is its own. */
+const AREA_CONFIG = '^src/(?!sandbox/)([^/]+)/config\\.ts$';
 // The sandbox has its own rules below, and one mistake should read as one violation.
 const SANDBOX = '^src/sandbox/';
 
@@ -48,9 +50,9 @@ const PEERS = {
   ],
   // The hub's counters are exported as metrics; ops/ reads the hub's type.
   'ops/': [{ path: '^src/live/live\\.ts$', label: 'live/live.ts' }],
-  // src/config.ts is composed of each area's own settings module (upstream/config.ts, security/config.ts), which
+  // src/config.ts is composed of each area's own settings module (live/config.ts, security/config.ts, …), which
   // keeps to a few small modules of its folder, so reading the configuration does not load the area.
-  'the base modules (config.ts and small helpers)': [{ path: '^src/(?!sandbox/)[^/]+/config\\.ts$', label: "an area's config.ts" }],
+  'the base modules (config.ts and small helpers)': [{ path: AREA_CONFIG, label: "an area's config.ts" }],
 };
 
 /**
@@ -85,6 +87,16 @@ export default {
         'of what it imports and what imports it, and to docs/architecture.md#layers.',
       from: { path: '^src/', pathNot: [...GROUPS.map((g) => g.path), SANDBOX] },
       to: {},
+    },
+    {
+      name: "an area's config reads no other area",
+      severity: 'error',
+      comment:
+        "An area's config.ts declares its own variables with zod and src/config-area.ts, and may import small modules " +
+        "of its own folder, nothing else of src/. A rule that needs another area's variable gets what it needs from " +
+        'Deployment (config-area.ts), which src/config.ts fills in; or it belongs to src/config.ts itself.',
+      from: { path: AREA_CONFIG },
+      to: { path: '^src/', pathNot: ['^src/$1/', '^src/config-area\\.ts$'] },
     },
     {
       name: 'entry points stay on top',

@@ -22,8 +22,9 @@ const ALLOWED: Record<string, string> = {
   'src/orders/reward-state.ts': "import type {} from '../upstream/types.js';\n",
   'src/live/feed.ts': "import '../orders/reward-state.js';\nimport '../cluster/redis.js';\n",
   'src/cluster/redis.ts': "import type {} from '../config.js';\n",
-  'src/config.ts': "import './security/config.js';\n",
-  'src/security/config.ts': "import './scopes.js';\n",
+  'src/config.ts': "import './security/config.js';\nimport './live/config.js';\n",
+  'src/config-area.ts': 'export {};\n',
+  'src/security/config.ts': "import './scopes.js';\nimport '../config-area.js';\n",
   'src/security/scopes.ts': 'export {};\n',
   'src/upstream/client.ts': "import './types.js';\n",
   'src/upstream/types.ts': "import type {} from '../shared/time.js';\n",
@@ -50,6 +51,11 @@ const MISTAKES: Record<string, { source: string; rules: string[]; with?: Record<
   },
   'src/shared/a.ts': { source: "import './b.js';\n", rules: ['no circular imports'], with: { 'src/shared/b.ts': "import './a.js';\n" } },
   'src/webhooks/queue.ts': { source: "import '../shared/time.js';\n", rules: ['in a layer'] },
+  'src/live/config.ts': {
+    source: "import '../upstream/config.js';\nimport '../path-segment.js';\n",
+    rules: ["an area's config reads no other area"],
+    with: { 'src/upstream/config.ts': 'export {};\n' },
+  },
   'src/security/forgotten.ts': { source: 'export {};\n', rules: ['no orphans'] },
   'src/catalog/cache.ts': { source: "import './missing.js';\n", rules: ['resolvable'] },
 };

@@ -1,9 +1,11 @@
+import { readFileSync } from 'node:fs';
 import { z } from 'zod';
+import { configArea, count, documented, flag, jsonText } from '../config-area.js';
 import { SCOPES } from './scopes.js';
 
-// The security area's part of the configuration: the shape of GATEWAY_API_KEYS, which src/config.ts composes
-// into its schema. Kept apart from the keyring (api-keys.ts) and the pipeline that uses it: those read the
-// configuration, and the configuration reads only this, so neither imports the other back.
+// The security area's part of the configuration: its environment variables and the shape of GATEWAY_API_KEYS,
+// which src/config.ts composes. Kept apart from the keyring (api-keys.ts) and the pipeline that uses it: those
+// read the configuration, and the configuration reads only this, so neither imports the other back.
 
 /** Keys shorter than this are guessable; refusing them at start-up is cheaper than a breach. */
 const MIN_KEY_LENGTH = 24;
@@ -28,3 +30,76 @@ export const apiKeysSchema = z
   });
 
 export type ApiKeyConfig = z.infer<typeof apiKeysSchema>[number];
+
+export const securityArea = configArea({
+  title: 'Access and limits',
+  variables: {
+    GATEWAY_API_KEYS: documented(jsonText.pipe(apiKeysSchema).optional(), {
+      description: 'JSON array of `{name, key, scopes}` (see Production); required in production',
+      unsetMeans: 'open on loopback (outside production)',
+    }),
+    GATEWAY_API_KEYS_FILE: documented(z.string().min(1).optional(), {
+      description: 'a file holding the same JSON (a mounted secret), read at start-up; set this or `GATEWAY_API_KEYS`, not both',
+    }),
+    RATE_LIMIT_PER_SECOND: documented(z.coerce.number().positive().default(20), {
+      description:
+        'operations per second per API key, the refill rate of its token bucket (`RATE_LIMITED` with `Retry-After`); in cluster mode a shared window of the burst per burst ÷ rate seconds ([docs/cluster.md](docs/cluster.md#rate-limit))',
+    }),
+    RATE_LIMIT_BURST: documented(count.default(40), {
+      description: 'operations a key may send at once before the rate applies (the bucket size)',
+    }),
+    MAX_DEPTH: documented(count.default(12), { description: 'deepest selection an operation may have, checked before execution' }),
+    MAX_ALIASES: documented(count.default(20), { description: 'aliases in one operation, checked before execution' }),
+    MAX_TOKENS: documented(count.default(3_000), { description: 'tokens in one operation document, counted as it is parsed' }),
+    MAX_COST: documented(count.default(25_000), {
+      description: 'upstream-weighted cost of an operation: page sizes and list arguments multiply what is below them',
+    }),
+    MAX_BODY_BYTES: documented(count.default(100_000), {
+      description: 'largest request body (413; a POST without Content-Length is refused with 411)',
+    }),
+    TRUSTED_DOCUMENTS: documented(z.string().min(1).optional(), {
+      description: 'path of a manifest of hash → document; when set, only those operations run',
+    }),
+    CORS_ORIGINS: documented(
+      z
+        .string()
+        .transform((list) =>
+          list
+            .split(',')
+            .map((o) => o.trim())
+            .filter(Boolean),
+        )
+        .pipe(z.array(z.url()))
+        .optional(),
+      { description: 'comma-separated browser origins allowed by CORS', unsetMeans: 'no cross-origin browser access' },
+    ),
+    INTROSPECTION: documented(flag.optional(), {
+      description: 'schema introspection and "did you mean" field suggestions',
+      unsetMeans: 'on outside production',
+    }),
+  },
+  rules({ missing, production }) {
+    return production && missing('GATEWAY_API_KEYS')
+      ? ['GATEWAY_API_KEYS is required in production (or GATEWAY_API_KEYS_FILE): the gateway spends real money']
+      : [];
+  },
+});
+
+/**
+ * GATEWAY_API_KEYS_FILE read into GATEWAY_API_KEYS, before the variables are parsed. `unreadable` keeps the rule
+ * above from calling GATEWAY_API_KEYS missing when the file was named but could not be read.
+ */
+export function withApiKeysFile(env: Record<string, string | undefined>): {
+  env: Record<string, string | undefined>;
+  problems: string[];
+  unreadable: boolean;
+} {
+  const file = env.GATEWAY_API_KEYS_FILE;
+  if (!file) return { env, problems: [], unreadable: false };
+  if (env.GATEWAY_API_KEYS) return { env, problems: ['set GATEWAY_API_KEYS or GATEWAY_API_KEYS_FILE, not both'], unreadable: false };
+  try {
+    return { env: { ...env, GATEWAY_API_KEYS: readFileSync(file, 'utf8') }, problems: [], unreadable: false };
+  } catch {
+    return { env, problems: [`GATEWAY_API_KEYS_FILE ${file} cannot be read`], unreadable: true };
+  }
+}

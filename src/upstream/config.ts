@@ -1,6 +1,9 @@
 // Options of the upstream client and their defaults, resolved once so the rest of the client never deals with
-// `undefined`. Validation here fails fast at start-up instead of on the first call.
+// `undefined`. Validation here fails fast at start-up instead of on the first call. Also the upstream area's
+// environment variables, which src/config.ts composes and src/upstream-from-config.ts turns into these options.
 
+import { z } from 'zod';
+import { configArea, count, documented, positiveMs } from '../config-area.js';
 import type { CallEvent } from './call-event.js';
 
 export interface RetryOptions {
@@ -15,7 +18,7 @@ export interface RetryOptions {
 }
 
 /**
- * The one copy of the client's defaults; the environment variables in src/config.ts default to these too.
+ * The one copy of the client's defaults; the environment variables below default to these too.
  * Six attempts: with 10% upstream 5xx a create still succeeds all but once in a million (the budget bounds the
  * wait). 64 connections and 128 requests in flight (one API key may hold half): at 16 and 32, ten concurrent
  * nested reads (ten gift pages each) queued for slots and served half the queries per second a peer without a
@@ -141,3 +144,56 @@ export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
     logger: opts.logger,
   };
 }
+
+export const upstreamArea = configArea({
+  title: 'Reward API (upstream)',
+  variables: {
+    REWARD_API_URL: documented(z.url({ protocol: /^https?$/ }).optional(), {
+      description: 'base URL of the reward API, `/papi/v1` included',
+      unsetMeans: 'the embedded sandbox',
+    }),
+    REWARD_API_TOKEN: documented(z.string().min(1).optional(), {
+      description: 'bearer token for the reward API; required with `REWARD_API_URL` and in production',
+      unsetMeans: '—',
+    }),
+    UPSTREAM_TIMEOUT_MS: documented(positiveMs.default(CLIENT_DEFAULTS.timeoutMs), {
+      description: 'time one attempt may take, headers and body together',
+    }),
+    UPSTREAM_CONNECTIONS: documented(count.default(CLIENT_DEFAULTS.connections), { description: 'size of the connection pool' }),
+    UPSTREAM_MAX_IN_FLIGHT: documented(count.default(CLIENT_DEFAULTS.maxInFlight), {
+      description: 'upstream requests at once; the rest wait in a queue',
+    }),
+    UPSTREAM_QUEUE_TIMEOUT_MS: documented(positiveMs.default(CLIENT_DEFAULTS.queueTimeoutMs), {
+      description: "longest wait for a slot before `GATEWAY_OVERLOADED`; a request whose key's queue shows it would wait longer is refused at once",
+    }),
+    UPSTREAM_QUEUE_MAX: documented(count.default(CLIENT_DEFAULTS.maxQueued), {
+      description:
+        'requests waiting for a slot, all keys together: a bound on memory only, since overload is refused by the wait (at 512 it refused busy dashboards on a healthy upstream); beyond it `GATEWAY_OVERLOADED` at once',
+    }),
+    UPSTREAM_KEY_SHARE: documented(z.coerce.number().gt(0).max(1).default(CLIENT_DEFAULTS.laneShare), {
+      description: 'part of `UPSTREAM_MAX_IN_FLIGHT` and of the queue one API key may hold, so other keys keep theirs',
+    }),
+    UPSTREAM_RETRY_ATTEMPTS: documented(count.default(CLIENT_DEFAULTS.retry.maxAttempts), {
+      description: 'attempts per call, the first included (GETs and idempotent creates)',
+    }),
+    UPSTREAM_RETRY_BASE_MS: documented(positiveMs.default(CLIENT_DEFAULTS.retry.baseDelayMs), {
+      description: 'backoff base: the n-th retry waits up to base × 2^(n-1), full jitter',
+    }),
+    UPSTREAM_RETRY_MAX_DELAY_MS: documented(positiveMs.default(CLIENT_DEFAULTS.retry.maxDelayMs), {
+      description: 'longest single backoff wait',
+    }),
+    UPSTREAM_RETRY_BUDGET_MS: documented(positiveMs.default(CLIENT_DEFAULTS.retry.budgetMs), {
+      description: 'total time of one call: every attempt, queue wait and backoff together',
+    }),
+  },
+  rules({ values, missing, production }) {
+    const problems: string[] = [];
+    if (missing('REWARD_API_TOKEN') && (values.REWARD_API_URL || production)) {
+      problems.push(`REWARD_API_TOKEN is required ${production ? 'in production' : 'when REWARD_API_URL is set'}`);
+    }
+    if (production && missing('REWARD_API_URL')) {
+      problems.push('REWARD_API_URL is required in production (the embedded sandbox is for development only)');
+    }
+    return problems;
+  },
+});

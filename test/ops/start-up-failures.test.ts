@@ -1,9 +1,13 @@
 import { spawn } from 'node:child_process';
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, type Server } from 'node:net';
 import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
+import { KEYS_ENV } from '../security/keys.js';
 
 // What a newcomer sees when `npm start` cannot start: every configuration problem at once, and a busy port
 // named by the variable to change, in one line on stderr without a stack trace, with a non-zero exit.
@@ -84,6 +88,36 @@ describe('configuration errors', () => {
       /HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS \(30000\)/,
     );
     expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toEqual([]);
+  });
+
+  it('reads the API keys from GATEWAY_API_KEYS_FILE, and names the file it cannot read', () => {
+    const dir = mkdtempSync(join(tmpdir(), 'keys-'));
+    try {
+      const file = join(dir, 'keys.json');
+      writeFileSync(file, KEYS_ENV.GATEWAY_API_KEYS);
+      expect(loadConfig({ GATEWAY_API_KEYS_FILE: file }).GATEWAY_API_KEYS?.map((k) => k.name)).toEqual([
+        'dashboard',
+        'ordering',
+        'finance-view',
+        'treasury',
+      ]);
+      expect(problemsOf({ GATEWAY_API_KEYS_FILE: file, ...KEYS_ENV })).toEqual(['set GATEWAY_API_KEYS or GATEWAY_API_KEYS_FILE, not both']);
+      const missing = join(dir, 'absent.json');
+      // Named but unreadable is one problem, not also "required".
+      expect(problemsOf({ NODE_ENV: 'production', GATEWAY_API_KEYS_FILE: missing }).filter((p) => p.includes('GATEWAY_API_KEYS'))).toEqual([
+        `GATEWAY_API_KEYS_FILE ${missing} cannot be read`,
+      ]);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('leases last three poll intervals unless set, and longer than one', () => {
+    expect(loadConfig({ POLL_INTERVAL_MS: '2000' }).LIVE_LEASE_MS).toBe(6_000);
+    expect(loadConfig({ LIVE_LEASE_MS: '2500', POLL_INTERVAL_MS: '2000' }).LIVE_LEASE_MS).toBe(2_500);
+    expect(problemsOf({ LIVE_LEASE_MS: '2000', POLL_INTERVAL_MS: '2000' })).toEqual([
+      'LIVE_LEASE_MS must be longer than POLL_INTERVAL_MS (2000), or leases lapse between renewals',
+    ]);
   });
 
   it('NODE_ENV=production npm start prints all three problems in one go and exits 1', { timeout: 90_000 }, async () => {
