@@ -4,7 +4,7 @@
 
 import type { IncomingMessage, Server } from 'node:http';
 import type { ExecutionArgs, GraphQLFormattedError } from 'graphql';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, validate as validateWith } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import { makeServer } from 'graphql-ws';
 import type { YogaServerInstance } from 'graphql-yoga';
@@ -200,7 +200,7 @@ export function attachWebSocket(
       // (4500) and every other subscription on it.
       let errors: readonly GraphQLError[];
       try {
-        errors = [...validate(schema, document), ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule]))];
+        errors = validate(schema, document);
       } catch (error) {
         return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be validated.')];
       }

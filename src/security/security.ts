@@ -1,7 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Redis } from 'ioredis';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { Plugin } from 'graphql-yoga';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
@@ -12,6 +11,7 @@ import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
 import { useContentNegotiation } from './use-content-negotiation.js';
+import { useIntrospectionPolicy } from './use-introspection-policy.js';
 import { operationLimitPlugins } from './use-operation-limits.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config.
@@ -24,7 +24,6 @@ export interface WebSocketPolicy {
   door: Door;
   /** Trusted-documents mode: only these operations run, by id. */
   trusted: TrustedDocuments | null;
-  introspection: boolean;
   /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
   allowedOrigins: readonly string[];
   /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
@@ -98,7 +97,6 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   // A request without Host cannot come from a browser, which is what DNS rebinding needs.
   const hostAllowed = (hostHeader: string | undefined) => keyring !== null || hostHeader === undefined || isLoopbackHost(hostHeader);
 
-  const introspection = introspectionEnabled(config);
   const plugins: Plugin[] = [
     useApiKeys(door, { graphiql: graphiqlEnabled(config) }),
     // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
@@ -111,10 +109,9 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
       maxAliases: config.MAX_ALIASES,
       maxTokens: config.MAX_TOKENS,
       maxCost: config.MAX_COST,
-      blockSuggestions: !introspection,
     }),
+    ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
   ];
-  if (!introspection) plugins.push(useDisableIntrospection());
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
   if (trusted) plugins.push(useTrustedDocuments(trusted));
 
@@ -126,7 +123,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     host,
     warnings,
     hostAllowed,
-    websocket: { door, trusted, introspection, allowedOrigins: config.CORS_ORIGINS ?? [], hostAllowed },
+    websocket: { door, trusted, allowedOrigins: config.CORS_ORIGINS ?? [], hostAllowed },
     checkBody(req) {
       if (req.method !== 'POST') return null;
       const length = req.headers['content-length'];

@@ -1,4 +1,3 @@
-import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
@@ -19,8 +18,6 @@ export interface OperationLimits {
   maxTokens: number;
   /** Upstream-weighted cost per operation (see operation-cost.ts). Default 25000. */
   maxCost: number;
-  /** Hide "did you mean …" suggestions, which leak the schema when introspection is off. */
-  blockSuggestions: boolean;
 }
 
 function costLimitPlugin(maxCost: number): Plugin {
@@ -62,7 +59,7 @@ function reportAs(code: string, limit: number) {
 export function operationLimitPlugins(limits: OperationLimits): Plugin[] {
   // graphql-armor types its plugins as plain envelop plugins with an empty context; yoga runs envelop
   // plugins as they are, only the context type parameter differs.
-  const plugins = [
+  return [
     maxTokensPlugin({
       n: limits.maxTokens,
       onReject: [
@@ -75,6 +72,4 @@ export function operationLimitPlugins(limits: OperationLimits): Plugin[] {
     maxAliasesPlugin({ n: limits.maxAliases, ...reportAs('ALIAS_LIMIT_EXCEEDED', limits.maxAliases) }),
     costLimitPlugin(limits.maxCost),
   ] as Plugin[];
-  if (limits.blockSuggestions) plugins.push(blockFieldSuggestionsPlugin() as Plugin);
-  return plugins;
 }

@@ -253,7 +253,6 @@ describe('WebSocket credentials', () => {
       {
         door: createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 })),
         trusted: null,
-        introspection: true,
         hostAllowed: () => true,
         allowedOrigins: [],
       },
