@@ -129,9 +129,7 @@ export function createGateway({
     graphqlEndpoint: '/graphql',
     landingPage: false,
     batching: false,
-    // The door (security.checkBody) already refuses a POST without Content-Length or above MAX_BODY_BYTES, and
-    // Node's HTTP parser never reads past Content-Length. Yoga's own limit would pipe every body through a
-    // counting stream on top (about 3% of a small query's CPU) to enforce what cannot happen any more.
+    // The access pipeline's useBodyLimit bounds bodies by their Content-Length (security/use-body-limit.ts).
     maxRequestBodySize: false,
     graphiql: graphiqlEnabled(config) ? GRAPHIQL_OPTIONS : false,
     renderGraphiQL: graphiqlPage.render,
@@ -197,8 +195,6 @@ export function createGateway({
     if (path === '/health') return json(res, 200, { status: 'ok' });
     if (path === '/metrics') return void metrics.respond(res, redactor.redact);
     if (path === '/ready') return yoga(req, res);
-    const refusal = security.checkBody(req);
-    if (refusal) return json(res, refusal.status, { errors: [{ message: refusal.message, extensions: { code: 'BAD_REQUEST' } }] });
     if (req.headers.accept?.includes('text/event-stream')) {
       eventStreams.add(res);
       res.once('close', () => eventStreams.delete(res));

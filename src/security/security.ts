@@ -1,4 +1,3 @@
-import type { IncomingMessage } from 'node:http';
 import type { Redis } from 'ioredis';
 import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { Plugin } from 'graphql-yoga';
@@ -8,22 +7,27 @@ import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
 import { createSharedRateLimiter } from './shared-rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
-import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
 import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
+import { useBodyLimit } from './use-body-limit.js';
 import { useContentNegotiation } from './use-content-negotiation.js';
+import { useCostLimit } from './use-cost-limit.js';
 import { useIntrospectionPolicy } from './use-introspection-policy.js';
-import { operationLimitPlugins } from './use-operation-limits.js';
+import { useOperationLimits } from './use-operation-limits.js';
+import { loadTrustedDocuments, useTrustedDocuments } from './use-trusted-documents.js';
 
-// Everything that decides who may reach the gateway and how much they may ask, assembled once from config.
+// Everything that decides who may reach the gateway and how much they may ask, assembled once from config:
+// the access pipeline, one ordered list of yoga/envelop plugins (one concern per file, its defaults beside it)
+// that every transport runs through. Over WebSocket, parse, validate, context, execute and subscribe are the
+// same envelop instance's (websocket.ts), so every rule from the trusted documents on is written once.
 
 /**
- * What HTTP enforces in yoga plugins that never see a WebSocket message (they hook the HTTP request), applied
- * here by hand so both transports obey the same rules.
+ * What of the pipeline hooks the HTTP request, which a WebSocket message has not: the WebSocket endpoint applies
+ * it at its own points (the connection and each subscribe).
  */
 export interface WebSocketPolicy {
   door: Door;
-  /** Trusted-documents mode: only these operations run, by id. */
-  trusted: TrustedDocuments | null;
+  /** The pipeline's `onParams` hooks (trusted documents), which yoga runs for HTTP only. */
+  paramsHooks: readonly NonNullable<Plugin['onParams']>[];
   /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
   allowedOrigins: readonly string[];
   /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
@@ -34,7 +38,7 @@ export interface Security {
   door: Door;
   /** The identity an Authorization value carries, for per-field scope checks (no rate accounting). */
   callerFor(authorization: string | null | undefined): Caller;
-  /** Yoga plugins, to run before all others. */
+  /** The access pipeline: yoga plugins in the order a request meets them, to run before all others. */
   plugins: Plugin[];
   cors: { origin: string[]; methods: string[]; credentials: false } | false;
   /** Where to listen: loopback whatever HOST says while the gateway is open to everyone. */
@@ -48,8 +52,6 @@ export interface Security {
    * whose name resolves to 127.0.0.1 (DNS rebinding) would otherwise reach a gateway that trusts everyone.
    */
   hostAllowed(host: string | undefined): boolean;
-  /** A refusal for request bodies the gateway will not read, or null. */
-  checkBody(req: IncomingMessage): { status: 411 | 413; message: string } | null;
   /** Cluster mode: leaves the replica registry, so the other replicas' share of the rate limit grows at once. */
   close(): Promise<void>;
 }
@@ -97,23 +99,24 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   // A request without Host cannot come from a browser, which is what DNS rebinding needs.
   const hostAllowed = (hostHeader: string | undefined) => keyring !== null || hostHeader === undefined || isLoopbackHost(hostHeader);
 
+  const graphiql = graphiqlEnabled(config);
+  const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
   const plugins: Plugin[] = [
-    useApiKeys(door, { graphiql: graphiqlEnabled(config) }),
+    useBodyLimit({ maxBytes: config.MAX_BODY_BYTES }),
+    // Authentication, then the key's rate: nothing else runs for a caller without a valid key.
+    useApiKeys(door, { graphiql }),
     // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
     // CSRF header does.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
     // Before anything executes: yoga itself only finds out after running the operation.
-    useContentNegotiation({ graphiql: graphiqlEnabled(config) }),
-    ...operationLimitPlugins({
-      maxDepth: config.MAX_DEPTH,
-      maxAliases: config.MAX_ALIASES,
-      maxTokens: config.MAX_TOKENS,
-      maxCost: config.MAX_COST,
-    }),
+    useContentNegotiation({ graphiql }),
+    ...(trusted ? [useTrustedDocuments(trusted)] : []),
+    ...useOperationLimits({ maxDepth: config.MAX_DEPTH, maxAliases: config.MAX_ALIASES, maxTokens: config.MAX_TOKENS }),
+    useCostLimit({ maxCost: config.MAX_COST }),
     ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
+    // Scopes are checked per field as the operation executes (scope-auth, src/schema), from the caller the
+    // context is given (callerFor).
   ];
-  const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
-  if (trusted) plugins.push(useTrustedDocuments(trusted));
 
   return {
     door,
@@ -123,17 +126,11 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     host,
     warnings,
     hostAllowed,
-    websocket: { door, trusted, allowedOrigins: config.CORS_ORIGINS ?? [], hostAllowed },
-    checkBody(req) {
-      if (req.method !== 'POST') return null;
-      const length = req.headers['content-length'];
-      if (length === undefined) {
-        return { status: 411, message: 'POST bodies need a Content-Length header.' };
-      }
-      if (Number(length) > config.MAX_BODY_BYTES) {
-        return { status: 413, message: `Request body too large: at most ${config.MAX_BODY_BYTES} bytes.` };
-      }
-      return null;
+    websocket: {
+      door,
+      paramsHooks: plugins.flatMap((plugin) => (plugin.onParams ? [plugin.onParams] : [])),
+      allowedOrigins: config.CORS_ORIGINS ?? [],
+      hostAllowed,
     },
     close: async () => cluster?.replicas.close(),
   };

@@ -252,7 +252,7 @@ describe('WebSocket credentials', () => {
       yoga,
       {
         door: createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 })),
-        trusted: null,
+        paramsHooks: [],
         hostAllowed: () => true,
         allowedOrigins: [],
       },

@@ -217,7 +217,7 @@ describe('a connection that leaves while its key is being checked', () => {
     endpoint = attachWebSocket(
       server,
       yoga,
-      { door, trusted: null, hostAllowed: () => true, allowedOrigins: [] },
+      { door, paramsHooks: [], hostAllowed: () => true, allowedOrigins: [] },
       { maxPayloadBytes: 100_000, maxOperationsPerSocket: 10, maxConnectionsPerKey: 1, maxBufferedBytes: 1_000_000 },
       { error: () => undefined, debug: () => undefined },
     );
