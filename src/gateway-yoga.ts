@@ -63,8 +63,8 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       newContext({
         requestId: requestIdOf(initial),
         ...(isWebSocketContext(initial)
-          ? { authorization: initial.authorization }
-          : { signal: initial.request.signal, authorization: initial.request.headers.get('authorization') }),
+          ? { caller: initial.caller }
+          : { signal: initial.request.signal, caller: security.callerOf(initial.request) }),
       }),
   });
 }

@@ -99,7 +99,7 @@ export function createGateway({
     config,
     security,
     readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp }),
-    newContext: contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor }),
+    newContext: contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch }),
     redactor,
     logger,
     metrics,

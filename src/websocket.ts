@@ -10,6 +10,8 @@ import { makeServer } from 'graphql-ws';
 import type { GraphQLParams, OnParamsEventPayload, YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
 import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
+import { refusalError } from './security/refusal.js';
+import type { Caller } from './security/scopes.js';
 import type { WebSocketPolicy } from './security/security.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
@@ -69,6 +71,8 @@ export interface WebSocketInitialContext {
   transport: 'websocket';
   /** `authorization` from the connection_init payload, else the upgrade request's header. */
   authorization: string | null;
+  /** Who the connection was admitted as at connection_init. */
+  caller: Caller;
   connectionParams: Readonly<Record<string, unknown>> | undefined;
 }
 
@@ -96,6 +100,8 @@ type EnvelopedArgs = ExecutionArgs & {
 interface Extra {
   socket: WebSocket;
   authorization: string | null;
+  /** Set once connection_init is admitted: each subscribe is the same caller's. */
+  caller: Caller | null;
 }
 
 function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, extra: Extra): string | null {
@@ -114,7 +120,6 @@ export function attachWebSocket(
   limits: WebSocketLimits,
   log: AdapterLog,
 ): WebSocketEndpoint {
-  const { door } = policy;
   // Open sockets per API key name on this replica, counted from connection_ack to close.
   const connections = new Map<string, number>();
   const release = (name: string) => {
@@ -132,29 +137,32 @@ export function attachWebSocket(
   });
   server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
   const graphqlWs = makeServer<Record<string, unknown> | undefined, Extra>({
-    // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
-    // every subscribe spends from the key's rate like an HTTP operation does.
+    // The same authentication and rate limit as HTTP: an unknown key cannot open a connection (graphql-ws
+    // closes it with 4403), and connection_init and every subscribe spend from the key's rate like an HTTP
+    // operation does.
     onConnect: async (ctx) => {
-      const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
-      if (!('refusal' in admitted)) {
-        // Gone while its key was checked: its `close` has been and gone, and would never give the place back.
-        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
-        const { name } = admitted.caller;
-        const open = connections.get(name) ?? 0;
-        if (open >= limits.maxConnectionsPerKey) {
-          const reason = `Too many connections: at most ${limits.maxConnectionsPerKey} per API key (WS_MAX_CONNECTIONS_PER_KEY)`;
-          ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, reason);
-          return false;
-        }
-        connections.set(name, open + 1);
-        ctx.extra.socket.once('close', () => release(name));
-        return true;
+      const caller = policy.identify(authorizationOf(ctx.connectionParams, ctx.extra));
+      if (!caller) return false;
+      const refusal = await policy.rateLimit.spend(caller);
+      // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a close
+      // frame can carry).
+      if (refusal) {
+        ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${refusal.retryAfterSeconds ?? 1}s`);
+        return false;
       }
-      const { status, retryAfterSeconds } = admitted.refusal;
-      // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a
-      // close frame can carry).
-      if (status === 429) ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${retryAfterSeconds ?? 1}s`);
-      return false;
+      // Gone while its key was checked: its `close` has been and gone, and would never give the place back.
+      if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+      const { name } = caller;
+      const open = connections.get(name) ?? 0;
+      if (open >= limits.maxConnectionsPerKey) {
+        const reason = `Too many connections: at most ${limits.maxConnectionsPerKey} per API key (WS_MAX_CONNECTIONS_PER_KEY)`;
+        ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, reason);
+        return false;
+      }
+      connections.set(name, open + 1);
+      ctx.extra.socket.once('close', () => release(name));
+      ctx.extra.caller = caller;
+      return true;
     },
     // Only results and errors that carry extensions.http are rewritten; graphql-ws sends the others as they are.
     onNext: (_ctx, _id, _payload, _args, result) =>
@@ -172,14 +180,15 @@ export function attachWebSocket(
     onSubscribe: async (ctx, _id, payload) => {
       // graphql-ws has registered this operation already: more than the cap means one too many.
       if (Object.keys(ctx.subscriptions).length > limits.maxOperationsPerSocket) return [operationsPerSocketExceeded(limits.maxOperationsPerSocket)];
-      const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
-      if ('refusal' in admitted) {
-        const { message, code, retryAfterSeconds } = admitted.refusal;
-        return [new GraphQLError(message, { extensions: { code, retryAfterSeconds } })];
-      }
+      // graphql-ws passes no subscribe before connection_ack (4401 instead), which onConnect gives with the caller set.
+      const caller = ctx.extra.caller!;
+      const spent = policy.rateLimit.spend(caller);
+      const refusal = spent instanceof Promise ? await spent : spent;
+      if (refusal) return [refusalError(refusal)];
       const initial: WebSocketInitialContext = {
         transport: 'websocket',
         authorization: authorizationOf(ctx.connectionParams, ctx.extra),
+        caller,
         connectionParams: ctx.connectionParams,
       };
       // The access pipeline's params stage (trusted documents), which yoga runs over HTTP only. There is no fetch
@@ -226,7 +235,7 @@ export function attachWebSocket(
   const endpoint = serveGraphqlWs(
     wss,
     graphqlWs,
-    (socket, req: IncomingMessage): Extra => ({ socket, authorization: req.headers.authorization ?? null }),
+    (socket, req: IncomingMessage): Extra => ({ socket, authorization: req.headers.authorization ?? null, caller: null }),
     log,
     { maxBufferedBytes: limits.maxBufferedBytes },
   );

@@ -6,13 +6,14 @@ import { createKeyring } from './api-keys.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
 import { createSharedRateLimiter } from './shared-rate-limit.js';
-import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
-import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
+import type { Caller } from './scopes.js';
+import { useApiKeys, type Authentication } from './use-api-keys.js';
 import { useBodyLimit } from './use-body-limit.js';
 import { useContentNegotiation } from './use-content-negotiation.js';
 import { useCostLimit } from './use-cost-limit.js';
 import { useIntrospectionPolicy } from './use-introspection-policy.js';
 import { useOperationLimits } from './use-operation-limits.js';
+import { createRateLimit, useRateLimit, type RateLimit } from './use-rate-limit.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './use-trusted-documents.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config:
@@ -25,7 +26,10 @@ import { loadTrustedDocuments, useTrustedDocuments } from './use-trusted-documen
  * it at its own points (the connection and each subscribe).
  */
 export interface WebSocketPolicy {
-  door: Door;
+  /** Authentication's: the caller a connection's Authorization names (use-api-keys.ts). */
+  identify: Authentication['identify'];
+  /** The per-key rate each connection_init and each subscribe spends from (use-rate-limit.ts). */
+  rateLimit: RateLimit;
   /** The pipeline's `onParams` hooks (trusted documents), which yoga runs for HTTP only. */
   paramsHooks: readonly NonNullable<Plugin['onParams']>[];
   /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
@@ -35,9 +39,10 @@ export interface WebSocketPolicy {
 }
 
 export interface Security {
-  door: Door;
-  /** The identity an Authorization value carries, for per-field scope checks (no rate accounting). */
-  callerFor(authorization: string | null | undefined): Caller;
+  /** The caller authentication found for an HTTP request, for the context and its per-field scope checks. */
+  callerOf(request: Request): Caller;
+  /** The caller an Authorization value names, or null (no rate accounting). */
+  identify: Authentication['identify'];
   /** The access pipeline: yoga plugins in the order a request meets them, to run before all others. */
   plugins: Plugin[];
   cors: { origin: string[]; methods: string[]; credentials: false } | false;
@@ -70,16 +75,13 @@ const LOOPBACK_HOST = /^(?:(?:[a-z0-9-]+\.)*localhost\.?|127(?:\.\d{1,3}){3}|\[:
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOST.test(host);
 }
-/** The caller a request gets when its key is unknown; the door refuses it first, this is defence in depth. */
-const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
 
 /** `shared`: cluster mode's limits in Redis; without it the limit is per process. */
 export function createSecurity(config: Config, shared?: SharedLimits): Security {
   const keys = config.GATEWAY_API_KEYS ?? [];
   const keyring = keys.length ? createKeyring(keys) : null;
   const cluster = shared ? sharedRateLimit(config, shared) : null;
-  const door = createDoor(
-    keyring,
+  const rateLimit = createRateLimit(
     cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
   );
   const warnings: string[] = [];
@@ -101,10 +103,12 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
 
   const graphiql = graphiqlEnabled(config);
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
+  const authentication = useApiKeys(keyring, { graphiql });
   const plugins: Plugin[] = [
     useBodyLimit({ maxBytes: config.MAX_BODY_BYTES }),
-    // Authentication, then the key's rate: nothing else runs for a caller without a valid key.
-    useApiKeys(door, { graphiql }),
+    // Nothing else runs for a caller without a valid key, or past its key's rate.
+    authentication.plugin,
+    useRateLimit(rateLimit, authentication),
     // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
     // CSRF header does.
     useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
@@ -119,15 +123,16 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   ];
 
   return {
-    door,
-    callerFor: (authorization) => (keyring ? (keyring.identify(authorization) ?? NOBODY) : DEVELOPMENT_CALLER),
+    callerOf: authentication.callerOf,
+    identify: authentication.identify,
     plugins,
     cors: config.CORS_ORIGINS?.length ? { origin: config.CORS_ORIGINS, methods: ['GET', 'POST'], credentials: false } : false,
     host,
     warnings,
     hostAllowed,
     websocket: {
-      door,
+      identify: authentication.identify,
+      rateLimit,
       paramsHooks: plugins.flatMap((plugin) => (plugin.onParams ? [plugin.onParams] : [])),
       allowedOrigins: config.CORS_ORIGINS ?? [],
       hostAllowed,

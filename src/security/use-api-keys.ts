@@ -1,63 +1,37 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Keyring } from './api-keys.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { Refusal } from './refusal.js';
+import { refusalResponse } from './refusal.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 
-// The door of /graphql over HTTP (queries, mutations, SSE subscriptions): no key or an unknown key is a 401
-// before anything is parsed; a known key past its rate is a 429 with a retry hint. What the key may do is
-// decided per field by scope-auth. WebSocket connections pass the same checks in graphql-ws's onConnect.
+// Authentication, first of the access pipeline: no key or an unknown key is a 401 before anything is parsed.
+// Without GATEWAY_API_KEYS (development, loopback only) every caller is the development caller with every scope.
+// What the key may do is decided per field by scope-auth, from the caller this finds. WebSocket connections
+// are identified the same way at connection_init (websocket.ts; graphql-ws closes a refused one with 4403).
 
-export interface Door {
-  /** The caller's identity to let in, or the refusal to send. */
-  admit(authorization: string | null | undefined): Promise<{ caller: Caller } | { refusal: Refusal }>;
+export const UNAUTHENTICATED: Refusal = {
+  status: 401,
+  code: 'UNAUTHENTICATED',
+  message: 'Send a gateway API key: Authorization: Bearer <key>.',
+};
+
+/** The caller a request gets when its key is unknown; the pipeline refuses it first, this is defence in depth. */
+const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
+
+export interface Authentication {
+  /** The caller an Authorization value names, or null when it names no configured key. */
+  identify(authorization: string | null | undefined): Caller | null;
+  /**
+   * The caller useApiKeys let this request in as, for the rate limit and the context: each request is
+   * identified once.
+   */
+  callerOf(request: Request): Caller;
+  /** Whether useApiKeys let this request in (the GraphiQL page passes without a key). */
+  admitted(request: Request): boolean;
 }
 
-export interface Refusal {
-  status: 401 | 429;
-  code: 'UNAUTHENTICATED' | 'RATE_LIMITED';
-  message: string;
-  retryAfterSeconds?: number;
-}
-
-export function createDoor(keyring: Keyring | null, limiter: RateLimiter): Door {
-  return {
-    async admit(authorization) {
-      // No keyring: development mode, where every caller has every scope (and the server is on loopback).
-      const caller = keyring ? keyring.identify(authorization) : DEVELOPMENT_CALLER;
-      if (!caller) {
-        return {
-          refusal: {
-            status: 401,
-            code: 'UNAUTHENTICATED',
-            message: 'Send a gateway API key: Authorization: Bearer <key>.',
-          },
-        };
-      }
-      const decision = await limiter.take(caller.name);
-      if (!decision.allowed) {
-        return {
-          refusal: {
-            status: 429,
-            code: 'RATE_LIMITED',
-            message: `Rate limit of API key "${caller.name}" exceeded; retry in ${decision.retryAfterSeconds}s.`,
-            retryAfterSeconds: decision.retryAfterSeconds,
-          },
-        };
-      }
-      return { caller };
-    },
-  };
-}
-
-export function refusalResponse(refusal: Refusal, ResponseCtor: typeof Response): Response {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  if (refusal.status === 401) headers['www-authenticate'] = 'Bearer';
-  if (refusal.retryAfterSeconds) headers['retry-after'] = String(refusal.retryAfterSeconds);
-  const extensions = { code: refusal.code, ...(refusal.retryAfterSeconds ? { retryAfterSeconds: refusal.retryAfterSeconds } : {}) };
-  return new ResponseCtor(JSON.stringify({ errors: [{ message: refusal.message, extensions }] }), {
-    status: refusal.status,
-    headers,
-  });
+export interface ApiKeysPlugin extends Authentication {
+  plugin: Plugin;
 }
 
 /** Whether a request asks only for the GraphiQL page: a browser GET with no operation in it. */
@@ -67,14 +41,23 @@ function isGraphiqlPage(request: Request): boolean {
   return !params.has('query') && !params.has('documentId') && !params.has('extensions');
 }
 
-export function useApiKeys(door: Door, options: { graphiql: boolean }): Plugin {
+export function useApiKeys(keyring: Keyring | null, options: { graphiql: boolean }): ApiKeysPlugin {
+  // Keyed by the fetch Request, which lives as long as its operation does.
+  const callers = new WeakMap<Request, Caller>();
+  const identify = (authorization: string | null | undefined) => (keyring ? keyring.identify(authorization) : DEVELOPMENT_CALLER);
   return {
-    async onRequest({ request, fetchAPI, endResponse }) {
-      // The GraphiQL page itself carries no data; the queries it sends need a key like any other. Without
-      // GraphiQL there is no page, so nothing passes unauthenticated.
-      if (options.graphiql && isGraphiqlPage(request)) return;
-      const outcome = await door.admit(request.headers.get('authorization'));
-      if ('refusal' in outcome) endResponse(refusalResponse(outcome.refusal, fetchAPI.Response));
+    identify,
+    callerOf: (request) => callers.get(request) ?? NOBODY,
+    admitted: (request) => callers.has(request),
+    plugin: {
+      onRequest({ request, fetchAPI, endResponse }) {
+        // The GraphiQL page itself carries no data; the queries it sends need a key like any other. Without
+        // GraphiQL there is no page, so nothing passes unauthenticated.
+        if (options.graphiql && isGraphiqlPage(request)) return;
+        const caller = identify(request.headers.get('authorization'));
+        if (caller) callers.set(request, caller);
+        else endResponse(refusalResponse(UNAUTHENTICATED, fetchAPI.Response));
+      },
     },
   };
 }

@@ -1,5 +1,6 @@
 import { createRateLimiter } from '../../src/security/rate-limit.js';
-import { createDoor } from '../../src/security/use-api-keys.js';
+import { DEVELOPMENT_CALLER } from '../../src/security/scopes.js';
+import { createRateLimit } from '../../src/security/use-rate-limit.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
@@ -251,7 +252,8 @@ describe('WebSocket credentials', () => {
       server,
       yoga,
       {
-        door: createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 })),
+        identify: () => DEVELOPMENT_CALLER,
+        rateLimit: createRateLimit(createRateLimiter({ perSecond: 1000, burst: 1000 })),
         paramsHooks: [],
         hostAllowed: () => true,
         allowedOrigins: [],
