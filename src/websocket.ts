@@ -54,18 +54,6 @@ function operationsPerSocketExceeded(max: number): GraphQLError {
   );
 }
 
-/** Non-browser clients send no Origin; a browser's must be the gateway's own or an allowed one. */
-function originAllowed(request: IncomingMessage, allowed: readonly string[]): boolean {
-  const origin = request.headers.origin;
-  if (!origin) return true;
-  if (allowed.includes(origin)) return true;
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
-}
-
 /** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */
 export interface WebSocketInitialContext {
   transport: 'websocket';
@@ -133,7 +121,7 @@ export function attachWebSocket(
     noServer: true,
     path: yoga.graphqlEndpoint,
     maxPayload: limits.maxPayloadBytes,
-    verifyClient: ({ req }: { req: IncomingMessage }) => policy.hostAllowed(req.headers.host) && originAllowed(req, policy.allowedOrigins),
+    verifyClient: ({ req }: { req: IncomingMessage }) => policy.upgradeAllowed(req),
   });
   server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
   const graphqlWs = makeServer<Record<string, unknown> | undefined, Extra>({

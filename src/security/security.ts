@@ -1,5 +1,5 @@
+import type { IncomingMessage } from 'node:http';
 import type { Redis } from 'ioredis';
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
 import type { Plugin } from 'graphql-yoga';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
@@ -7,10 +7,11 @@ import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
 import { createSharedRateLimiter } from './shared-rate-limit.js';
 import type { Caller } from './scopes.js';
-import { useApiKeys, type Authentication } from './use-api-keys.js';
+import { createAuthentication, useApiKeys, type Authentication } from './use-api-keys.js';
 import { useBodyLimit } from './use-body-limit.js';
 import { useContentNegotiation } from './use-content-negotiation.js';
 import { useCostLimit } from './use-cost-limit.js';
+import { originAllowed, useCsrfPrevention } from './use-csrf-prevention.js';
 import { useIntrospectionPolicy } from './use-introspection-policy.js';
 import { useOperationLimits } from './use-operation-limits.js';
 import { createRateLimit, useRateLimit, type RateLimit } from './use-rate-limit.js';
@@ -32,10 +33,11 @@ export interface WebSocketPolicy {
   rateLimit: RateLimit;
   /** The pipeline's `onParams` hooks (trusted documents), which yoga runs for HTTP only. */
   paramsHooks: readonly NonNullable<Plugin['onParams']>[];
-  /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
-  allowedOrigins: readonly string[];
-  /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
-  hostAllowed(host: string | undefined): boolean;
+  /**
+   * Whether an upgrade request may open a socket: the HTTP server's Host rule (DNS rebinding), and its Origin
+   * (cross-site WebSocket hijacking, use-csrf-prevention.ts).
+   */
+  upgradeAllowed(request: IncomingMessage): boolean;
 }
 
 export interface Security {
@@ -103,15 +105,13 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
 
   const graphiql = graphiqlEnabled(config);
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
-  const authentication = useApiKeys(keyring, { graphiql });
+  const authentication = createAuthentication(keyring);
   const plugins: Plugin[] = [
     useBodyLimit({ maxBytes: config.MAX_BODY_BYTES }),
     // Nothing else runs for a caller without a valid key, or past its key's rate.
-    authentication.plugin,
+    useApiKeys(authentication, { graphiql }),
     useRateLimit(rateLimit, authentication),
-    // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
-    // CSRF header does.
-    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
+    useCsrfPrevention(),
     // Before anything executes: yoga itself only finds out after running the operation.
     useContentNegotiation({ graphiql }),
     ...(trusted ? [useTrustedDocuments(trusted)] : []),
@@ -119,7 +119,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     useCostLimit({ maxCost: config.MAX_COST }),
     ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
     // Scopes are checked per field as the operation executes (scope-auth, src/schema), from the caller the
-    // context is given (callerFor).
+    // context is given (callerOf).
   ];
 
   return {
@@ -134,8 +134,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
       identify: authentication.identify,
       rateLimit,
       paramsHooks: plugins.flatMap((plugin) => (plugin.onParams ? [plugin.onParams] : [])),
-      allowedOrigins: config.CORS_ORIGINS ?? [],
-      hostAllowed,
+      upgradeAllowed: (request) => hostAllowed(request.headers.host) && originAllowed(request, config.CORS_ORIGINS ?? []),
     },
     close: async () => cluster?.replicas.close(),
   };

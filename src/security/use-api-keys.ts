@@ -21,17 +21,32 @@ const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
 export interface Authentication {
   /** The caller an Authorization value names, or null when it names no configured key. */
   identify(authorization: string | null | undefined): Caller | null;
+  /** Identifies an HTTP request's caller and remembers it for the request's life; null when refused. */
+  admit(request: Request): Caller | null;
   /**
-   * The caller useApiKeys let this request in as, for the rate limit and the context: each request is
-   * identified once.
+   * The caller a request was admitted as, for the rate limit and the context: each request is identified once.
+   * NOBODY when it was not (defence in depth: nothing runs an operation for such a request).
    */
   callerOf(request: Request): Caller;
-  /** Whether useApiKeys let this request in (the GraphiQL page passes without a key). */
+  /** Whether the request was admitted (the GraphiQL page passes without a key, and is not). */
   admitted(request: Request): boolean;
 }
 
-export interface ApiKeysPlugin extends Authentication {
-  plugin: Plugin;
+/** Callers by API key (GATEWAY_API_KEYS); without keys (development, loopback only) the development caller. */
+export function createAuthentication(keyring: Keyring | null): Authentication {
+  // Keyed by the fetch Request, which lives as long as its operation does.
+  const callers = new WeakMap<Request, Caller>();
+  const identify = (authorization: string | null | undefined) => (keyring ? keyring.identify(authorization) : DEVELOPMENT_CALLER);
+  return {
+    identify,
+    admit(request) {
+      const caller = identify(request.headers.get('authorization'));
+      if (caller) callers.set(request, caller);
+      return caller;
+    },
+    callerOf: (request) => callers.get(request) ?? NOBODY,
+    admitted: (request) => callers.has(request),
+  };
 }
 
 /** Whether a request asks only for the GraphiQL page: a browser GET with no operation in it. */
@@ -41,23 +56,13 @@ function isGraphiqlPage(request: Request): boolean {
   return !params.has('query') && !params.has('documentId') && !params.has('extensions');
 }
 
-export function useApiKeys(keyring: Keyring | null, options: { graphiql: boolean }): ApiKeysPlugin {
-  // Keyed by the fetch Request, which lives as long as its operation does.
-  const callers = new WeakMap<Request, Caller>();
-  const identify = (authorization: string | null | undefined) => (keyring ? keyring.identify(authorization) : DEVELOPMENT_CALLER);
+export function useApiKeys(authentication: Authentication, options: { graphiql: boolean }): Plugin {
   return {
-    identify,
-    callerOf: (request) => callers.get(request) ?? NOBODY,
-    admitted: (request) => callers.has(request),
-    plugin: {
-      onRequest({ request, fetchAPI, endResponse }) {
-        // The GraphiQL page itself carries no data; the queries it sends need a key like any other. Without
-        // GraphiQL there is no page, so nothing passes unauthenticated.
-        if (options.graphiql && isGraphiqlPage(request)) return;
-        const caller = identify(request.headers.get('authorization'));
-        if (caller) callers.set(request, caller);
-        else endResponse(refusalResponse(UNAUTHENTICATED, fetchAPI.Response));
-      },
+    onRequest({ request, fetchAPI, endResponse }) {
+      // The GraphiQL page itself carries no data; the queries it sends need a key like any other. Without
+      // GraphiQL there is no page, so nothing passes unauthenticated.
+      if (options.graphiql && isGraphiqlPage(request)) return;
+      if (!authentication.admit(request)) endResponse(refusalResponse(UNAUTHENTICATED, fetchAPI.Response));
     },
   };
 }

@@ -218,7 +218,7 @@ describe('a connection that leaves while its key is being checked', () => {
     endpoint = attachWebSocket(
       server,
       yoga,
-      { identify: () => DEVELOPMENT_CALLER, rateLimit, paramsHooks: [], hostAllowed: () => true, allowedOrigins: [] },
+      { identify: () => DEVELOPMENT_CALLER, rateLimit, paramsHooks: [], upgradeAllowed: () => true },
       { maxPayloadBytes: 100_000, maxOperationsPerSocket: 10, maxConnectionsPerKey: 1, maxBufferedBytes: 1_000_000 },
       { error: () => undefined, debug: () => undefined },
     );
