@@ -19,8 +19,10 @@ import { loadTrustedDocuments, useTrustedDocuments } from './use-trusted-documen
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config:
 // the access pipeline, one ordered list of yoga/envelop plugins (one concern per file, its defaults beside it)
-// that every transport runs through. Over WebSocket, parse, validate, context, execute and subscribe are the
-// same envelop instance's (websocket.ts), so every rule from the trusted documents on is written once.
+// that every transport runs through, so each rule is written once. A WebSocket (websocket.ts) has no HTTP
+// request for the first hooks: it applies authentication and the rate limit at connection_init and on each
+// subscribe with the same functions, runs the params stage (trusted documents) on each subscribe payload, and
+// parses, validates, builds the context, executes and subscribes through the same envelop instance.
 
 /**
  * What of the pipeline hooks the HTTP request, which a WebSocket message has not: the WebSocket endpoint applies
