@@ -57,9 +57,10 @@ function operationsPerSocketExceeded(max: number): GraphQLError {
 /** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */
 export interface WebSocketInitialContext {
   transport: 'websocket';
-  /** `authorization` from the connection_init payload, else the upgrade request's header. */
-  authorization: string | null;
-  /** Who the connection was admitted as at connection_init. */
+  /**
+   * Who the connection was admitted as at connection_init, from the `authorization` of its payload, else the
+   * upgrade request's header.
+   */
   caller: Caller;
   connectionParams: Readonly<Record<string, unknown>> | undefined;
 }
@@ -173,24 +174,21 @@ export function attachWebSocket(
       const spent = policy.rateLimit.spend(caller);
       const refusal = spent instanceof Promise ? await spent : spent;
       if (refusal) return [refusalError(refusal)];
-      const initial: WebSocketInitialContext = {
-        transport: 'websocket',
-        authorization: authorizationOf(ctx.connectionParams, ctx.extra),
-        caller,
-        connectionParams: ctx.connectionParams,
-      };
+      const initial: WebSocketInitialContext = { transport: 'websocket', caller, connectionParams: ctx.connectionParams };
       // The access pipeline's params stage (trusted documents), which yoga runs over HTTP only. There is no fetch
       // Request: yoga's own hooks skip what needs one, and the pipeline's use none.
       let params = payload as GraphQLParams;
-      const setParams = (changed: GraphQLParams) => (params = changed);
-      try {
-        for (const onParams of policy.paramsHooks) {
-          const pending = onParams({ params, setParams, context: initial, fetchAPI: yoga.fetchAPI } as unknown as OnParamsEventPayload);
-          // No extra turn of the event loop for a hook that answers at once (trusted documents do).
-          if (pending) await pending;
+      if (policy.paramsHooks.length > 0) {
+        const setParams = (changed: GraphQLParams) => (params = changed);
+        try {
+          for (const onParams of policy.paramsHooks) {
+            const pending = onParams({ params, setParams, context: initial, fetchAPI: yoga.fetchAPI } as unknown as OnParamsEventPayload);
+            // No extra turn of the event loop for a hook that answers at once (trusted documents do).
+            if (pending) await pending;
+          }
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be read.')];
         }
-      } catch (error) {
-        return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be read.')];
       }
       const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
       let document;
