@@ -16,7 +16,7 @@ import { createReadiness, useReadiness } from './readiness.js';
 import { configuredSecrets, createRedactor, type Redactor } from './redaction.js';
 import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
-import { attachWebSocket } from './websocket.js';
+import { attachWebSocket, webSocketLimits } from './websocket.js';
 
 // One node:http server: what a request meets before yoga (http-entry.ts), yoga on /graphql for HTTP and SSE
 // (gateway-yoga.ts), and graphql-ws on the same path through the same yoga (websocket.ts). Tests build it with
@@ -108,18 +108,7 @@ export function createGateway({
   const server = createServer(httpServerOptions(config), entry.handle);
   // Beyond it new connections (HTTP and WebSocket alike) are closed at once, before anything is read.
   server.maxConnections = config.HTTP_MAX_CONNECTIONS;
-  const websocket = attachWebSocket(
-    server,
-    yoga,
-    security.websocket,
-    {
-      maxPayloadBytes: config.WS_MAX_PAYLOAD_BYTES,
-      maxOperationsPerSocket: config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,
-      maxConnectionsPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,
-      maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
-    },
-    logger,
-  );
+  const websocket = attachWebSocket(server, yoga, security.websocket, webSocketLimits(config), logger);
 
   return {
     yoga,

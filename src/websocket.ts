@@ -9,6 +9,7 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import { makeServer } from 'graphql-ws';
 import type { GraphQLParams, OnParamsEventPayload, YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Config } from './config.js';
 import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
 import { refusalError } from './security/refusal.js';
 import type { Caller } from './security/scopes.js';
@@ -29,6 +30,15 @@ export interface WebSocketLimits {
   maxConnectionsPerKey: number;
   /** WS_MAX_BUFFERED_BYTES */
   maxBufferedBytes: number;
+}
+
+export function webSocketLimits(config: Config): WebSocketLimits {
+  return {
+    maxPayloadBytes: config.WS_MAX_PAYLOAD_BYTES,
+    maxOperationsPerSocket: config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,
+    maxConnectionsPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,
+    maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+  };
 }
 
 /**
