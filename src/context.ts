@@ -38,18 +38,13 @@ export interface ContextDeps {
   live: Live;
   logger: Logger;
   onLoaderBatch?: LoaderHooks['onBatch'];
-  /** The identity an Authorization value carries (src/security). */
-  callerFor(authorization: string | null | undefined): Caller;
 }
 
 /** What the transport knows about the request (HTTP, SSE or one WebSocket subscription). */
 export interface RequestInfo {
   signal?: AbortSignal;
-  /**
-   * The caller's `Authorization` value as sent: the HTTP header, or for a WebSocket the `authorization` of its
-   * connection_init payload (else the upgrade request's header).
-   */
-  authorization?: string | null;
+  /** Who is calling, as the access pipeline's authentication found (src/security/use-api-keys.ts). */
+  caller: Caller;
   /** Default: a fresh UUID (a context made outside any request still gets one). */
   requestId?: string;
 }
@@ -58,7 +53,7 @@ export interface RequestInfo {
  * Contexts for one gateway. What they share is made once here, not per request: a subscription keeps its
  * context for its whole life, so whatever a context holds of its own, every idle subscriber holds.
  */
-export function contextFactory(deps: ContextDeps): (request?: RequestInfo) => GatewayContext {
+export function contextFactory(deps: ContextDeps): (request: RequestInfo) => GatewayContext {
   const hooks: LoaderHooks = { onBatch: deps.onLoaderBatch };
   // Keyed by the event object the live hub decodes once and hands to every subscriber; collected with it. No
   // request signal: one subscriber leaving must not abort a read the others share (the shared scope's stop
@@ -69,9 +64,9 @@ export function contextFactory(deps: ContextDeps): (request?: RequestInfo) => Ga
     if (!loaders) loadersByEvent.set(event, (loaders = createLoaders(deps.client, deps.catalog, undefined, hooks)));
     return loaders;
   };
-  return (request = {}) => {
+  return (request) => {
     const requestId = request.requestId ?? randomUUID();
-    const caller = deps.callerFor(request.authorization);
+    const { caller } = request;
     const log = deps.logger.child({ requestId });
     // The lane of the caller's key: the bulkhead shares upstream concurrency fairly between keys.
     const client = deps.client.inScope({ lane: `key:${caller.name}`, requestId, log });

@@ -1,3 +1,4 @@
+import { useReadinessCheck, type Plugin } from 'graphql-yoga';
 import type { UpstreamClient } from './upstream/types.js';
 
 // /ready answers "can this instance serve?" by pinging the upstream, but a load balancer probing every
@@ -23,4 +24,31 @@ export function createReadiness(client: UpstreamClient, cacheMs: number, now = (
       return result;
     },
   };
+}
+
+export interface ReadinessProbe {
+  readiness: Readiness;
+  /** Whether the gateway is stopping: then it is not ready, whatever the upstream says. */
+  draining(): boolean;
+  /** Cluster mode's Redis: true up, false down, null without Redis. */
+  redisUp(): boolean | null;
+}
+
+/**
+ * /ready, served by yoga's readiness check. It runs before the access pipeline: a load balancer's probe carries
+ * no key. Redis is reported, never a reason to refuse traffic: without it the gateway runs degraded, not down.
+ */
+export function useReadiness({ readiness, draining, redisUp }: ReadinessProbe): Plugin {
+  return useReadinessCheck({
+    endpoint: '/ready',
+    check: async ({ fetchAPI }) => {
+      const answer = (status: number, body: object) =>
+        new fetchAPI.Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
+      if (draining()) return answer(503, { status: 'draining' });
+      const up = redisUp();
+      const redis = up === null ? {} : { redis: up ? 'up' : 'down' };
+      const r = await readiness.check();
+      return r.ready ? answer(200, { status: 'ready', ...redis }) : answer(503, { status: 'unavailable', reason: r.reason, ...redis });
+    },
+  });
 }

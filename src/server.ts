@@ -1,36 +1,26 @@
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { createYoga, useReadinessCheck, type YogaServerInstance } from 'graphql-yoga';
 import { createCatalogCache } from './catalog/catalog-cache.js';
-import { graphiqlEnabled, type Config } from './config.js';
-import { contextFactory, type GatewayContext } from './context.js';
-import { redactingMaskError } from './error-masking.js';
-import { describeFailure, errorBody, type DescribedFailure } from './errors/gateway-error.js';
-import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
+import type { Config } from './config.js';
+import { contextFactory } from './context.js';
+import { createGatewayYoga, type GatewayYoga } from './gateway-yoga.js';
 import { httpServerOptions } from './http-server-options.js';
+import { createHttpEntry } from './http-entry.js';
 import type { LiveLogger } from './live/listener.js';
 import { createLive, type Live } from './live/live.js';
 import { createLiveStore } from './live/live-store.js';
 import { createDrain } from './ops/drain.js';
 import { createLogger, logLevel, type Logger } from './ops/logger.js';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
-import { useCompiledExecution } from './ops/use-compiled-execution.js';
-import { reportUnexpectedErrors } from './ops/report-unexpected-errors.js';
-import { useOperationLog } from './ops/use-operation-log.js';
-import { useOperationMetrics } from './ops/use-operation-metrics.js';
-import { requestIdOf, useRequestId } from './ops/use-request-id.js';
-import { yogaLogger } from './ops/yoga-logger.js';
-import { createReadiness } from './readiness.js';
+import { createReadiness, useReadiness } from './readiness.js';
 import { configuredSecrets, createRedactor, type Redactor } from './redaction.js';
-import { answerRefusal, refuseRequestTarget } from './request-target.js';
-import { schema } from './schema/index.js';
 import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
-import { useResponseRedaction } from './use-response-redaction.js';
-import { attachWebSocket, isWebSocketContext } from './websocket.js';
+import { attachWebSocket, webSocketLimits } from './websocket.js';
 
-// One node:http server: yoga on /graphql (HTTP, SSE, and graphql-ws on the same path), plus the probes an
-// operator needs. Tests build it with listen(0); main.ts adds process signals around it.
+// One node:http server: what a request meets before yoga (http-entry.ts), yoga on /graphql for HTTP and SSE
+// (gateway-yoga.ts), and graphql-ws on the same path through the same yoga (websocket.ts). Tests build it with
+// listen(0); main.ts adds process signals around it.
 
 export interface GatewayOptions {
   config: Config;
@@ -49,7 +39,7 @@ export interface GatewayOptions {
 }
 
 export interface Gateway {
-  yoga: YogaServerInstance<Record<string, unknown>, GatewayContext>;
+  yoga: GatewayYoga;
   server: Server;
   /** The live hub behind subscriptions (hooks and counts for metrics and tests). */
   live: Live;
@@ -66,30 +56,6 @@ export interface Gateway {
 
 /** How long start() waits for Redis in cluster mode before serving degraded (and connecting in the background). */
 const REDIS_CONNECT_WAIT_MS = 2_000;
-
-function json(res: ServerResponse, status: number, body: unknown): void {
-  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
-  res.end(JSON.stringify(body));
-}
-
-/** A request refusal of the catalogue, answered outside yoga. */
-function refuse(res: ServerResponse, failure: DescribedFailure): void {
-  res.writeHead(failure.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...failure.headers });
-  res.end(JSON.stringify(errorBody(failure)));
-}
-
-/** `/` serves nothing itself: browsers go on to GraphiQL (when served), other clients hear where to go. */
-function pointToGraphql(req: IncomingMessage, res: ServerResponse, graphiql: boolean): void {
-  if (graphiql && req.method === 'GET' && req.headers.accept?.includes('text/html')) {
-    res.writeHead(302, { location: '/graphql', 'cache-control': 'no-store' });
-    res.end();
-    return;
-  }
-  json(res, 200, {
-    message: 'This is reward-gateway: send GraphQL to /graphql (POST, or GET; WebSocket and SSE for subscriptions).',
-    graphql: '/graphql',
-  });
-}
 
 export function createGateway({
   config,
@@ -129,94 +95,20 @@ export function createGateway({
   );
   for (const warning of security.warnings) logger.warn(warning);
 
-  const newContext = contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch, callerFor: security.callerFor });
-  const graphiqlPage = createGraphiqlPage();
-  const yoga = createYoga<Record<string, unknown>, GatewayContext>({
-    schema,
-    graphqlEndpoint: '/graphql',
-    landingPage: false,
-    batching: false,
-    // The door (security.checkBody) already refuses a POST without Content-Length or above MAX_BODY_BYTES, and
-    // Node's HTTP parser never reads past Content-Length. Yoga's own limit would pipe every body through a
-    // counting stream on top (about 3% of a small query's CPU) to enforce what cannot happen any more.
-    maxRequestBodySize: false,
-    graphiql: graphiqlEnabled(config) ? GRAPHIQL_OPTIONS : false,
-    renderGraphiQL: graphiqlPage.render,
-    maskedErrors: { maskError: reportUnexpectedErrors(redactingMaskError(redactor.redact), logger) },
-    logging: yogaLogger(logger),
-    cors: security.cors,
-    // /ready before the door: a load balancer's probe carries no key. Then the door: nothing else runs for a
-    // caller without a valid key.
-    plugins: [
-      useReadinessCheck({
-        endpoint: '/ready',
-        check: async ({ fetchAPI }) => {
-          const answer = (status: number, body: object) =>
-            new fetchAPI.Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
-          if (drain.active) return answer(503, { status: 'draining' });
-          // Redis is reported, never a reason to refuse traffic: without it the gateway runs degraded, not down.
-          const redis = shared.redisUp() === null ? {} : { redis: shared.redisUp() ? 'up' : 'down' };
-          const r = await readiness.check();
-          return r.ready ? answer(200, { status: 'ready', ...redis }) : answer(503, { status: 'unavailable', reason: r.reason, ...redis });
-        },
-      }),
-      ...security.plugins,
-      useRequestId({ refuse: redactor.contains }),
-      useResponseRedaction(redactor.redact),
-      useOperationLog({ logger }),
-      useOperationMetrics({ registry: metrics.registry }),
-      graphiqlPage.plugin,
-      useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
-    ],
-    context: (initial) =>
-      newContext({
-        requestId: requestIdOf(initial),
-        ...(isWebSocketContext(initial)
-          ? { authorization: initial.authorization }
-          : { signal: initial.request.signal, authorization: initial.request.headers.get('authorization') }),
-      }),
+  const yoga = createGatewayYoga({
+    config,
+    security,
+    readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp }),
+    newContext: contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch }),
+    redactor,
+    logger,
+    metrics,
   });
-
-  // Open SSE subscription responses: on stop they are dropped rather than completed, so clients reconnect
-  // (to this instance once restarted, or to another) instead of taking the stream as finished.
-  const eventStreams = new Set<ServerResponse>();
-
-  const server = createServer(httpServerOptions(config), (req: IncomingMessage, res: ServerResponse) => {
-    drain.track(res);
-    const malformed = refuseRequestTarget(req);
-    if (malformed) {
-      // Scanners send these by the thousand: debug, and neither the target nor the Host (they are the sender's text).
-      logger.debug({ code: malformed.code, method: req.method }, 'request refused before authentication');
-      return answerRefusal(res, malformed);
-    }
-    if (!security.hostAllowed(req.headers.host)) return refuse(res, describeFailure('HOST_NOT_ALLOWED'));
-    const path = (req.url ?? '/').split('?')[0];
-    if (path === '/') return pointToGraphql(req, res, graphiqlEnabled(config));
-    if (path === '/health') return json(res, 200, { status: 'ok' });
-    if (path === '/metrics') return void metrics.respond(res, redactor.redact);
-    if (path === '/ready') return yoga(req, res);
-    const refusal = security.checkBody(req);
-    if (refusal) return refuse(res, describeFailure('BAD_REQUEST', { status: refusal.status, problem: refusal.message }));
-    if (req.headers.accept?.includes('text/event-stream')) {
-      eventStreams.add(res);
-      res.once('close', () => eventStreams.delete(res));
-    }
-    return yoga(req, res);
-  });
+  const entry = createHttpEntry({ config, yoga, drain, hostAllowed: security.hostAllowed, metrics, redact: redactor.redact, logger });
+  const server = createServer(httpServerOptions(config), entry.handle);
   // Beyond it new connections (HTTP and WebSocket alike) are closed at once, before anything is read.
   server.maxConnections = config.HTTP_MAX_CONNECTIONS;
-  const websocket = attachWebSocket(
-    server,
-    yoga,
-    security.websocket,
-    {
-      maxPayloadBytes: config.WS_MAX_PAYLOAD_BYTES,
-      maxOperationsPerSocket: config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,
-      maxConnectionsPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,
-      maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
-    },
-    logger,
-  );
+  const websocket = attachWebSocket(server, yoga, security.websocket, webSocketLimits(config), logger);
 
   return {
     yoga,
@@ -250,7 +142,7 @@ export function createGateway({
       }, deadlineMs);
       deadline.unref();
       const websocketsClosed = websocket.close(deadlineMs);
-      for (const res of eventStreams) res.destroy();
+      entry.dropEventStreams();
       live.close();
       server.closeIdleConnections();
       // Redis may not answer: its goodbye (the rate limit's replica entry, then the store) is not worth more

@@ -4,14 +4,16 @@
 
 import type { IncomingMessage, Server } from 'node:http';
 import type { ExecutionArgs, GraphQLFormattedError } from 'graphql';
-import { GraphQLError, NoSchemaIntrospectionCustomRule, validate as validateWith } from 'graphql';
+import { GraphQLError } from 'graphql';
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import { makeServer } from 'graphql-ws';
-import type { YogaServerInstance } from 'graphql-yoga';
+import type { GraphQLParams, OnParamsEventPayload, YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
+import type { Config } from './config.js';
 import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
+import { refusalError } from './security/refusal.js';
+import type { Caller } from './security/scopes.js';
 import type { WebSocketPolicy } from './security/security.js';
-import { trustedDocumentFor } from './security/trusted-documents.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
 export const CLOSE_RATE_LIMITED = 4429;
@@ -28,6 +30,15 @@ export interface WebSocketLimits {
   maxConnectionsPerKey: number;
   /** WS_MAX_BUFFERED_BYTES */
   maxBufferedBytes: number;
+}
+
+export function webSocketLimits(config: Config): WebSocketLimits {
+  return {
+    maxPayloadBytes: config.WS_MAX_PAYLOAD_BYTES,
+    maxOperationsPerSocket: config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,
+    maxConnectionsPerKey: config.WS_MAX_CONNECTIONS_PER_KEY,
+    maxBufferedBytes: config.WS_MAX_BUFFERED_BYTES,
+  };
 }
 
 /**
@@ -53,23 +64,14 @@ function operationsPerSocketExceeded(max: number): GraphQLError {
   );
 }
 
-/** Non-browser clients send no Origin; a browser's must be the gateway's own or an allowed one. */
-function originAllowed(request: IncomingMessage, allowed: readonly string[]): boolean {
-  const origin = request.headers.origin;
-  if (!origin) return true;
-  if (allowed.includes(origin)) return true;
-  try {
-    return new URL(origin).host === request.headers.host;
-  } catch {
-    return false;
-  }
-}
-
 /** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */
 export interface WebSocketInitialContext {
   transport: 'websocket';
-  /** `authorization` from the connection_init payload, else the upgrade request's header. */
-  authorization: string | null;
+  /**
+   * Who the connection was admitted as at connection_init, from the `authorization` of its payload, else the
+   * upgrade request's header.
+   */
+  caller: Caller;
   connectionParams: Readonly<Record<string, unknown>> | undefined;
 }
 
@@ -97,6 +99,8 @@ type EnvelopedArgs = ExecutionArgs & {
 interface Extra {
   socket: WebSocket;
   authorization: string | null;
+  /** Set once connection_init is admitted: each subscribe is the same caller's. */
+  caller: Caller | null;
 }
 
 function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, extra: Extra): string | null {
@@ -115,7 +119,6 @@ export function attachWebSocket(
   limits: WebSocketLimits,
   log: AdapterLog,
 ): WebSocketEndpoint {
-  const { door } = policy;
   // Open sockets per API key name on this replica, counted from connection_ack to close.
   const connections = new Map<string, number>();
   const release = (name: string) => {
@@ -129,33 +132,36 @@ export function attachWebSocket(
     noServer: true,
     path: yoga.graphqlEndpoint,
     maxPayload: limits.maxPayloadBytes,
-    verifyClient: ({ req }: { req: IncomingMessage }) => policy.hostAllowed(req.headers.host) && originAllowed(req, policy.allowedOrigins),
+    verifyClient: ({ req }: { req: IncomingMessage }) => policy.upgradeAllowed(req),
   });
   server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
   const graphqlWs = makeServer<Record<string, unknown> | undefined, Extra>({
-    // The same door as HTTP: an unknown key cannot open a connection (graphql-ws closes it with 4403), and
-    // every subscribe spends from the key's rate like an HTTP operation does.
+    // The same authentication and rate limit as HTTP: an unknown key cannot open a connection (graphql-ws
+    // closes it with 4403), and connection_init and every subscribe spend from the key's rate like an HTTP
+    // operation does.
     onConnect: async (ctx) => {
-      const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
-      if (!('refusal' in admitted)) {
-        // Gone while its key was checked: its `close` has been and gone, and would never give the place back.
-        if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
-        const { name } = admitted.caller;
-        const open = connections.get(name) ?? 0;
-        if (open >= limits.maxConnectionsPerKey) {
-          const reason = `Too many connections: at most ${limits.maxConnectionsPerKey} per API key (WS_MAX_CONNECTIONS_PER_KEY)`;
-          ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, reason);
-          return false;
-        }
-        connections.set(name, open + 1);
-        ctx.extra.socket.once('close', () => release(name));
-        return true;
+      const caller = policy.identify(authorizationOf(ctx.connectionParams, ctx.extra));
+      if (!caller) return false;
+      const refusal = await policy.rateLimit.spend(caller);
+      // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a close
+      // frame can carry).
+      if (refusal) {
+        ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${refusal.retryAfterSeconds ?? 1}s`);
+        return false;
       }
-      const { status, retryAfterSeconds } = admitted.refusal;
-      // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a
-      // close frame can carry).
-      if (status === 429) ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${retryAfterSeconds ?? 1}s`);
-      return false;
+      // Gone while its key was checked: its `close` has been and gone, and would never give the place back.
+      if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
+      const { name } = caller;
+      const open = connections.get(name) ?? 0;
+      if (open >= limits.maxConnectionsPerKey) {
+        const reason = `Too many connections: at most ${limits.maxConnectionsPerKey} per API key (WS_MAX_CONNECTIONS_PER_KEY)`;
+        ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, reason);
+        return false;
+      }
+      connections.set(name, open + 1);
+      ctx.extra.socket.once('close', () => release(name));
+      ctx.extra.caller = caller;
+      return true;
     },
     // Only results and errors that carry extensions.http are rewritten; graphql-ws sends the others as they are.
     onNext: (_ctx, _id, _payload, _args, result) =>
@@ -173,26 +179,31 @@ export function attachWebSocket(
     onSubscribe: async (ctx, _id, payload) => {
       // graphql-ws has registered this operation already: more than the cap means one too many.
       if (Object.keys(ctx.subscriptions).length > limits.maxOperationsPerSocket) return [operationsPerSocketExceeded(limits.maxOperationsPerSocket)];
-      const admitted = await door.admit(authorizationOf(ctx.connectionParams, ctx.extra));
-      if ('refusal' in admitted) {
-        const { message, code, retryAfterSeconds } = admitted.refusal;
-        return [new GraphQLError(message, { extensions: { code, retryAfterSeconds } })];
+      // graphql-ws passes no subscribe before connection_ack (4401 instead), which onConnect gives with the caller set.
+      const caller = ctx.extra.caller!;
+      const spent = policy.rateLimit.spend(caller);
+      const refusal = spent instanceof Promise ? await spent : spent;
+      if (refusal) return [refusalError(refusal)];
+      const initial: WebSocketInitialContext = { transport: 'websocket', caller, connectionParams: ctx.connectionParams };
+      // The access pipeline's params stage (trusted documents), which yoga runs over HTTP only. There is no fetch
+      // Request: yoga's own hooks skip what needs one, and the pipeline's use none.
+      let params = payload as GraphQLParams;
+      if (policy.paramsHooks.length > 0) {
+        const setParams = (changed: GraphQLParams) => (params = changed);
+        try {
+          for (const onParams of policy.paramsHooks) {
+            const pending = onParams({ params, setParams, context: initial, fetchAPI: yoga.fetchAPI } as unknown as OnParamsEventPayload);
+            // No extra turn of the event loop for a hook that answers at once (trusted documents do).
+            if (pending) await pending;
+          }
+        } catch (error) {
+          return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be read.')];
+        }
       }
-      const initial: WebSocketInitialContext = {
-        transport: 'websocket',
-        authorization: authorizationOf(ctx.connectionParams, ctx.extra),
-        connectionParams: ctx.connectionParams,
-      };
       const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
-      let query = payload.query;
-      if (policy.trusted) {
-        const found = trustedDocumentFor(payload, policy.trusted);
-        if (found instanceof GraphQLError) return [found];
-        query = found;
-      }
       let document;
       try {
-        document = parse(query);
+        document = parse(params.query!);
       } catch (error) {
         return [error instanceof GraphQLError ? error : new GraphQLError('The query could not be parsed.')];
       }
@@ -200,7 +211,7 @@ export function attachWebSocket(
       // (4500) and every other subscription on it.
       let errors: readonly GraphQLError[];
       try {
-        errors = [...validate(schema, document), ...(policy.introspection ? [] : validateWith(schema, document, [NoSchemaIntrospectionCustomRule]))];
+        errors = validate(schema, document);
       } catch (error) {
         return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be validated.')];
       }
@@ -208,8 +219,8 @@ export function attachWebSocket(
       const args: EnvelopedArgs = {
         schema,
         document,
-        operationName: payload.operationName,
-        variableValues: payload.variables,
+        operationName: params.operationName,
+        variableValues: params.variables,
         contextValue: await contextFactory(),
         execute,
         subscribe,
@@ -220,7 +231,7 @@ export function attachWebSocket(
   const endpoint = serveGraphqlWs(
     wss,
     graphqlWs,
-    (socket, req: IncomingMessage): Extra => ({ socket, authorization: req.headers.authorization ?? null }),
+    (socket, req: IncomingMessage): Extra => ({ socket, authorization: req.headers.authorization ?? null, caller: null }),
     log,
     { maxBufferedBytes: limits.maxBufferedBytes },
   );

@@ -165,7 +165,7 @@ export const CATALOGUE = {
     message: (p) => p.problem,
     examples: [
       { status: 411, problem: 'POST bodies need a Content-Length header.' },
-      { status: 413, problem: 'Request body too large: at most 100000 bytes.' },
+      { status: 413, problem: 'Request body too large: at most 100000 bytes (MAX_BODY_BYTES).' },
     ],
   }),
   UNAUTHENTICATED: failure({

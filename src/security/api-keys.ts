@@ -11,7 +11,7 @@ export interface Keyring {
   identify(authorization: string | null | undefined): Caller | null;
 }
 
-// One-shot hashing: no Hash object per request (every request is identified, twice over HTTP).
+// One-shot hashing: no Hash object per request (every request is identified).
 const digest = (value: string) => hash('sha256', value, 'buffer');
 
 export function bearerToken(authorization: string | null | undefined): string | null {

@@ -1,41 +1,53 @@
 import type { IncomingMessage } from 'node:http';
 import type { Redis } from 'ioredis';
-import { useCSRFPrevention } from '@graphql-yoga/plugin-csrf-prevention';
-import { useDisableIntrospection } from '@graphql-yoga/plugin-disable-introspection';
 import type { Plugin } from 'graphql-yoga';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
 import { createSharedRateLimiter } from './shared-rate-limit.js';
-import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
-import { loadTrustedDocuments, useTrustedDocuments, type TrustedDocuments } from './trusted-documents.js';
-import { createDoor, useApiKeys, type Door } from './use-api-keys.js';
+import type { Caller } from './scopes.js';
+import { createAuthentication, useApiKeys, type Authentication } from './use-api-keys.js';
+import { useBodyLimit } from './use-body-limit.js';
 import { useContentNegotiation } from './use-content-negotiation.js';
-import { operationLimitPlugins } from './use-operation-limits.js';
+import { useCostLimit } from './use-cost-limit.js';
+import { originAllowed, useCsrfPrevention } from './use-csrf-prevention.js';
+import { useIntrospectionPolicy } from './use-introspection-policy.js';
+import { useOperationLimits } from './use-operation-limits.js';
+import { createRateLimit, useRateLimit, type RateLimit } from './use-rate-limit.js';
+import { loadTrustedDocuments, useTrustedDocuments } from './use-trusted-documents.js';
 
-// Everything that decides who may reach the gateway and how much they may ask, assembled once from config.
+// Everything that decides who may reach the gateway and how much they may ask, assembled once from config:
+// the access pipeline, one ordered list of yoga/envelop plugins (one concern per file, its defaults beside it)
+// that every transport runs through, so each rule is written once. A WebSocket (websocket.ts) has no HTTP
+// request for the first hooks: it applies authentication and the rate limit at connection_init and on each
+// subscribe with the same functions, runs the params stage (trusted documents) on each subscribe payload, and
+// parses, validates, builds the context, executes and subscribes through the same envelop instance.
 
 /**
- * What HTTP enforces in yoga plugins that never see a WebSocket message (they hook the HTTP request), applied
- * here by hand so both transports obey the same rules.
+ * What of the pipeline hooks the HTTP request, which a WebSocket message has not: the WebSocket endpoint applies
+ * it at its own points (the connection and each subscribe).
  */
 export interface WebSocketPolicy {
-  door: Door;
-  /** Trusted-documents mode: only these operations run, by id. */
-  trusted: TrustedDocuments | null;
-  introspection: boolean;
-  /** Browser origins allowed besides the gateway's own (cross-site WebSocket hijacking). */
-  allowedOrigins: readonly string[];
-  /** The HTTP server's Host rule (DNS rebinding), applied to the upgrade request. */
-  hostAllowed(host: string | undefined): boolean;
+  /** Authentication's: the caller a connection's Authorization names (use-api-keys.ts). */
+  identify: Authentication['identify'];
+  /** The per-key rate each connection_init and each subscribe spends from (use-rate-limit.ts). */
+  rateLimit: RateLimit;
+  /** The pipeline's `onParams` hooks (trusted documents), which yoga runs for HTTP only. */
+  paramsHooks: readonly NonNullable<Plugin['onParams']>[];
+  /**
+   * Whether an upgrade request may open a socket: the HTTP server's Host rule (DNS rebinding), and its Origin
+   * (cross-site WebSocket hijacking, use-csrf-prevention.ts).
+   */
+  upgradeAllowed(request: IncomingMessage): boolean;
 }
 
 export interface Security {
-  door: Door;
-  /** The identity an Authorization value carries, for per-field scope checks (no rate accounting). */
-  callerFor(authorization: string | null | undefined): Caller;
-  /** Yoga plugins, to run before all others. */
+  /** The caller authentication found for an HTTP request, for the context and its per-field scope checks. */
+  callerOf(request: Request): Caller;
+  /** The caller an Authorization value names, or null (no rate accounting). */
+  identify: Authentication['identify'];
+  /** The access pipeline: yoga plugins in the order a request meets them, to run before all others. */
   plugins: Plugin[];
   cors: { origin: string[]; methods: string[]; credentials: false } | false;
   /** Where to listen: loopback whatever HOST says while the gateway is open to everyone. */
@@ -49,8 +61,6 @@ export interface Security {
    * whose name resolves to 127.0.0.1 (DNS rebinding) would otherwise reach a gateway that trusts everyone.
    */
   hostAllowed(host: string | undefined): boolean;
-  /** A refusal for request bodies the gateway will not read, or null. */
-  checkBody(req: IncomingMessage): { status: 411 | 413; message: string } | null;
   /** Cluster mode: leaves the replica registry, so the other replicas' share of the rate limit grows at once. */
   close(): Promise<void>;
 }
@@ -69,16 +79,13 @@ const LOOPBACK_HOST = /^(?:(?:[a-z0-9-]+\.)*localhost\.?|127(?:\.\d{1,3}){3}|\[:
 export function isLoopbackHost(host: string): boolean {
   return LOOPBACK_HOST.test(host);
 }
-/** The caller a request gets when its key is unknown; the door refuses it first, this is defence in depth. */
-const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
 
 /** `shared`: cluster mode's limits in Redis; without it the limit is per process. */
 export function createSecurity(config: Config, shared?: SharedLimits): Security {
   const keys = config.GATEWAY_API_KEYS ?? [];
   const keyring = keys.length ? createKeyring(keys) : null;
   const cluster = shared ? sharedRateLimit(config, shared) : null;
-  const door = createDoor(
-    keyring,
+  const rateLimit = createRateLimit(
     cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
   );
   const warnings: string[] = [];
@@ -98,45 +105,38 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   // A request without Host cannot come from a browser, which is what DNS rebinding needs.
   const hostAllowed = (hostHeader: string | undefined) => keyring !== null || hostHeader === undefined || isLoopbackHost(hostHeader);
 
-  const introspection = introspectionEnabled(config);
-  const plugins: Plugin[] = [
-    useApiKeys(door, { graphiql: graphiqlEnabled(config) }),
-    // Browsers cannot send Authorization cross-site without a CORS preflight, so it proves the same as the
-    // CSRF header does.
-    useCSRFPrevention({ requestHeaders: ['x-graphql-yoga-csrf', 'authorization'] }),
-    // Before anything executes: yoga itself only finds out after running the operation.
-    useContentNegotiation({ graphiql: graphiqlEnabled(config) }),
-    ...operationLimitPlugins({
-      maxDepth: config.MAX_DEPTH,
-      maxAliases: config.MAX_ALIASES,
-      maxTokens: config.MAX_TOKENS,
-      maxCost: config.MAX_COST,
-      blockSuggestions: !introspection,
-    }),
-  ];
-  if (!introspection) plugins.push(useDisableIntrospection());
+  const graphiql = graphiqlEnabled(config);
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
-  if (trusted) plugins.push(useTrustedDocuments(trusted));
+  const authentication = createAuthentication(keyring);
+  const plugins: Plugin[] = [
+    useBodyLimit({ maxBytes: config.MAX_BODY_BYTES }),
+    // Nothing else runs for a caller without a valid key, or past its key's rate.
+    useApiKeys(authentication, { graphiql }),
+    useRateLimit(rateLimit, authentication),
+    useCsrfPrevention(),
+    // Before anything executes: yoga itself only finds out after running the operation.
+    useContentNegotiation({ graphiql }),
+    ...(trusted ? [useTrustedDocuments(trusted)] : []),
+    ...useOperationLimits({ maxDepth: config.MAX_DEPTH, maxAliases: config.MAX_ALIASES, maxTokens: config.MAX_TOKENS }),
+    useCostLimit({ maxCost: config.MAX_COST }),
+    ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
+    // Scopes are checked per field as the operation executes (scope-auth, src/schema), from the caller the
+    // context is given (callerOf).
+  ];
 
   return {
-    door,
-    callerFor: (authorization) => (keyring ? (keyring.identify(authorization) ?? NOBODY) : DEVELOPMENT_CALLER),
+    callerOf: authentication.callerOf,
+    identify: authentication.identify,
     plugins,
     cors: config.CORS_ORIGINS?.length ? { origin: config.CORS_ORIGINS, methods: ['GET', 'POST'], credentials: false } : false,
     host,
     warnings,
     hostAllowed,
-    websocket: { door, trusted, introspection, allowedOrigins: config.CORS_ORIGINS ?? [], hostAllowed },
-    checkBody(req) {
-      if (req.method !== 'POST') return null;
-      const length = req.headers['content-length'];
-      if (length === undefined) {
-        return { status: 411, message: 'POST bodies need a Content-Length header.' };
-      }
-      if (Number(length) > config.MAX_BODY_BYTES) {
-        return { status: 413, message: `Request body too large: at most ${config.MAX_BODY_BYTES} bytes.` };
-      }
-      return null;
+    websocket: {
+      identify: authentication.identify,
+      rateLimit,
+      paramsHooks: plugins.flatMap((plugin) => (plugin.onParams ? [plugin.onParams] : [])),
+      upgradeAllowed: (request) => hostAllowed(request.headers.host) && originAllowed(request, config.CORS_ORIGINS ?? []),
     },
     close: async () => cluster?.replicas.close(),
   };

@@ -1,63 +1,52 @@
 import type { Plugin } from 'graphql-yoga';
 import type { Keyring } from './api-keys.js';
-import type { RateLimiter } from './rate-limit.js';
+import type { Refusal } from './refusal.js';
+import { refusalResponse } from './refusal.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
 
-// The door of /graphql over HTTP (queries, mutations, SSE subscriptions): no key or an unknown key is a 401
-// before anything is parsed; a known key past its rate is a 429 with a retry hint. What the key may do is
-// decided per field by scope-auth. WebSocket connections pass the same checks in graphql-ws's onConnect.
+// Authentication, first of the access pipeline: no key or an unknown key is a 401 before anything is parsed.
+// Without GATEWAY_API_KEYS (development, loopback only) every caller is the development caller with every scope.
+// What the key may do is decided per field by scope-auth, from the caller this finds. WebSocket connections
+// are identified the same way at connection_init (websocket.ts; graphql-ws closes a refused one with 4403).
 
-export interface Door {
-  /** The caller's identity to let in, or the refusal to send. */
-  admit(authorization: string | null | undefined): Promise<{ caller: Caller } | { refusal: Refusal }>;
+export const UNAUTHENTICATED: Refusal = {
+  status: 401,
+  code: 'UNAUTHENTICATED',
+  message: 'Send a gateway API key: Authorization: Bearer <key>.',
+};
+
+/** The caller a request gets when its key is unknown; the pipeline refuses it first, this is defence in depth. */
+const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
+
+export interface Authentication {
+  /** The caller an Authorization value names, or null when it names no configured key. */
+  identify(authorization: string | null | undefined): Caller | null;
+  /** Identifies an HTTP request's caller and remembers it for the request's life; null when refused. */
+  admit(request: Request): Caller | null;
+  /**
+   * The caller a request was admitted as, for the rate limit and the context: each request is identified once.
+   * NOBODY when it was not (defence in depth: nothing runs an operation for such a request).
+   */
+  callerOf(request: Request): Caller;
+  /** Whether the request was admitted (the GraphiQL page passes without a key, and is not). */
+  admitted(request: Request): boolean;
 }
 
-export interface Refusal {
-  status: 401 | 429;
-  code: 'UNAUTHENTICATED' | 'RATE_LIMITED';
-  message: string;
-  retryAfterSeconds?: number;
-}
-
-export function createDoor(keyring: Keyring | null, limiter: RateLimiter): Door {
+/** Callers by API key (GATEWAY_API_KEYS); without keys (development, loopback only) the development caller. */
+export function createAuthentication(keyring: Keyring | null): Authentication {
+  // Keyed by the fetch Request, which lives as long as its operation does.
+  const callers = new WeakMap<Request, Caller>();
+  const identify = (authorization: string | null | undefined) => (keyring ? keyring.identify(authorization) : DEVELOPMENT_CALLER);
   return {
-    async admit(authorization) {
-      // No keyring: development mode, where every caller has every scope (and the server is on loopback).
-      const caller = keyring ? keyring.identify(authorization) : DEVELOPMENT_CALLER;
-      if (!caller) {
-        return {
-          refusal: {
-            status: 401,
-            code: 'UNAUTHENTICATED',
-            message: 'Send a gateway API key: Authorization: Bearer <key>.',
-          },
-        };
-      }
-      const decision = await limiter.take(caller.name);
-      if (!decision.allowed) {
-        return {
-          refusal: {
-            status: 429,
-            code: 'RATE_LIMITED',
-            message: `Rate limit of API key "${caller.name}" exceeded; retry in ${decision.retryAfterSeconds}s.`,
-            retryAfterSeconds: decision.retryAfterSeconds,
-          },
-        };
-      }
-      return { caller };
+    identify,
+    admit(request) {
+      const caller = identify(request.headers.get('authorization'));
+      if (caller) callers.set(request, caller);
+      return caller;
     },
+    callerOf: (request) => callers.get(request) ?? NOBODY,
+    admitted: (request) => callers.has(request),
   };
-}
-
-export function refusalResponse(refusal: Refusal, ResponseCtor: typeof Response): Response {
-  const headers: Record<string, string> = { 'content-type': 'application/json; charset=utf-8' };
-  if (refusal.status === 401) headers['www-authenticate'] = 'Bearer';
-  if (refusal.retryAfterSeconds) headers['retry-after'] = String(refusal.retryAfterSeconds);
-  const extensions = { code: refusal.code, ...(refusal.retryAfterSeconds ? { retryAfterSeconds: refusal.retryAfterSeconds } : {}) };
-  return new ResponseCtor(JSON.stringify({ errors: [{ message: refusal.message, extensions }] }), {
-    status: refusal.status,
-    headers,
-  });
 }
 
 /** Whether a request asks only for the GraphiQL page: a browser GET with no operation in it. */
@@ -67,14 +56,13 @@ function isGraphiqlPage(request: Request): boolean {
   return !params.has('query') && !params.has('documentId') && !params.has('extensions');
 }
 
-export function useApiKeys(door: Door, options: { graphiql: boolean }): Plugin {
+export function useApiKeys(authentication: Authentication, options: { graphiql: boolean }): Plugin {
   return {
-    async onRequest({ request, fetchAPI, endResponse }) {
+    onRequest({ request, fetchAPI, endResponse }) {
       // The GraphiQL page itself carries no data; the queries it sends need a key like any other. Without
       // GraphiQL there is no page, so nothing passes unauthenticated.
       if (options.graphiql && isGraphiqlPage(request)) return;
-      const outcome = await door.admit(request.headers.get('authorization'));
-      if ('refusal' in outcome) endResponse(refusalResponse(outcome.refusal, fetchAPI.Response));
+      if (!authentication.admit(request)) endResponse(refusalResponse(UNAUTHENTICATED, fetchAPI.Response));
     },
   };
 }

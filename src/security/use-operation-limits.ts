@@ -1,14 +1,12 @@
-import { blockFieldSuggestionsPlugin } from '@escape.tech/graphql-armor-block-field-suggestions';
 import { maxAliasesPlugin } from '@escape.tech/graphql-armor-max-aliases';
 import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
-import { GraphQLError, type ExecutionArgs, type ExecutionResult, type ValidationContext } from 'graphql';
+import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { operationCost } from './operation-cost.js';
 
-// Limits on what one operation may ask, all enforced before execution, so an abusive query never reaches
-// the upstream. Depth, aliases and tokens come from graphql-armor; the cost limit is ours because it has to
-// multiply by page sizes (see operation-cost.ts).
+// Limits on the shape of one operation, enforced while it is parsed and validated (on every transport: both
+// are envelop's), so an abusive document never executes. They come from graphql-armor; what an operation would
+// cost the upstream is use-cost-limit.ts, checked next.
 
 export interface OperationLimits {
   /** Deepest field nesting allowed. Default 12 (the deepest example operation is 7). */
@@ -17,26 +15,6 @@ export interface OperationLimits {
   maxAliases: number;
   /** Lexical tokens per document, bounding parse work. Default 3000. */
   maxTokens: number;
-  /** Upstream-weighted cost per operation (see operation-cost.ts). Default 25000. */
-  maxCost: number;
-  /** Hide "did you mean …" suggestions, which leak the schema when introspection is off. */
-  blockSuggestions: boolean;
-}
-
-function costLimitPlugin(maxCost: number): Plugin {
-  const check = ({ args, setResultAndStopExecution }: { args: ExecutionArgs; setResultAndStopExecution: (result: ExecutionResult) => void }) => {
-    const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues);
-    if (cost > maxCost) {
-      setResultAndStopExecution({
-        errors: [
-          new GraphQLError(`Operation cost ${cost} exceeds the limit of ${maxCost}; ask for smaller pages or fewer items.`, {
-            extensions: { code: 'COST_LIMIT_EXCEEDED', cost, limit: maxCost },
-          }),
-        ],
-      });
-    }
-  };
-  return { onExecute: check, onSubscribe: check };
 }
 
 /** graphql-armor's message ("Syntax Error: Query depth limit of 12 exceeded, found 13.") without the misleading prefix. */
@@ -59,10 +37,10 @@ function reportAs(code: string, limit: number) {
   };
 }
 
-export function operationLimitPlugins(limits: OperationLimits): Plugin[] {
+export function useOperationLimits(limits: OperationLimits): Plugin[] {
   // graphql-armor types its plugins as plain envelop plugins with an empty context; yoga runs envelop
   // plugins as they are, only the context type parameter differs.
-  const plugins = [
+  return [
     maxTokensPlugin({
       n: limits.maxTokens,
       onReject: [
@@ -73,8 +51,5 @@ export function operationLimitPlugins(limits: OperationLimits): Plugin[] {
     }),
     maxDepthPlugin({ n: limits.maxDepth, flattenFragments: true, ...reportAs('DEPTH_LIMIT_EXCEEDED', limits.maxDepth) }),
     maxAliasesPlugin({ n: limits.maxAliases, ...reportAs('ALIAS_LIMIT_EXCEEDED', limits.maxAliases) }),
-    costLimitPlugin(limits.maxCost),
   ] as Plugin[];
-  if (limits.blockSuggestions) plugins.push(blockFieldSuggestionsPlugin() as Plugin);
-  return plugins;
 }

@@ -1,5 +1,5 @@
 import { createRateLimiter } from '../../src/security/rate-limit.js';
-import { createDoor } from '../../src/security/use-api-keys.js';
+import { createRateLimit } from '../../src/security/use-rate-limit.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
@@ -230,8 +230,8 @@ describe('account feed', () => {
 });
 
 describe('WebSocket credentials', () => {
-  // API-key auth reads `authorization` from the context: over a WebSocket it comes from connection_init,
-  // else from the upgrade request's header. A one-field schema shows what the context received.
+  // A connection is identified by its `authorization`: the one of connection_init, else the upgrade request's
+  // header. Here the caller's name is the value it was identified by, and a one-field schema shows it.
   const schema = createSchema({
     typeDefs: 'type Query { authorization: String }',
     resolvers: { Query: { authorization: (_root: unknown, _args: unknown, ctx: { authorization: string | null }) => ctx.authorization } },
@@ -243,19 +243,18 @@ describe('WebSocket credentials', () => {
   beforeAll(async () => {
     const yoga = createYoga({
       schema,
-      context: (initial) => ({ authorization: isWebSocketContext(initial) ? initial.authorization : null }),
+      context: (initial) => ({ authorization: isWebSocketContext(initial) ? initial.caller.name : null }),
     });
     server = createServer(yoga);
-    // An open door (no keys): this suite is about where credentials come from, not whether they are valid.
+    // Every value is a valid key: this suite is about where credentials come from, not whether they are valid.
     endpoint = attachWebSocket(
       server,
       yoga,
       {
-        door: createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 })),
-        trusted: null,
-        introspection: true,
-        hostAllowed: () => true,
-        allowedOrigins: [],
+        identify: (authorization) => ({ name: authorization ?? 'none', scopes: new Set() }),
+        rateLimit: createRateLimit(createRateLimiter({ perSecond: 1000, burst: 1000 })),
+        paramsHooks: [],
+        upgradeAllowed: () => true,
       },
       { maxPayloadBytes: 100_000, maxOperationsPerSocket: 100, maxConnectionsPerKey: 100, maxBufferedBytes: 1_000_000 },
       { error: () => undefined, debug: () => undefined },

@@ -129,6 +129,15 @@ describe('request bodies are bounded by the door alone', () => {
     expect(await gw.upstreamDelta()).toEqual({});
   });
 
+  it('a Content-Length over MAX_BODY_BYTES is a 413, answered before the body is read', async () => {
+    await gw.upstreamDelta();
+    const answer = await raw(head('Content-Length: 4097\r\n') + big);
+    expect(answer).toMatch(/^HTTP\/1\.1 413 /);
+    expect(answer).toContain('"code":"BAD_REQUEST"');
+    expect(answer).toContain('at most 4096 bytes');
+    expect(await gw.upstreamDelta()).toEqual({});
+  });
+
   it('a body longer than its Content-Length is cut there: the rest is never read as part of it', async () => {
     await gw.upstreamDelta();
     // The declared 20 bytes are not a whole JSON document; what follows is not a second request either.

@@ -1,6 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRateLimiter } from '../../src/security/rate-limit.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { subscribeWs, wsClient } from '../support/live.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 describe('token bucket', () => {
@@ -40,5 +41,20 @@ describe('per-key rate limit over HTTP', () => {
     expect(body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
     expect(await gw.upstreamDelta()).toEqual({});
     expect((await gw.gql('{ regions { id } }', {}, bearer(KEYS.writer))).status).toBe(200);
+  });
+
+  it('refuses a WebSocket subscribe past the rate with the error an HTTP request gets', async () => {
+    // connection_init spends one operation of the burst (3), each subscribe one more.
+    const client = wsClient(gw.url, { connectionParams: bearer(KEYS.treasurer) });
+    try {
+      for (let i = 0; i < 2; i++) expect((await subscribeWs(client, '{ __typename }').next()).data).toEqual({ __typename: 'Query' });
+      const refused = subscribeWs(client, '{ __typename }');
+      await refused.ended;
+      const http = await gw.gql('{ __typename }', {}, bearer(KEYS.treasurer));
+      expect(http.status).toBe(429);
+      expect(refused.error).toEqual(http.body.errors);
+    } finally {
+      await client.dispose();
+    }
   });
 });

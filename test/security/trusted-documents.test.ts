@@ -82,4 +82,24 @@ describe('trusted documents over WebSocket', () => {
       return subscribeWs(c, '', undefined, { documentId });
     }
   });
+
+  it('refuses a query sent beside a documentId, and a payload naming no document, in the words HTTP uses', async () => {
+    const { subscribeWs, wsClient } = await import('../support/live.js');
+    const payloads = [
+      { query: '{ viewer { username } }', extra: { documentId: idOf('FundsWidget') } },
+      { query: '', extra: {} },
+    ];
+    const client = wsClient(gw.url);
+    try {
+      for (const { query, extra } of payloads) {
+        const http = await send({ query: query || undefined, ...extra });
+        expect(http.body.errors).toHaveLength(1);
+        const ws = subscribeWs(client, query, undefined, extra);
+        await ws.ended;
+        expect(ws.error, query).toEqual([{ message: http.body.errors[0].message, extensions: { code: http.body.errors[0].extensions.code } }]);
+      }
+    } finally {
+      await client.dispose();
+    }
+  });
 });

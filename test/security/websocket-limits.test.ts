@@ -4,7 +4,8 @@ import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
 import WebSocket from 'ws';
 import { createRateLimiter } from '../../src/security/rate-limit.js';
-import { createDoor } from '../../src/security/use-api-keys.js';
+import { DEVELOPMENT_CALLER, type Caller } from '../../src/security/scopes.js';
+import { createRateLimit } from '../../src/security/use-rate-limit.js';
 import { attachWebSocket, type WebSocketEndpoint } from '../../src/websocket.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { connected, PollWatch, subscribeWs, wsClient } from '../support/live.js';
@@ -201,23 +202,23 @@ describe('a connection that leaves while its key is being checked', () => {
   beforeAll(async () => {
     const yoga = createYoga({ schema: createSchema({ typeDefs: 'type Query { ok: Boolean }', resolvers: { Query: { ok: () => true } } }) });
     server = createServer(yoga);
-    const open = createDoor(null, createRateLimiter({ perSecond: 1000, burst: 1000 }));
-    // The first admission waits until the test lets it in: long enough for its client to be gone.
+    const open = createRateLimit(createRateLimiter({ perSecond: 1000, burst: 1000 }));
+    // The first admission's rate check waits until the test lets it in: long enough for its client to be gone.
     let first = true;
-    const door = {
-      async admit(authorization: string | null | undefined) {
+    const rateLimit = {
+      async spend(caller: Caller) {
         if (first) {
           first = false;
           admitting();
           await new Promise<void>((resolve) => (letIn = resolve));
         }
-        return open.admit(authorization);
+        return open.spend(caller);
       },
     };
     endpoint = attachWebSocket(
       server,
       yoga,
-      { door, trusted: null, introspection: true, hostAllowed: () => true, allowedOrigins: [] },
+      { identify: () => DEVELOPMENT_CALLER, rateLimit, paramsHooks: [], upgradeAllowed: () => true },
       { maxPayloadBytes: 100_000, maxOperationsPerSocket: 10, maxConnectionsPerKey: 1, maxBufferedBytes: 1_000_000 },
       { error: () => undefined, debug: () => undefined },
     );

@@ -1,12 +1,14 @@
 import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
-import { GraphQLError } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { z } from 'zod';
 
 // Trusted documents: with TRUSTED_DOCUMENTS pointing at a manifest (hash → document, as `npm run codegen`
 // writes for operations/), the gateway runs only those operations, by hash. Mobile apps ship the hashes;
-// an attacker holding a stolen key still cannot run a query nobody reviewed.
+// an attacker holding a stolen key still cannot run a query nobody reviewed. Default: off (any document runs).
+//
+// The check is yoga's `onParams` stage: yoga runs it for HTTP and SSE, and the WebSocket endpoint runs the same
+// hook on each `subscribe` payload (websocket.ts), so both refuse in the same words.
 
 const manifestSchema = z.record(z.string().min(1), z.string().min(1));
 
@@ -24,28 +26,14 @@ export function loadTrustedDocuments(path: string): TrustedDocuments {
   return documents;
 }
 
-/** The refusals, the same over HTTP and WebSocket. */
-const TRUSTED_ONLY = {
-  message: 'This gateway runs trusted documents only: send a documentId from the published manifest.',
-  extensions: { code: 'PERSISTED_QUERY_ONLY' },
-};
-const UNKNOWN_DOCUMENT = { message: 'Unknown trusted document id.', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } };
-
 /**
  * The document id a request names: `documentId` is the GraphQL-over-HTTP trusted documents field,
  * `extensions.persistedQuery.sha256Hash` the older Apollo form some clients still send.
  */
-export function persistedDocumentId(params: { extensions?: unknown }): string | null {
+function persistedDocumentId(params: { extensions?: unknown }): string | null {
   const extensions = params.extensions as { persistedQuery?: { sha256Hash?: unknown } } | null | undefined;
   const id = (params as { documentId?: unknown }).documentId ?? extensions?.persistedQuery?.sha256Hash;
   return typeof id === 'string' ? id : null;
-}
-
-/** The document a request asks for, or the refusal (for graphql-ws, which yoga's HTTP plugin never sees). */
-export function trustedDocumentFor(params: { extensions?: unknown }, documents: TrustedDocuments): string | GraphQLError {
-  const id = persistedDocumentId(params);
-  if (id === null) return new GraphQLError(TRUSTED_ONLY.message, { extensions: TRUSTED_ONLY.extensions });
-  return documents.get(id) ?? new GraphQLError(UNKNOWN_DOCUMENT.message, { extensions: UNKNOWN_DOCUMENT.extensions });
 }
 
 export function useTrustedDocuments(documents: TrustedDocuments): Plugin {
@@ -54,8 +42,11 @@ export function useTrustedDocuments(documents: TrustedDocuments): Plugin {
     extractPersistedOperationId: persistedDocumentId,
     getPersistedOperation: (id) => documents.get(id) ?? null,
     customErrors: {
-      notFound: UNKNOWN_DOCUMENT,
-      persistedQueryOnly: TRUSTED_ONLY,
+      notFound: { message: 'Unknown trusted document id.', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
+      persistedQueryOnly: {
+        message: 'This gateway runs trusted documents only: send a documentId from the published manifest.',
+        extensions: { code: 'PERSISTED_QUERY_ONLY' },
+      },
       keyNotFound: { message: 'Send a documentId from the published manifest.', extensions: { code: 'PERSISTED_QUERY_ONLY' } },
     },
   });

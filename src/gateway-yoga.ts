@@ -1,0 +1,70 @@
+import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
+import { graphiqlEnabled, type Config } from './config.js';
+import type { GatewayContext, RequestInfo } from './context.js';
+import { redactingMaskError } from './error-masking.js';
+import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
+import type { Logger } from './ops/logger.js';
+import type { GatewayMetrics } from './ops/metrics.js';
+import { reportUnexpectedErrors } from './ops/report-unexpected-errors.js';
+import { useCompiledExecution } from './ops/use-compiled-execution.js';
+import { useOperationLog } from './ops/use-operation-log.js';
+import { useOperationMetrics } from './ops/use-operation-metrics.js';
+import { requestIdOf, useRequestId } from './ops/use-request-id.js';
+import { yogaLogger } from './ops/yoga-logger.js';
+import type { Redactor } from './redaction.js';
+import { schema } from './schema/index.js';
+import type { Security } from './security/security.js';
+import { useResponseRedaction } from './use-response-redaction.js';
+import { isWebSocketContext } from './websocket.js';
+
+// The gateway's yoga: /graphql over HTTP and SSE, and the envelop instance graphql-ws operations run through
+// too (websocket.ts). Its plugin list is the request path, in order: the probe that carries no key, the access
+// pipeline (security.ts), then what observes and executes an admitted operation.
+
+export type GatewayYoga = YogaServerInstance<Record<string, unknown>, GatewayContext>;
+
+export interface GatewayYogaOptions {
+  config: Config;
+  security: Security;
+  /** /ready (readiness.ts). */
+  readiness: Plugin;
+  /** A fresh context per operation (context.ts). */
+  newContext(request: RequestInfo): GatewayContext;
+  redactor: Redactor;
+  logger: Logger;
+  metrics: GatewayMetrics;
+}
+
+export function createGatewayYoga({ config, security, readiness, newContext, redactor, logger, metrics }: GatewayYogaOptions): GatewayYoga {
+  const graphiqlPage = createGraphiqlPage();
+  return createYoga<Record<string, unknown>, GatewayContext>({
+    schema,
+    graphqlEndpoint: '/graphql',
+    landingPage: false,
+    batching: false,
+    // The access pipeline's useBodyLimit bounds bodies by their Content-Length (security/use-body-limit.ts).
+    maxRequestBodySize: false,
+    graphiql: graphiqlEnabled(config) ? GRAPHIQL_OPTIONS : false,
+    renderGraphiQL: graphiqlPage.render,
+    maskedErrors: { maskError: reportUnexpectedErrors(redactingMaskError(redactor.redact), logger) },
+    logging: yogaLogger(logger),
+    cors: security.cors,
+    plugins: [
+      readiness,
+      ...security.plugins,
+      useRequestId({ refuse: redactor.contains }),
+      useResponseRedaction(redactor.redact),
+      useOperationLog({ logger }),
+      useOperationMetrics({ registry: metrics.registry }),
+      graphiqlPage.plugin,
+      useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
+    ],
+    context: (initial) =>
+      newContext({
+        requestId: requestIdOf(initial),
+        ...(isWebSocketContext(initial)
+          ? { caller: initial.caller }
+          : { signal: initial.request.signal, caller: security.callerOf(initial.request) }),
+      }),
+  });
+}

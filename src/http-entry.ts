@@ -1,0 +1,90 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import type { YogaServerInstance } from 'graphql-yoga';
+import type { Config } from './config.js';
+import { graphiqlEnabled } from './config.js';
+import { describeFailure, errorBody, type DescribedFailure } from './errors/gateway-error.js';
+import type { Drain } from './ops/drain.js';
+import type { Logger } from './ops/logger.js';
+import type { GatewayMetrics } from './ops/metrics.js';
+import type { Redact } from './redaction.js';
+import { answerRefusal, refuseRequestTarget } from './request-target.js';
+
+// What a request meets on the node:http server before yoga. Here, not in yoga plugins:
+// - a malformed request target or Host, before anything builds a URL from them (yoga would);
+// - the Host rule (DNS rebinding), which covers the probes and /metrics as much as /graphql;
+// - /health and /metrics, answered with no fetch Request or Response made for them, and never behind a plugin
+//   (yoga's own health check answers an empty body, not the documented `{"status":"ok"}`);
+// - the draining state's `Connection: close`, and the SSE responses stop() drops.
+// Everything else, /ready included, is yoga's (gateway-yoga.ts).
+
+export interface HttpEntryOptions {
+  config: Config;
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any yoga instance: see websocket.ts
+  yoga: YogaServerInstance<any, any>;
+  drain: Drain;
+  /** The Host rule (security.ts). */
+  hostAllowed(host: string | undefined): boolean;
+  metrics: GatewayMetrics;
+  redact: Redact;
+  logger: Logger;
+}
+
+export interface HttpEntry {
+  /** The node:http request listener. */
+  handle(req: IncomingMessage, res: ServerResponse): void;
+  /** Drops every open SSE subscription stream, so its client reconnects rather than takes it as finished. */
+  dropEventStreams(): void;
+}
+
+function json(res: ServerResponse, status: number, body: unknown): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store' });
+  res.end(JSON.stringify(body));
+}
+
+/** A request refusal of the catalogue, answered outside yoga. */
+function refuse(res: ServerResponse, failure: DescribedFailure): void {
+  res.writeHead(failure.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...failure.headers });
+  res.end(JSON.stringify(errorBody(failure)));
+}
+
+/** `/` serves nothing itself: browsers go on to GraphiQL (when served), other clients hear where to go. */
+function pointToGraphql(req: IncomingMessage, res: ServerResponse, graphiql: boolean): void {
+  if (graphiql && req.method === 'GET' && req.headers.accept?.includes('text/html')) {
+    res.writeHead(302, { location: '/graphql', 'cache-control': 'no-store' });
+    res.end();
+    return;
+  }
+  json(res, 200, {
+    message: 'This is reward-gateway: send GraphQL to /graphql (POST, or GET; WebSocket and SSE for subscriptions).',
+    graphql: '/graphql',
+  });
+}
+
+export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, redact, logger }: HttpEntryOptions): HttpEntry {
+  const graphiql = graphiqlEnabled(config);
+  const eventStreams = new Set<ServerResponse>();
+  return {
+    handle(req, res) {
+      drain.track(res);
+      const malformed = refuseRequestTarget(req);
+      if (malformed) {
+        // Scanners send these by the thousand: debug, and neither the target nor the Host (they are the sender's text).
+        logger.debug({ code: malformed.code, method: req.method }, 'request refused before authentication');
+        return answerRefusal(res, malformed);
+      }
+      if (!hostAllowed(req.headers.host)) return refuse(res, describeFailure('HOST_NOT_ALLOWED'));
+      const path = (req.url ?? '/').split('?')[0];
+      if (path === '/') return pointToGraphql(req, res, graphiql);
+      if (path === '/health') return json(res, 200, { status: 'ok' });
+      if (path === '/metrics') return void metrics.respond(res, redact);
+      if (req.headers.accept?.includes('text/event-stream')) {
+        eventStreams.add(res);
+        res.once('close', () => eventStreams.delete(res));
+      }
+      return yoga(req, res);
+    },
+    dropEventStreams() {
+      for (const res of eventStreams) res.destroy();
+    },
+  };
+}

@@ -1,0 +1,53 @@
+import type { Plugin } from 'graphql-yoga';
+import type { RateLimitDecision, RateLimiter } from './rate-limit.js';
+import { refusalResponse, type Refusal } from './refusal.js';
+import type { Caller } from './scopes.js';
+import type { Authentication } from './use-api-keys.js';
+
+// Operations per API key (RATE_LIMIT_PER_SECOND, default 20/s, with a burst of RATE_LIMIT_BURST, default 40),
+// right after authentication: a key past its rate is a 429 with Retry-After before anything is parsed. Over
+// WebSocket each `subscribe` spends from the same bucket and gets the same error, and a connection_init over
+// the rate is closed with 4429 (websocket.ts). In cluster mode the bucket is shared in Redis
+// (shared-rate-limit.ts), otherwise it is this process's (rate-limit.ts).
+
+export interface RateLimit {
+  /**
+   * Spends one operation of the caller's key: null when allowed, else the refusal. At once (no promise) when
+   * the bucket is this process's, so an admitted operation waits for no extra turn of the event loop.
+   */
+  spend(caller: Caller): Refusal | null | Promise<Refusal | null>;
+}
+
+export function createRateLimit(limiter: RateLimiter): RateLimit {
+  return {
+    spend(caller) {
+      const refusal = (decision: RateLimitDecision): Refusal | null =>
+        decision.allowed
+          ? null
+          : {
+              status: 429,
+              code: 'RATE_LIMITED',
+              message: `Rate limit of API key "${caller.name}" exceeded; retry in ${decision.retryAfterSeconds}s.`,
+              retryAfterSeconds: decision.retryAfterSeconds,
+            };
+      const decision = limiter.take(caller.name);
+      return decision instanceof Promise ? decision.then(refusal) : refusal(decision);
+    },
+  };
+}
+
+export function useRateLimit(rateLimit: RateLimit, authentication: Pick<Authentication, 'admitted' | 'callerOf'>): Plugin {
+  return {
+    onRequest({ request, fetchAPI, endResponse }) {
+      // Only what authentication let in as a caller (not the GraphiQL page) is an operation to count.
+      if (!authentication.admitted(request)) return;
+      const refusal = rateLimit.spend(authentication.callerOf(request));
+      if (refusal instanceof Promise) {
+        return refusal.then((later) => {
+          if (later) endResponse(refusalResponse(later, fetchAPI.Response));
+        });
+      }
+      if (refusal) endResponse(refusalResponse(refusal, fetchAPI.Response));
+    },
+  };
+}
