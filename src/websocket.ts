@@ -14,6 +14,7 @@ import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
 import { refusalError } from './security/refusal.js';
 import type { Caller } from './security/scopes.js';
 import type { WebSocketPolicy } from './security/security.js';
+import { gatewayError } from './errors/gateway-error.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
 export const CLOSE_RATE_LIMITED = 4429;
@@ -58,10 +59,7 @@ function formatForSocket(error: GraphQLError): GraphQLFormattedError {
 const hasHttp = (error: GraphQLError) => error.extensions?.http !== undefined;
 
 function operationsPerSocketExceeded(max: number): GraphQLError {
-  return new GraphQLError(
-    `This WebSocket already has its maximum of ${max} operations open (WS_MAX_SUBSCRIPTIONS_PER_SOCKET); complete one, or open another connection.`,
-    { extensions: { code: 'SUBSCRIPTIONS_PER_SOCKET_EXCEEDED', limit: max } },
-  );
+  return gatewayError('SUBSCRIPTIONS_PER_SOCKET_EXCEEDED', { limit: max });
 }
 
 /** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */

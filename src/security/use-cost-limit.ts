@@ -1,6 +1,7 @@
-import { GraphQLError, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
 import { operationCost } from './operation-cost.js';
+import { gatewayError } from '../errors/gateway-error.js';
 
 // What an operation would cost the upstream, refused before it executes or subscribes (MAX_COST, default
 // 25,000). Ours rather than graphql-armor's cost limit because it multiplies by page sizes and list
@@ -16,11 +17,7 @@ export function useCostLimit({ maxCost }: CostLimit): Plugin {
     const cost = operationCost(args.schema, args.document, args.operationName, args.variableValues);
     if (cost > maxCost) {
       setResultAndStopExecution({
-        errors: [
-          new GraphQLError(`Operation cost ${cost} exceeds the limit of ${maxCost}; ask for smaller pages or fewer items.`, {
-            extensions: { code: 'COST_LIMIT_EXCEEDED', cost, limit: maxCost },
-          }),
-        ],
+        errors: [gatewayError('COST_LIMIT_EXCEEDED', { cost, limit: maxCost })],
       });
     }
   };

@@ -3,6 +3,7 @@ import { maxDepthPlugin } from '@escape.tech/graphql-armor-max-depth';
 import { maxTokensPlugin } from '@escape.tech/graphql-armor-max-tokens';
 import { GraphQLError, type ValidationContext } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
+import { gatewayError } from '../errors/gateway-error.js';
 
 // Limits on the shape of one operation, enforced while it is parsed and validated (on every transport: both
 // are envelop's), so an abusive document never executes. They come from graphql-armor; what an operation would
@@ -27,12 +28,11 @@ function armorMessage(error: GraphQLError): string {
  * (4500) instead of one operation. Depth and aliases are reported as ordinary validation errors with a
  * stable code; the token limit, checked while parsing, throws its coded error so parsing stops there.
  */
-function reportAs(code: string, limit: number) {
+function reportAs(code: 'DEPTH_LIMIT_EXCEEDED' | 'ALIAS_LIMIT_EXCEEDED', limit: number) {
   return {
     propagateOnRejection: false,
     onReject: [
-      (context: ValidationContext | null, error: GraphQLError) =>
-        context?.reportError(new GraphQLError(armorMessage(error), { extensions: { code, limit } })),
+      (context: ValidationContext | null, error: GraphQLError) => context?.reportError(gatewayError(code, { detail: armorMessage(error), limit })),
     ],
   };
 }
@@ -45,7 +45,7 @@ export function useOperationLimits(limits: OperationLimits): Plugin[] {
       n: limits.maxTokens,
       onReject: [
         (_context: unknown, error: GraphQLError) => {
-          throw new GraphQLError(armorMessage(error), { extensions: { code: 'TOKEN_LIMIT_EXCEEDED', limit: limits.maxTokens } });
+          throw gatewayError('TOKEN_LIMIT_EXCEEDED', { detail: armorMessage(error), limit: limits.maxTokens });
         },
       ],
     }),
