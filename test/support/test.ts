@@ -79,9 +79,11 @@ export const test = base
       // Each gateway before the sandbox it was made over.
       for (const made of started.reverse()) await made.close();
     });
-    async function gatewayWith(options: GatewayOptions & { sandbox?: SandboxOptions; listen?: false }): Promise<InProcessGateway>;
+    async function gatewayWith(options?: GatewayOptions & { sandbox?: SandboxOptions; listen?: false }): Promise<InProcessGateway>;
     async function gatewayWith(options: GatewayOptions & { sandbox?: SandboxOptions; listen: true }): Promise<TestGateway>;
-    async function gatewayWith(options: GatewayOptions & { sandbox?: SandboxOptions; listen?: boolean }): Promise<InProcessGateway | TestGateway> {
+    async function gatewayWith(
+      options: GatewayOptions & { sandbox?: SandboxOptions; listen?: boolean } = {},
+    ): Promise<InProcessGateway | TestGateway> {
       if (options.listen) {
         const listening = await startTestGateway(options);
         started.push(listening);
