@@ -31,6 +31,8 @@ export interface InProcessGateway {
   ): Promise<GraphQLResponse<T>>;
   /** A request to the gateway's yoga (path from `/`), answered in process: only yoga's routes, no socket. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Starts listening on an ephemeral port (once) and returns the base URL, for tests about the socket itself. */
+  listen(): Promise<string>;
   /** Requests per sandbox route since the last call (or since start). */
   upstreamDelta(): Promise<Record<string, number>>;
   /** Stops the gateway and its upstream client; the sandbox is left to whoever started it. */
@@ -72,6 +74,7 @@ export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions 
   const client = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { onCall: metrics.upstreamCall, logger });
   const gateway = createGateway({ config, client, logger, metrics, redactor });
   const fetchYoga = async (path: string, init?: RequestInit) => gateway.yoga.fetch(`http://127.0.0.1${path}`, init ?? {});
+  let listening: Promise<string> | undefined;
   let seen: Record<string, number> = {};
 
   return {
@@ -80,6 +83,7 @@ export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions 
     client,
     gql: graphqlOver((init) => fetchYoga('/graphql', init)),
     fetch: fetchYoga,
+    listen: () => (listening ??= gateway.start(0)),
     async upstreamDelta() {
       const { requests } = await sandbox.control.stats();
       const delta: Record<string, number> = {};
@@ -101,7 +105,7 @@ export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions 
 export async function startTestGateway(options: GatewayOptions & { sandbox?: SandboxOptions } = {}): Promise<TestGateway> {
   const sandbox = await startTestSandbox(options.sandbox);
   const inProcess = createTestGateway(sandbox, options);
-  const url = await inProcess.gateway.start(0);
+  const url = await inProcess.listen();
   return {
     ...inProcess,
     url,

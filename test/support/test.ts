@@ -44,6 +44,8 @@ export const test = base
   // The gateway's API keys (GATEWAY_API_KEYS), by holder; none by default: development mode, every caller has
   // every scope. Set per file with test.override({ keys: apiKeys({ … }) }); send one with bearer(keys.x).
   .extend('keys', { scope: 'file' }, {} as Record<string, ApiKey>)
+  // Where the file's gateway writes its log lines (silent unless env sets LOG_LEVEL). Set per file.
+  .extend('logTo', { scope: 'file' }, undefined as GatewayOptions['logTo'])
   // Lifetime: the file. Started on first use, closed after the file's last test; tests share it (and its
   // faults and clock: a suite that sets faults clears them in test.afterEach).
   .extend('sandbox', { scope: 'file' }, async ({ sandboxOptions }, { onCleanup }): Promise<TestSandbox> => {
@@ -51,13 +53,14 @@ export const test = base
     onCleanup(() => sandbox.close());
     return sandbox;
   })
-  // Lifetime: the file. A gateway over the file's sandbox with `env` and `keys`, not listening: requests go
-  // through yoga.fetch (its routes only: /graphql and /ready, not /health or /metrics). Stopped after the
-  // file's last test, before the sandbox.
-  .extend('gateway', { scope: 'file' }, async ({ sandbox, env, keys }, { onCleanup }): Promise<InProcessGateway> => {
+  // Lifetime: the file. A gateway over the file's sandbox with `env`, `keys` and `logTo`, not listening:
+  // requests go through yoga.fetch (its routes only: /graphql and /ready, not /, /health or /metrics) until a
+  // test calls its listen(). Stopped after the file's last test, before the sandbox.
+  .extend('gateway', { scope: 'file' }, async ({ sandbox, env, keys, logTo }, { onCleanup }): Promise<InProcessGateway> => {
     const configured = Object.values(keys);
     const gateway = createTestGateway(sandbox, {
       env: { ...env, ...(configured.length ? { GATEWAY_API_KEYS: JSON.stringify(configured) } : {}) },
+      logTo,
     });
     onCleanup(() => gateway.close());
     return gateway;
