@@ -2,6 +2,8 @@
 import { test as base } from 'vitest';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import type { Scope } from '../../src/security/scopes.js';
+import { captureClient, type Captured } from '../upstream/helpers.js';
+import { startQuirksServer, type QuirksServer } from '../upstream/quirks-server.js';
 import { startRedis, type TestRedis } from './cluster.js';
 import { createTestGateway, startTestGateway, type GatewayOptions, type InProcessGateway, type TestGateway } from './gateway.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
@@ -72,6 +74,20 @@ export const test = base
     const redis = await startRedis();
     onCleanup(() => redis.stop());
     return redis;
+  })
+  // Lifetime: the test. A scripted reward API (test/upstream/quirks-server.ts) with no answers yet, closed
+  // after the test: each test scripts its routes and reads what was sent.
+  .extend('quirks', async ({}, { onCleanup }): Promise<QuirksServer> => {
+    const server = await startQuirksServer();
+    onCleanup(() => server.close());
+    return server;
+  })
+  // Lifetime: the test. An upstream client pointed at `quirks`, recording its call events and log lines;
+  // closed after the test, before the server.
+  .extend('quirksClient', async ({ quirks }, { onCleanup }): Promise<Captured> => {
+    const captured = captureClient({ baseUrl: quirks.baseUrl });
+    onCleanup(() => captured.client.close());
+    return captured;
   })
   // Lifetime: the test. Makes gateways of other settings than the file's, each over a sandbox of its own;
   // in process unless `listen` is set (then with `url`, for tests about a real socket). All are stopped, with
