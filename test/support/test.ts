@@ -8,13 +8,16 @@ import { startRedis, type TestRedis } from './cluster.js';
 import { createTestGateway, startTestGateway, type GatewayOptions, type InProcessGateway, type TestGateway } from './gateway.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
 
-// The suites' `test`/`it`: vitest fixtures for the sandbox, a gateway over it, its API keys and a Redis
-// server, in place of a beforeAll/afterAll pair per file. Fixtures are lazy: a test (or a `test.beforeAll`/
+// The suites' `test`/`it`: vitest fixtures for the sandbox, a gateway over it, its API keys, a Redis server
+// and a scripted upstream (quirks), in place of a beforeAll/afterAll pair per file. Fixtures are lazy: a test (or a `test.beforeAll`/
 // `test.afterEach` of this `test`) sets up only what it destructures, and what those need. Options are
 // fixtures too, set for a whole file at its top level (vitest refuses it inside a describe for file fixtures):
 //
 //   test.override({ env: { UPSTREAM_RETRY_ATTEMPTS: '2' }, sandboxOptions: { balances: { USD: 0 } } });
 //   test('…', async ({ gateway, sandbox }) => { … });
+//
+// A suite adds fixtures of its own with `const it = test.extend('order', { scope: 'file' }, …)` and then sets
+// options on that `it`.
 //
 // The helpers these wrap (startTestSandbox, createTestGateway, startTestGateway, startRedis) stay for the
 // suites that need several of a kind or a lifetime of their own.
