@@ -1,25 +1,17 @@
 import { formatInTimeZone } from 'date-fns-tz';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { addDays, pacificToday } from '../../src/shared/pacific-time.js';
 import { uniqueId } from '../support/fixtures.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { TestSandbox } from '../support/sandbox.js';
+import { it } from '../support/test.js';
 
 // A reward's expiry: production gift records carry none, so a gift shows its order's; `expiresAt` is the end
 // of that day in Pacific time, right on both sides of a daylight-saving change.
 
 const PACIFIC = 'America/Los_Angeles';
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
-
-async function orderExpiring(expiry: string | null): Promise<{ id: string; giftUuid: string }> {
+async function orderExpiring(sandbox: TestSandbox, expiry: string | null): Promise<{ id: string; giftUuid: string }> {
   const id = uniqueId('expiry');
-  const res = await gw.sandbox.api('POST', '/campaign', {
+  const res = await sandbox.api('POST', '/campaign', {
     id,
     price_in_cents: 1000,
     brand_codes: ['sbxcoffeeus'],
@@ -29,7 +21,7 @@ async function orderExpiring(expiry: string | null): Promise<{ id: string; giftU
     ...(expiry ? { expiry } : {}),
   });
   expect(res.status).toBe(200);
-  const gifts = await gw.sandbox.api('GET', `/gifts?campaign_id=${encodeURIComponent(id)}`);
+  const gifts = await sandbox.api('GET', `/gifts?campaign_id=${encodeURIComponent(id)}`);
   expect(gifts.body.gifts[0]).not.toHaveProperty('expiry'); // as in production
   return { id, giftUuid: gifts.body.gifts[0].uuid };
 }
@@ -50,11 +42,11 @@ const QUERY = `query($ref: ID!, $gift: ID!) {
 }`;
 
 describe('expiry', () => {
-  it("a gift falls back to its order's expiry, and expiresAt is the end of that day in Pacific time", async () => {
+  it("a gift falls back to its order's expiry, and expiresAt is the end of that day in Pacific time", async ({ gateway, sandbox }) => {
     const today = pacificToday();
     const day = addDays(today, 20);
-    const order = await orderExpiring(day);
-    const { body } = await gw.gql(QUERY, { ref: order.id, gift: order.giftUuid });
+    const order = await orderExpiring(sandbox, day);
+    const { body } = await gateway.gql(QUERY, { ref: order.id, gift: order.giftUuid });
     expect(body.errors).toBeUndefined();
     expect(body.data.gift.expiry).toBe(day);
     expect(body.data.campaign.expiry).toBe(day);
@@ -65,12 +57,12 @@ describe('expiry', () => {
     expect(formatInTimeZone(end, PACIFIC, 'yyyy-MM-dd HH:mm:ss')).toBe(`${addDays(day, 1)} 00:00:00`);
   });
 
-  it('expiresAt is DST-correct: the day of a clock change is 23 or 25 hours long', async () => {
+  it('expiresAt is DST-correct: the day of a clock change is 23 or 25 hours long', async ({ gateway, sandbox }) => {
     const dstDay = nextDstDay(pacificToday());
-    const before = await orderExpiring(addDays(dstDay, -1));
-    const on = await orderExpiring(dstDay);
-    const a = await gw.gql(QUERY, { ref: before.id, gift: before.giftUuid });
-    const b = await gw.gql(QUERY, { ref: on.id, gift: on.giftUuid });
+    const before = await orderExpiring(sandbox, addDays(dstDay, -1));
+    const on = await orderExpiring(sandbox, dstDay);
+    const a = await gateway.gql(QUERY, { ref: before.id, gift: before.giftUuid });
+    const b = await gateway.gql(QUERY, { ref: on.id, gift: on.giftUuid });
     const hours = (Date.parse(b.body.data.gift.expiresAt) - Date.parse(a.body.data.gift.expiresAt)) / 3_600_000;
     // Spring forward loses an hour, fall back gains one.
     const springForward = formatInTimeZone(new Date(`${dstDay}T20:00:00Z`), PACIFIC, 'xxx') === '-07:00';
@@ -78,9 +70,9 @@ describe('expiry', () => {
     expect(formatInTimeZone(new Date(b.body.data.campaign.expiresAt), PACIFIC, 'yyyy-MM-dd HH:mm:ss')).toBe(`${addDays(dstDay, 1)} 00:00:00`);
   });
 
-  it('a reward that never expires has neither', async () => {
-    const order = await orderExpiring(null);
-    const { body } = await gw.gql(QUERY, { ref: order.id, gift: order.giftUuid });
+  it('a reward that never expires has neither', async ({ gateway, sandbox }) => {
+    const order = await orderExpiring(sandbox, null);
+    const { body } = await gateway.gql(QUERY, { ref: order.id, gift: order.giftUuid });
     expect(body.data).toEqual({ campaign: { expiry: null, expiresAt: null }, gift: { expiry: null, expiresAt: null } });
   });
 });

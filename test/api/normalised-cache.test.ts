@@ -1,23 +1,16 @@
 import { InMemoryCache, gql, type DocumentNode } from '@apollo/client';
 import { print } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { apolloTypePolicies } from '../../operations/cache-policies.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { InProcessGateway } from '../support/gateway.js';
+import { test } from '../support/test.js';
 
 // A client's normalised cache keeps one Gift per uuid across queries: Apollo Client's InMemoryCache with the
 // documented type policies, fed by real gateway answers (no Apollo network layer involved).
 
-let gw: TestGateway;
-let order: { id: string; uuid: string };
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  order = await createEmailOrder(gw.sandbox, { recipients: 2 });
-});
-afterAll(async () => {
-  await gw?.close();
-});
+// Lifetime: the file. An order of two rewards, made straight through the sandbox.
+const it = test.extend('order', { scope: 'file' }, ({ sandbox }) => createEmailOrder(sandbox, { recipients: 2 }));
 
 const DASHBOARD = gql`
   query Dashboard($ref: ID!) {
@@ -55,8 +48,8 @@ const ONE_GIFT = gql`
 `;
 
 /** Runs a query against the gateway as the cache will see it (with __typename), and writes the answer in. */
-async function fetchInto(cache: InMemoryCache, query: DocumentNode, variables: Record<string, unknown>) {
-  const { body } = await gw.gql(print(cache.transformDocument(query)), variables);
+async function fetchInto(gateway: InProcessGateway, cache: InMemoryCache, query: DocumentNode, variables: Record<string, unknown>) {
+  const { body } = await gateway.gql(print(cache.transformDocument(query)), variables);
   expect(body.errors).toBeUndefined();
   cache.writeQuery({ query, variables, data: body.data });
 }
@@ -64,16 +57,16 @@ async function fetchInto(cache: InMemoryCache, query: DocumentNode, variables: R
 const giftKeys = (cache: InMemoryCache) => Object.keys(cache.extract()).filter((key) => key.startsWith('Gift:'));
 
 describe('Apollo InMemoryCache with the documented type policies', () => {
-  it('keeps one Gift per uuid across two queries, so an update seen by one shows in the other', async () => {
+  it('keeps one Gift per uuid across two queries, so an update seen by one shows in the other', async ({ gateway, sandbox, order }) => {
     const cache = new InMemoryCache({ typePolicies: apolloTypePolicies });
-    await fetchInto(cache, DASHBOARD, { ref: order.id });
+    await fetchInto(gateway, cache, DASHBOARD, { ref: order.id });
     const listed = cache.readQuery<any>({ query: DASHBOARD, variables: { ref: order.id } })!.campaign.gifts.edges;
     expect(listed).toHaveLength(2);
     const target = listed[0].node.uuid as string;
     expect(listed[0].node.status).toBe('SENT_AND_REDEEMABLE');
 
-    await gw.sandbox.control.redeem(target);
-    await fetchInto(cache, ONE_GIFT, { uuid: target });
+    await sandbox.control.redeem(target);
+    await fetchInto(gateway, cache, ONE_GIFT, { uuid: target });
 
     expect(giftKeys(cache).sort()).toEqual(listed.map((e: any) => `Gift:{"uuid":"${e.node.uuid}"}`).sort());
     expect(Object.keys(cache.extract()).filter((key) => key.startsWith('Campaign:'))).toEqual([`Campaign:{"uuid":"${order.uuid}"}`]);
@@ -81,13 +74,13 @@ describe('Apollo InMemoryCache with the documented type policies', () => {
     expect(again.find((e: any) => e.node.uuid === target).node.status).toBe('REDEEMED');
   });
 
-  it('without them a Gift is not normalised and the list goes stale (why the policies are needed)', async () => {
+  it('without them a Gift is not normalised and the list goes stale (why the policies are needed)', async ({ gateway, sandbox }) => {
     const cache = new InMemoryCache();
-    const other = await createEmailOrder(gw.sandbox, { recipients: 1 });
-    await fetchInto(cache, DASHBOARD, { ref: other.id });
+    const other = await createEmailOrder(sandbox, { recipients: 1 });
+    await fetchInto(gateway, cache, DASHBOARD, { ref: other.id });
     const target = cache.readQuery<any>({ query: DASHBOARD, variables: { ref: other.id } })!.campaign.gifts.edges[0].node.uuid;
-    await gw.sandbox.control.redeem(target);
-    await fetchInto(cache, ONE_GIFT, { uuid: target });
+    await sandbox.control.redeem(target);
+    await fetchInto(gateway, cache, ONE_GIFT, { uuid: target });
     expect(giftKeys(cache)).toEqual([]);
     const stale = cache.readQuery<any>({ query: DASHBOARD, variables: { ref: other.id } })!.campaign.gifts.edges[0].node;
     expect(stale.status).toBe('SENT_AND_REDEEMABLE');

@@ -1,26 +1,20 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createDirectLinkOrder, createEmailOrder } from '../support/fixtures.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { test } from '../support/test.js';
 
 // Every field that needs its own upstream call fails alone: it is null, its error names its path, and the
 // object above it (the order header, the reward, the brand in a list) keeps its data.
 
-let gw: TestGateway;
-let order: { id: string; uuid: string };
-let giftUuid: string;
-
-beforeAll(async () => {
-  // No catalog cache: each test must reach GET /brands/:code to see its fault.
-  gw = await startTestGateway({ env: { UPSTREAM_RETRY_ATTEMPTS: '2', CATALOG_CACHE_TTL_MS: '0' } });
-  order = await createEmailOrder(gw.sandbox, { recipients: 1, brandCodes: ['sbxcoffeeus', 'sbxbooksus'] });
-  const gifts = await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`);
-  giftUuid = gifts.body.gifts[0].uuid;
+// Lifetime: the file. An order of one reward, whose campaign lists two brands.
+const it = test.extend('order', { scope: 'file' }, async ({ sandbox }) => {
+  const order = await createEmailOrder(sandbox, { recipients: 1, brandCodes: ['sbxcoffeeus', 'sbxbooksus'] });
+  const gifts = await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`);
+  return { ...order, giftUuid: gifts.body.gifts[0].uuid as string };
 });
-afterEach(async () => {
-  await gw.sandbox.control.clearFaults();
-});
-afterAll(async () => {
-  await gw?.close();
+// No catalog cache: each test must reach GET /brands/:code to see its fault.
+it.override({ env: { UPSTREAM_RETRY_ATTEMPTS: '2', CATALOG_CACHE_TTL_MS: '0' } });
+it.afterEach(async ({ sandbox }) => {
+  await sandbox.control.clearFaults();
 });
 
 function errorPaths(body: { errors?: { path?: (string | number)[]; extensions?: Record<string, unknown> }[] }) {
@@ -28,18 +22,18 @@ function errorPaths(body: { errors?: { path?: (string | number)[]; extensions?: 
 }
 
 describe('a nested upstream failure nulls only its own field', () => {
-  it('Campaign.gifts: a 503 on GET /gifts keeps the campaign header in a campaigns list', async () => {
-    await gw.sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
-    const { body } = await gw.gql('query($refs: [ID!]!) { campaigns(refs: $refs) { id status gifts(first: 5) { totalCount } } }', {
+  it('Campaign.gifts: a 503 on GET /gifts keeps the campaign header in a campaigns list', async ({ gateway, sandbox, order }) => {
+    await sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
+    const { body } = await gateway.gql('query($refs: [ID!]!) { campaigns(refs: $refs) { id status gifts(first: 5) { totalCount } } }', {
       refs: [order.id],
     });
     expect(body.data.campaigns).toEqual([{ id: order.id, status: expect.any(String), gifts: null }]);
     expect(errorPaths(body)).toEqual([{ path: ['campaigns', 0, 'gifts'], code: 'UPSTREAM_UNAVAILABLE' }]);
   });
 
-  it('Campaign.brands: a failing brand read is a null entry; the order keeps its data', async () => {
-    await gw.sandbox.control.fault({ route: 'GET /brands/:code', status: 503, rate: 1 });
-    const { body } = await gw.gql('query($ref: ID!) { campaign(ref: $ref) { id brandCodes brands { name } } }', { ref: order.id });
+  it('Campaign.brands: a failing brand read is a null entry; the order keeps its data', async ({ gateway, sandbox, order }) => {
+    await sandbox.control.fault({ route: 'GET /brands/:code', status: 503, rate: 1 });
+    const { body } = await gateway.gql('query($ref: ID!) { campaign(ref: $ref) { id brandCodes brands { name } } }', { ref: order.id });
     expect(body.data.campaign).toEqual({ id: order.id, brandCodes: ['sbxcoffeeus', 'sbxbooksus'], brands: [null, null] });
     expect(errorPaths(body)).toEqual(
       expect.arrayContaining([
@@ -49,17 +43,17 @@ describe('a nested upstream failure nulls only its own field', () => {
     );
   });
 
-  it('Campaign.links: a 503 on GET /links/:id keeps the link order', async () => {
-    const links = await createDirectLinkOrder(gw.sandbox, { linkCount: 2 });
-    await gw.sandbox.control.fault({ route: 'GET /links/:id', status: 503, rate: 1 });
-    const { body } = await gw.gql('query($ref: ID!) { campaign(ref: $ref) { id linkCount links(first: 5) { totalCount } } }', { ref: links.id });
+  it('Campaign.links: a 503 on GET /links/:id keeps the link order', async ({ gateway, sandbox }) => {
+    const links = await createDirectLinkOrder(sandbox, { linkCount: 2 });
+    await sandbox.control.fault({ route: 'GET /links/:id', status: 503, rate: 1 });
+    const { body } = await gateway.gql('query($ref: ID!) { campaign(ref: $ref) { id linkCount links(first: 5) { totalCount } } }', { ref: links.id });
     expect(body.data.campaign).toEqual({ id: links.id, linkCount: 2, links: null });
     expect(errorPaths(body)).toEqual([{ path: ['campaign', 'links'], code: 'UPSTREAM_UNAVAILABLE' }]);
   });
 
-  it('brand details under a list: a failing detail read nulls that field, not the brands list', async () => {
-    await gw.sandbox.control.fault({ route: 'GET /brands/:code', status: 503, rate: 1 });
-    const { body } = await gw.gql('{ brands(first: 2) { totalCount edges { node { brandCode name embeddable regions { name } } } } }');
+  it('brand details under a list: a failing detail read nulls that field, not the brands list', async ({ gateway, sandbox }) => {
+    await sandbox.control.fault({ route: 'GET /brands/:code', status: 503, rate: 1 });
+    const { body } = await gateway.gql('{ brands(first: 2) { totalCount edges { node { brandCode name embeddable regions { name } } } } }');
     expect(body.data.brands.totalCount).toBeGreaterThan(2);
     expect(body.data.brands.edges).toHaveLength(2);
     for (const [i, edge] of body.data.brands.edges.entries()) {
@@ -73,18 +67,18 @@ describe('a nested upstream failure nulls only its own field', () => {
     }
   });
 
-  it('Gift.campaign: a 503 on GET /campaign/:id keeps the reward', async () => {
-    await gw.sandbox.control.fault({ route: 'GET /campaign/:id', status: 503, rate: 1 });
-    const { body } = await gw.gql('query($uuid: ID!) { gift(uuid: $uuid) { uuid status campaign { id } } }', { uuid: giftUuid });
-    expect(body.data.gift).toEqual({ uuid: giftUuid, status: expect.any(String), campaign: null });
+  it('Gift.campaign: a 503 on GET /campaign/:id keeps the reward', async ({ gateway, sandbox, order }) => {
+    await sandbox.control.fault({ route: 'GET /campaign/:id', status: 503, rate: 1 });
+    const { body } = await gateway.gql('query($uuid: ID!) { gift(uuid: $uuid) { uuid status campaign { id } } }', { uuid: order.giftUuid });
+    expect(body.data.gift).toEqual({ uuid: order.giftUuid, status: expect.any(String), campaign: null });
     expect(errorPaths(body)).toEqual([{ path: ['gift', 'campaign'], code: 'UPSTREAM_UNAVAILABLE' }]);
   });
 
-  it('Gift.brand: a 503 on GET /brands/:code keeps the reward', async () => {
-    await gw.sandbox.control.redeem(giftUuid, 'sbxbooksus');
-    await gw.sandbox.control.fault({ route: 'GET /brands/:code', status: 503, rate: 1 });
-    const { body } = await gw.gql('query($uuid: ID!) { gift(uuid: $uuid) { uuid brandCode brand { name } } }', { uuid: giftUuid });
-    expect(body.data.gift).toEqual({ uuid: giftUuid, brandCode: 'sbxbooksus', brand: null });
+  it('Gift.brand: a 503 on GET /brands/:code keeps the reward', async ({ gateway, sandbox, order }) => {
+    await sandbox.control.redeem(order.giftUuid, 'sbxbooksus');
+    await sandbox.control.fault({ route: 'GET /brands/:code', status: 503, rate: 1 });
+    const { body } = await gateway.gql('query($uuid: ID!) { gift(uuid: $uuid) { uuid brandCode brand { name } } }', { uuid: order.giftUuid });
+    expect(body.data.gift).toEqual({ uuid: order.giftUuid, brandCode: 'sbxbooksus', brand: null });
     expect(errorPaths(body)).toEqual([{ path: ['gift', 'brand'], code: 'UPSTREAM_UNAVAILABLE' }]);
   });
 });

@@ -1,35 +1,32 @@
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createEmailOrder, uniqueId } from '../support/fixtures.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { InProcessGateway } from '../support/gateway.js';
 import { subscribeWs, wsClient } from '../support/live.js';
+import { test } from '../support/test.js';
 
 // A document runs interpreted (graphql-js) on its first execution and compiled (graphql-jit) from its second
 // (src/ops/use-compiled-execution.ts). Whatever the operation, the compiled answer must be the interpreted one
 // byte for byte: data, nulls, error paths and codes, union members, variable errors.
 
-let gw: TestGateway;
-let order: { id: string; uuid: string };
 const logs: string[] = [];
 
-beforeAll(async () => {
-  gw = await startTestGateway({
-    env: { LOG_LEVEL: 'debug', UPSTREAM_RETRY_ATTEMPTS: '1', CATALOG_CACHE_TTL_MS: '0' },
-    logTo: { write: (line: string) => void logs.push(line) },
-  });
-  order = await createEmailOrder(gw.sandbox, { recipients: 2, brandCodes: ['sbxcoffeeus', 'sbxbooksus'] });
+// Lifetime: the file. An order of two rewards over two brands.
+const it = test.extend('order', { scope: 'file' }, ({ sandbox }) =>
+  createEmailOrder(sandbox, { recipients: 2, brandCodes: ['sbxcoffeeus', 'sbxbooksus'] }),
+);
+it.override({
+  env: { LOG_LEVEL: 'debug', UPSTREAM_RETRY_ATTEMPTS: '1', CATALOG_CACHE_TTL_MS: '0' },
+  logTo: { write: (line: string) => void logs.push(line) },
 });
-afterEach(async () => {
-  await gw.sandbox.control.clearFaults();
-});
-afterAll(async () => {
-  await gw?.close();
+it.afterEach(async ({ sandbox }) => {
+  await sandbox.control.clearFaults();
 });
 
 /** Runs the operation three times and returns the answers' statuses and texts: interpreted, then compiled twice. */
-async function threeRuns(query: string, variables: () => Record<string, unknown>): Promise<string[]> {
+async function threeRuns(gateway: InProcessGateway, query: string, variables: () => Record<string, unknown>): Promise<string[]> {
   const answers: string[] = [];
   for (let i = 0; i < 3; i++) {
-    const { status, text } = await gw.gql(query, variables());
+    const { status, text } = await gateway.gql(query, variables());
     answers.push(`${status} ${text}`);
   }
   return answers;
@@ -51,9 +48,9 @@ const NESTED = `query Nested($refs: [ID!]!, $withBrands: Boolean!, $skipStatus: 
 fragment Header on Campaign { id uuid status deliveryType brandCodes expiry expiresAt fees { totalInCents } }`;
 
 describe('compiled execution answers as the interpreter does', () => {
-  it('a nested read with fragments, aliases, directives, defaults and an unknown ref', async () => {
+  it('a nested read with fragments, aliases, directives, defaults and an unknown ref', async ({ gateway, order }) => {
     const before = compiledLines().length;
-    const [interpreted, ...compiled] = await threeRuns(NESTED, () => ({ refs: [order.id, order.uuid, 'no-such-order'], withBrands: true }));
+    const [interpreted, ...compiled] = await threeRuns(gateway, NESTED, () => ({ refs: [order.id, order.uuid, 'no-such-order'], withBrands: true }));
     expect(body(interpreted!).errors).toBeUndefined();
     expect(body(interpreted!).data.campaigns[2]).toBeNull();
     expect(compiled).toEqual([interpreted, interpreted]);
@@ -61,17 +58,17 @@ describe('compiled execution answers as the interpreter does', () => {
     expect(compiledLines().length - before).toBe(1);
   });
 
-  it('a nested failure: the same null, path and code', async () => {
-    await gw.sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
-    const [interpreted, ...compiled] = await threeRuns(NESTED, () => ({ refs: [order.id], withBrands: false, skipStatus: true }));
+  it('a nested failure: the same null, path and code', async ({ gateway, sandbox, order }) => {
+    await sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
+    const [interpreted, ...compiled] = await threeRuns(gateway, NESTED, () => ({ refs: [order.id], withBrands: false, skipStatus: true }));
     expect(body(interpreted!).errors[0]).toMatchObject({ path: ['campaigns', 0, 'first'], extensions: { code: 'UPSTREAM_UNAVAILABLE' } });
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
-  it('an error a resolver throws as a GraphQLError: the same message, locations, path and order of keys', async () => {
+  it('an error a resolver throws as a GraphQLError: the same message, locations, path and order of keys', async ({ gateway, order }) => {
     const query =
       'query($refs: [ID!]!) { campaigns(refs: $refs) { ...Page } } fragment Page on Campaign { id page: gifts(first: -1) { totalCount } }';
-    const [interpreted, ...compiled] = await threeRuns(query, () => ({ refs: [order.id] }));
+    const [interpreted, ...compiled] = await threeRuns(gateway, query, () => ({ refs: [order.id] }));
     expect(body(interpreted!).errors[0]).toMatchObject({
       path: ['campaigns', 0, 'page'],
       locations: [{ line: 1, column: 92 }],
@@ -80,7 +77,7 @@ describe('compiled execution answers as the interpreter does', () => {
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
-  it('a mutation result union: the same member and fields', async () => {
+  it('a mutation result union: the same member and fields', async ({ gateway }) => {
     const create = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
       __typename
       ... on ValidationError { message issues { path message } }
@@ -89,12 +86,12 @@ describe('compiled execution answers as the interpreter does', () => {
     const input = () => ({
       input: { id: uniqueId('jit'), priceInCents: -5, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: 'ada@example.com' }] },
     });
-    const [interpreted, ...compiled] = await threeRuns(create, input);
+    const [interpreted, ...compiled] = await threeRuns(gateway, create, input);
     expect(body(interpreted!).data.createCampaign.__typename).toBe('ValidationError');
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
-  it('variables the schema refuses: the same errors, @oneOf and scalar messages included, and nothing sent upstream', async () => {
+  it('variables the schema refuses: the same errors, @oneOf and scalar messages included, and nothing sent upstream', async ({ gateway }) => {
     const add = `mutation($input: AddFundsInput!) { addFunds(input: $input) { __typename } }`;
     const create = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename } }`;
     const read = `query($ref: ID!) { campaign(ref: $ref) { id } }`;
@@ -108,18 +105,18 @@ describe('compiled execution answers as the interpreter does', () => {
       ],
       [read, () => ({ ref: { not: 'an id' } }), /\$ref/],
     ];
-    await gw.upstreamDelta();
+    await gateway.upstreamDelta();
     for (const [query, variables, message] of cases) {
-      const [interpreted, ...compiled] = await threeRuns(query, variables);
+      const [interpreted, ...compiled] = await threeRuns(gateway, query, variables);
       const answer = body(interpreted!);
       expect(answer.data ?? null).toBeNull();
       expect(answer.errors[0].message).toMatch(message);
       expect(compiled).toEqual([interpreted, interpreted]);
     }
-    expect(await gw.upstreamDelta()).toEqual({});
+    expect(await gateway.upstreamDelta()).toEqual({});
   });
 
-  it('variables inside literal input values: a null is refused as graphql-js refuses it, and nothing is sent upstream', async () => {
+  it('variables inside literal input values: a null is refused as graphql-js refuses it, and nothing is sent upstream', async ({ gateway }) => {
     const links = `mutation($id: ID!, $reward: RewardChoice = { brand: "sbxcoffeeus" }) {
       createDirectLinks(input: { id: $id, priceInCents: 1000, linkCount: 1, reward: $reward }) { __typename } }`;
     const brands = `mutation($id: ID!, $second: String = "sbxbooksus") {
@@ -131,45 +128,45 @@ describe('compiled execution answers as the interpreter does', () => {
       [brands, () => ({ id: 'jit-brands', second: null }), /Argument "input" has invalid value/],
       [read, () => ({ ref: null }), /Argument "ref" of non-null type "ID!" must not be null/],
     ];
-    await gw.upstreamDelta();
+    await gateway.upstreamDelta();
     for (const [query, variables, message] of cases) {
-      const [interpreted, ...compiled] = await threeRuns(query, variables);
+      const [interpreted, ...compiled] = await threeRuns(gateway, query, variables);
       expect(body(interpreted!).errors[0].message).toMatch(message);
       expect(compiled).toEqual([interpreted, interpreted]);
     }
-    expect(await gw.upstreamDelta()).toEqual({});
+    expect(await gateway.upstreamDelta()).toEqual({});
   });
 
-  it('fields answer in the order the document asks for them, whichever resolves first', async () => {
-    await gw.sandbox.control.fault({ route: 'GET /funds', latency_ms: 50, rate: 1 });
-    const [interpreted, ...compiled] = await threeRuns('{ funds { balances { currency } } viewer { username } }', () => ({}));
+  it('fields answer in the order the document asks for them, whichever resolves first', async ({ gateway, sandbox }) => {
+    await sandbox.control.fault({ route: 'GET /funds', latency_ms: 50, rate: 1 });
+    const [interpreted, ...compiled] = await threeRuns(gateway, '{ funds { balances { currency } } viewer { username } }', () => ({}));
     expect(Object.keys(body(interpreted!).data)).toEqual(['funds', 'viewer']);
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
-  it('errors are listed in the order of the document, whichever failed first', async () => {
-    await gw.sandbox.control.fault({ route: 'GET /ping', status: 503, latency_ms: 50, rate: 1 });
-    await gw.sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1 });
-    const [interpreted, ...compiled] = await threeRuns('{ viewer { username } funds { balances { currency } } }', () => ({}));
+  it('errors are listed in the order of the document, whichever failed first', async ({ gateway, sandbox }) => {
+    await sandbox.control.fault({ route: 'GET /ping', status: 503, latency_ms: 50, rate: 1 });
+    await sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1 });
+    const [interpreted, ...compiled] = await threeRuns(gateway, '{ viewer { username } funds { balances { currency } } }', () => ({}));
     expect(body(interpreted!).errors.map((e: { path: string[] }) => e.path[0])).toEqual(['viewer', 'funds']);
     expect(compiled).toEqual([interpreted, interpreted]);
   });
 
-  it('a mutation stops at a root field that failed, compiled too: the next one is never sent', async () => {
-    const gift = (await gw.sandbox.api('GET', `/gifts?campaign_id=${order.id}`)).body.gifts[0].uuid;
+  it('a mutation stops at a root field that failed, compiled too: the next one is never sent', async ({ gateway, sandbox, order }) => {
+    const gift = (await sandbox.api('GET', `/gifts?campaign_id=${order.id}`)).body.gifts[0].uuid;
     const query = `mutation($ref: ID!, $gift: ID!) {
       first: cancelCampaign(ref: $ref) { __typename }
       second: cancelGift(uuid: $gift) { __typename } }`;
-    await gw.upstreamDelta();
-    const [interpreted, ...compiled] = await threeRuns(query, () => ({ ref: '', gift }));
+    await gateway.upstreamDelta();
+    const [interpreted, ...compiled] = await threeRuns(gateway, query, () => ({ ref: '', gift }));
     expect(body(interpreted!)).toMatchObject({ data: null, errors: [{ path: ['first'], extensions: { code: 'BAD_USER_INPUT' } }] });
     expect(compiled).toEqual([interpreted, interpreted]);
-    expect(await gw.upstreamDelta()).toEqual({});
+    expect(await gateway.upstreamDelta()).toEqual({});
   });
 
-  it('a custom scalar default reaches the resolver as the scalar reads it (a DateTime as a Date), compiled too', async () => {
+  it('a custom scalar default reaches the resolver as the scalar reads it (a DateTime as a Date), compiled too', async ({ gateway }) => {
     // What the gift list resolver hands the upstream client, on every run.
-    const client = Object.getPrototypeOf(gw.client) as { listGifts(query: Record<string, unknown>, ...rest: unknown[]): unknown };
+    const client = Object.getPrototypeOf(gateway.client) as { listGifts(query: Record<string, unknown>, ...rest: unknown[]): unknown };
     const original = client.listGifts;
     const seen: unknown[] = [];
     client.listGifts = function (this: unknown, query, ...rest) {
@@ -178,7 +175,7 @@ describe('compiled execution answers as the interpreter does', () => {
     };
     try {
       const query = 'query($since: DateTime = "2001-01-01T00:00:00Z") { gifts(first: 3, filter: { createdDateGreaterThan: $since }) { totalCount } }';
-      const [interpreted, ...compiled] = await threeRuns(query, () => ({}));
+      const [interpreted, ...compiled] = await threeRuns(gateway, query, () => ({}));
       expect(compiled).toEqual([interpreted, interpreted]);
     } finally {
       client.listGifts = original;
@@ -189,8 +186,8 @@ describe('compiled execution answers as the interpreter does', () => {
 
   // graphql-jit passes a subscription's variables where its arguments belong: compiled, `campaign` was lost and
   // this subscribed to the whole account instead of answering NOT_FOUND (the variable's name differs on purpose).
-  it('a subscription refused by its resolver: the same error every time, over WebSocket', async () => {
-    const client = wsClient(gw.url);
+  it('a subscription refused by its resolver: the same error every time, over WebSocket', async ({ gateway }) => {
+    const client = wsClient(await gateway.listen());
     try {
       const answers: unknown[] = [];
       for (let i = 0; i < 3; i++) {

@@ -1,24 +1,19 @@
 import { get, type IncomingHttpHeaders } from 'node:http';
 import { gunzipSync } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { test } from '../support/test.js';
 
 // What a newcomer's browser gets: `/` leads to /graphql, the GraphiQL page arrives compressed and is
 // revalidated rather than re-sent, and its subscriptions pass CSRF prevention without weakening it.
 
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
+// Lifetime: the file. The file's gateway listening: `/` is answered outside yoga, and these tests read the
+// bytes on the wire (compression, 304s).
+const it = test.extend('url', { scope: 'file' }, ({ gateway }) => gateway.listen());
 
 /** A raw GET (fetch would decompress and hide the encoding). */
-function rawGet(path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
+function rawGet(url: string, path: string, headers: Record<string, string>): Promise<{ status: number; headers: IncomingHttpHeaders; body: Buffer }> {
   return new Promise((resolve, reject) => {
-    get(`${gw.url}${path}`, { headers }, (res) => {
+    get(`${url}${path}`, { headers }, (res) => {
       const chunks: Buffer[] = [];
       res.on('data', (c: Buffer) => chunks.push(c));
       res.on('end', () => resolve({ status: res.statusCode!, headers: res.headers, body: Buffer.concat(chunks) }));
@@ -27,14 +22,14 @@ function rawGet(path: string, headers: Record<string, string>): Promise<{ status
 }
 
 describe('GET /', () => {
-  it('sends a browser on to GraphiQL', async () => {
-    const res = await rawGet('/', { accept: 'text/html,application/xhtml+xml' });
+  it('sends a browser on to GraphiQL', async ({ url }) => {
+    const res = await rawGet(url, '/', { accept: 'text/html,application/xhtml+xml' });
     expect(res.status).toBe(302);
     expect(res.headers.location).toBe('/graphql');
   });
 
-  it('tells other clients where GraphQL is', async () => {
-    const res = await fetch(`${gw.url}/`);
+  it('tells other clients where GraphQL is', async ({ url }) => {
+    const res = await fetch(`${url}/`);
     expect(res.status).toBe(200);
     expect(await res.json()).toMatchObject({ graphql: '/graphql' });
   });
@@ -43,10 +38,10 @@ describe('GET /', () => {
 describe('the GraphiQL page', () => {
   const browser = { accept: 'text/html' };
 
-  it('is compressed for clients that accept it, with cache validators', async () => {
-    const plain = await rawGet('/graphql', { ...browser, 'accept-encoding': 'identity' });
-    const gzipped = await rawGet('/graphql', { ...browser, 'accept-encoding': 'gzip' });
-    const brotli = await rawGet('/graphql', { ...browser, 'accept-encoding': 'gzip, deflate, br' });
+  it('is compressed for clients that accept it, with cache validators', async ({ url }) => {
+    const plain = await rawGet(url, '/graphql', { ...browser, 'accept-encoding': 'identity' });
+    const gzipped = await rawGet(url, '/graphql', { ...browser, 'accept-encoding': 'gzip' });
+    const brotli = await rawGet(url, '/graphql', { ...browser, 'accept-encoding': 'gzip, deflate, br' });
     expect(plain.status).toBe(200);
     expect(plain.headers['content-encoding']).toBeUndefined();
     expect(gzipped.headers['content-encoding']).toBe('gzip');
@@ -61,15 +56,15 @@ describe('the GraphiQL page', () => {
     }
   });
 
-  it('answers a revalidation with 304 and no body', async () => {
-    const first = await rawGet('/graphql', browser);
-    const again = await rawGet('/graphql', { ...browser, 'if-none-match': String(first.headers.etag) });
+  it('answers a revalidation with 304 and no body', async ({ url }) => {
+    const first = await rawGet(url, '/graphql', browser);
+    const again = await rawGet(url, '/graphql', { ...browser, 'if-none-match': String(first.headers.etag) });
     expect(again.status).toBe(304);
     expect(again.body.length).toBe(0);
   });
 
-  it('makes GraphiQL send the CSRF header, which its SSE subscriptions need', async () => {
-    const html = (await rawGet('/graphql', browser)).body.toString();
+  it('makes GraphiQL send the CSRF header, which its SSE subscriptions need', async ({ url }) => {
+    const html = (await rawGet(url, '/graphql', browser)).body.toString();
     const config = /renderYogaGraphiQL\(\s*[^,]+,\s*(\{.*?\}),\s*\);/s.exec(html)?.[1];
     const headers = (JSON.parse(config!) as { additionalHeaders: Record<string, string> }).additionalHeaders;
     expect(Object.keys(headers)).toContain('x-graphql-yoga-csrf');
@@ -77,7 +72,7 @@ describe('the GraphiQL page', () => {
     // A subscription as GraphiQL sends it: a GET asking for an event stream, with the page's headers.
     const query = encodeURIComponent('subscription { fundsChanged { funds { balances { currency } } } }');
     const controller = new AbortController();
-    const withHeader = await fetch(`${gw.url}/graphql?query=${query}`, {
+    const withHeader = await fetch(`${url}/graphql?query=${query}`, {
       headers: { accept: 'text/event-stream', ...headers },
       signal: controller.signal,
     });
@@ -86,7 +81,7 @@ describe('the GraphiQL page', () => {
     controller.abort();
 
     // Anyone else's simple GET is still refused: the protection is unchanged.
-    const without = await fetch(`${gw.url}/graphql?query=${query}`, { headers: { accept: 'text/event-stream' } });
+    const without = await fetch(`${url}/graphql?query=${query}`, { headers: { accept: 'text/event-stream' } });
     expect(without.status).toBe(403);
   });
 });

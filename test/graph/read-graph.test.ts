@@ -1,26 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createDirectLinkOrder, createEmailOrder, uniqueId } from '../support/fixtures.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
+import { it } from '../support/test.js';
 
 describe('account, funds, regions', () => {
-  it('viewer answers the upstream ping', async () => {
-    const { body } = await gw.gql('{ viewer { username displayName } }');
+  it('viewer answers the upstream ping', async ({ gateway }) => {
+    const { body } = await gateway.gql('{ viewer { username displayName } }');
     expect(body.errors).toBeUndefined();
     expect(body.data.viewer.username).toEqual(expect.any(String));
     expect(body.data.viewer.displayName.length).toBeGreaterThan(0);
   });
 
-  it('funds lists one balance per currency and picks one by code', async () => {
-    const { body } = await gw.gql(
+  it('funds lists one balance per currency and picks one by code', async ({ gateway }) => {
+    const { body } = await gateway.gql(
       '{ funds { balances { currency availableInCents pendingInCents reservedInCents } usd: balance(currency: "usd") { currency availableInCents } none: balance(currency: "XYZ") { currency } } }',
     );
     expect(body.errors).toBeUndefined();
@@ -31,8 +22,8 @@ describe('account, funds, regions', () => {
     expect(body.data.funds.none).toBeNull();
   });
 
-  it('regions come from the upstream list', async () => {
-    const { body } = await gw.gql('{ regions { id name } }');
+  it('regions come from the upstream list', async ({ gateway }) => {
+    const { body } = await gateway.gql('{ regions { id name } }');
     expect(body.data.regions).toEqual(
       expect.arrayContaining([
         { id: 1, name: 'Canada' },
@@ -43,8 +34,8 @@ describe('account, funds, regions', () => {
 });
 
 describe('brands', () => {
-  it('pages through the catalog with cursors and a total', async () => {
-    const first = await gw.gql(
+  it('pages through the catalog with cursors and a total', async ({ gateway }) => {
+    const first = await gateway.gql(
       '{ brands(first: 5) { totalCount pageInfo { hasNextPage hasPreviousPage endCursor } edges { cursor node { brandCode } } } }',
     );
     const conn = first.body.data.brands;
@@ -52,7 +43,7 @@ describe('brands', () => {
     expect(conn.edges).toHaveLength(5);
     expect(conn.pageInfo).toMatchObject({ hasNextPage: true, hasPreviousPage: false });
 
-    const second = await gw.gql(
+    const second = await gateway.gql(
       'query($after: String) { brands(first: 5, after: $after) { pageInfo { hasPreviousPage } edges { node { brandCode } } } }',
       {
         after: conn.pageInfo.endCursor,
@@ -65,9 +56,11 @@ describe('brands', () => {
     expect(second.body.data.brands.pageInfo.hasPreviousPage).toBe(true);
   });
 
-  it('filters by region name or id, currency and embeddable', async () => {
-    const byName = await gw.gql('{ brands(filter: { region: "canada" }, first: 50) { edges { node { brandCode currency regions { name } } } } }');
-    const byId = await gw.gql('{ brands(filter: { region: "1" }, first: 50) { edges { node { brandCode } } } }');
+  it('filters by region name or id, currency and embeddable', async ({ gateway }) => {
+    const byName = await gateway.gql(
+      '{ brands(filter: { region: "canada" }, first: 50) { edges { node { brandCode currency regions { name } } } } }',
+    );
+    const byId = await gateway.gql('{ brands(filter: { region: "1" }, first: 50) { edges { node { brandCode } } } }');
     const canadian = byName.body.data.brands.edges.map((e: any) => e.node);
     expect(canadian.length).toBeGreaterThan(0);
     for (const brand of canadian) {
@@ -76,7 +69,7 @@ describe('brands', () => {
     }
     expect(byId.body.data.brands.edges.map((e: any) => e.node.brandCode)).toEqual(canadian.map((b: any) => b.brandCode));
 
-    const embeddable = await gw.gql(
+    const embeddable = await gateway.gql(
       '{ brands(filter: { embeddable: true, currency: "usd" }, first: 50) { edges { node { embeddable currency } } } }',
     );
     const nodes = embeddable.body.data.brands.edges.map((e: any) => e.node);
@@ -84,16 +77,16 @@ describe('brands', () => {
     expect(nodes.every((n: any) => n.embeddable && n.currency === 'USD')).toBe(true);
   });
 
-  it('an unknown region is a clear input error, not an upstream call', async () => {
-    await gw.upstreamDelta();
-    const { body } = await gw.gql('{ brands(filter: { region: "Atlantis" }) { totalCount } }');
+  it('an unknown region is a clear input error, not an upstream call', async ({ gateway }) => {
+    await gateway.upstreamDelta();
+    const { body } = await gateway.gql('{ brands(filter: { region: "Atlantis" }) { totalCount } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(body.errors?.[0]?.message).toMatch(/Atlantis.*Known regions: .*USA/);
-    expect((await gw.upstreamDelta())['GET /brands'] ?? 0).toBe(0);
+    expect((await gateway.upstreamDelta())['GET /brands'] ?? 0).toBe(0);
   });
 
-  it('brand(code) shows fixed and ranged price options; unknown codes are null', async () => {
-    const { body } = await gw.gql(`{
+  it('brand(code) shows fixed and ranged price options; unknown codes are null', async ({ gateway }) => {
+    const { body } = await gateway.gql(`{
       fixed: brand(code: "sbxcoffeeus") { name currency embeddable priceOptions { __typename ... on FixedPrices { valuesInCents } } }
       ranged: brand(code: "sbxbooksus") { priceOptions { __typename ... on PriceRange { minInCents maxInCents } } regions { name } }
       expiring: brand(code: "sbxcinemaus") { expiryPeriod }
@@ -112,22 +105,22 @@ describe('brands', () => {
     expect(body.data.missing).toBeNull();
   });
 
-  it('brand details are cached across requests', async () => {
-    await gw.gql('{ brand(code: "sbxsurfau") { name } }');
-    await gw.upstreamDelta();
-    const { body } = await gw.gql('{ brand(code: "sbxsurfau") { name currency } }');
+  it('brand details are cached across requests', async ({ gateway }) => {
+    await gateway.gql('{ brand(code: "sbxsurfau") { name } }');
+    await gateway.upstreamDelta();
+    const { body } = await gateway.gql('{ brand(code: "sbxsurfau") { name currency } }');
     expect(body.data.brand).toEqual({ name: 'Sandbox Surf Co.', currency: 'AUD' });
-    expect((await gw.upstreamDelta())['GET /brands/:code'] ?? 0).toBe(0);
+    expect((await gateway.upstreamDelta())['GET /brands/:code'] ?? 0).toBe(0);
   });
 
-  it('rejects a page size above the cap with a clear error', async () => {
-    const { body } = await gw.gql('{ brands(first: 101) { totalCount } }');
+  it('rejects a page size above the cap with a clear error', async ({ gateway }) => {
+    const { body } = await gateway.gql('{ brands(first: 101) { totalCount } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(body.errors?.[0]?.message).toMatch(/between 0 and 100/);
   });
 
-  it('rejects a cursor it did not issue', async () => {
-    const { body } = await gw.gql('{ brands(after: "garbage") { totalCount } }');
+  it('rejects a cursor it did not issue', async ({ gateway }) => {
+    const { body } = await gateway.gql('{ brands(after: "garbage") { totalCount } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
   });
 });
@@ -135,11 +128,11 @@ describe('brands', () => {
 describe('campaigns and gifts', () => {
   let order: { id: string; uuid: string };
 
-  beforeAll(async () => {
-    order = await createEmailOrder(gw.sandbox, { recipients: 3, brandCodes: ['sbxcoffeeus'], priceInCents: 1000 });
+  it.beforeAll(async ({ sandbox }) => {
+    order = await createEmailOrder(sandbox, { recipients: 3, brandCodes: ['sbxcoffeeus'], priceInCents: 1000 });
   });
 
-  it('reads a campaign by caller id and by uuid, with fees, contacts, brands and enums', async () => {
+  it('reads a campaign by caller id and by uuid, with fees, contacts, brands and enums', async ({ gateway }) => {
     const query = `query($ref: ID!) { campaign(ref: $ref) {
       id uuid status rawStatus deliveryType rawDeliveryType priceInCents currency brandCodes
       brands { brandCode name }
@@ -147,8 +140,8 @@ describe('campaigns and gifts', () => {
       contactsSuccessCount
       fees { totalInCents costEntries { feeType amountInCents numberOfGifts currency } }
     } }`;
-    const byId = await gw.gql(query, { ref: order.id });
-    const byUuid = await gw.gql(query, { ref: order.uuid });
+    const byId = await gateway.gql(query, { ref: order.id });
+    const byUuid = await gateway.gql(query, { ref: order.uuid });
     expect(byId.body.errors).toBeUndefined();
     const campaign = byId.body.data.campaign;
     expect(byUuid.body.data.campaign).toEqual(campaign);
@@ -169,8 +162,8 @@ describe('campaigns and gifts', () => {
     expect(campaign.fees.costEntries).toContainEqual({ feeType: 'PREFUND_GIFT_COST', amountInCents: 3000, numberOfGifts: 3, currency: 'USD' });
   });
 
-  it('unknown refs read as null, alone and inside campaigns(refs)', async () => {
-    const { body } = await gw.gql('query($refs: [ID!]!) { campaign(ref: "nope-404") { id } campaigns(refs: $refs) { id } }', {
+  it('unknown refs read as null, alone and inside campaigns(refs)', async ({ gateway }) => {
+    const { body } = await gateway.gql('query($refs: [ID!]!) { campaign(ref: "nope-404") { id } campaigns(refs: $refs) { id } }', {
       refs: [order.id, 'nope-404', order.uuid],
     });
     expect(body.errors).toBeUndefined();
@@ -178,8 +171,8 @@ describe('campaigns and gifts', () => {
     expect(body.data.campaigns).toEqual([{ id: order.id }, null, { id: order.id }]);
   });
 
-  it("pages a campaign's gifts with cursors and resolves each gift's campaign and brand", async () => {
-    const first = await gw.gql(
+  it("pages a campaign's gifts with cursors and resolves each gift's campaign and brand", async ({ gateway }) => {
+    const first = await gateway.gql(
       `query($ref: ID!) { campaign(ref: $ref) { gifts(first: 2) {
       totalCount pageInfo { hasNextPage endCursor }
       edges { node { uuid status deliveryStatus rawStatus priceInCents recipientEmail redeliveryCount createdDate campaign { id } brand { name } } }
@@ -202,7 +195,7 @@ describe('campaigns and gifts', () => {
       expect(['UNSENT', 'DELIVERED']).toContain(node.deliveryStatus);
       expect(node.createdDate).toMatch(/^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{3}Z$/);
     }
-    const rest = await gw.gql(
+    const rest = await gateway.gql(
       'query($ref: ID!, $after: String) { campaign(ref: $ref) { gifts(first: 2, after: $after) { pageInfo { hasNextPage } edges { node { uuid } } } } }',
       {
         ref: order.id,
@@ -215,16 +208,16 @@ describe('campaigns and gifts', () => {
     expect(gifts.edges.map((e: any) => e.node.uuid)).not.toContain(restGifts.edges[0].node.uuid);
   });
 
-  it('reads one gift by uuid, null when unknown, and filters the account-wide list', async () => {
-    await gw.sandbox.control.advanceClock(1000);
-    const list = await gw.gql('query($c: ID) { gifts(filter: { campaignId: $c }) { totalCount edges { node { uuid recipientEmail } } } }', {
+  it('reads one gift by uuid, null when unknown, and filters the account-wide list', async ({ gateway, sandbox }) => {
+    await sandbox.control.advanceClock(1000);
+    const list = await gateway.gql('query($c: ID) { gifts(filter: { campaignId: $c }) { totalCount edges { node { uuid recipientEmail } } } }', {
       c: order.id,
     });
     expect(list.body.data.gifts.totalCount).toBe(3);
     const target = list.body.data.gifts.edges[0].node;
-    await gw.sandbox.control.redeem(target.uuid);
+    await sandbox.control.redeem(target.uuid);
 
-    const { body } = await gw.gql(
+    const { body } = await gateway.gql(
       `query($uuid: ID!, $c: ID) {
       gift(uuid: $uuid) { uuid status redeemedDate }
       missing: gift(uuid: "00000000-0000-0000-0000-000000000000") { uuid }
@@ -241,27 +234,27 @@ describe('campaigns and gifts', () => {
     expect(body.data.open.totalCount).toBe(2);
   });
 
-  it('validates recipient substring filters before calling upstream', async () => {
-    await gw.upstreamDelta();
-    const { body } = await gw.gql('{ gifts(filter: { recipientEmail: "ab" }) { totalCount } }');
+  it('validates recipient substring filters before calling upstream', async ({ gateway }) => {
+    await gateway.upstreamDelta();
+    const { body } = await gateway.gql('{ gifts(filter: { recipientEmail: "ab" }) { totalCount } }');
     expect(body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     expect(body.errors?.[0]?.message).toMatch(/at least 3 characters/);
-    expect((await gw.upstreamDelta())['GET /gifts'] ?? 0).toBe(0);
+    expect((await gateway.upstreamDelta())['GET /gifts'] ?? 0).toBe(0);
   });
 
-  it('refuses negative price and redelivery-count bounds before calling upstream (which answers them with a 422)', async () => {
-    await gw.upstreamDelta();
+  it('refuses negative price and redelivery-count bounds before calling upstream (which answers them with a 422)', async ({ gateway }) => {
+    await gateway.upstreamDelta();
     for (const bound of ['priceInCentsGreaterThan', 'priceInCentsLessThan', 'redeliveryCountGreaterThan', 'redeliveryCountLessThan']) {
-      const { body } = await gw.gql(`{ gifts(filter: { ${bound}: -1 }) { totalCount } }`);
+      const { body } = await gateway.gql(`{ gifts(filter: { ${bound}: -1 }) { totalCount } }`);
       expect(body.errors?.[0]?.extensions?.code, bound).toBe('BAD_USER_INPUT');
       expect(body.errors?.[0]?.message).toContain(bound);
     }
-    expect(await gw.upstreamDelta()).toEqual({});
+    expect(await gateway.upstreamDelta()).toEqual({});
   });
 
-  it('first: 0 answers the totalCount and no edges; the upstream, which pages from 1, is asked for one', async () => {
-    const links = await createDirectLinkOrder(gw.sandbox, { linkCount: 3 });
-    const { body } = await gw.gql(
+  it('first: 0 answers the totalCount and no edges; the upstream, which pages from 1, is asked for one', async ({ gateway, sandbox }) => {
+    const links = await createDirectLinkOrder(sandbox, { linkCount: 3 });
+    const { body } = await gateway.gql(
       `query($email: ID!, $links: ID!) {
         gifts(first: 0) { totalCount edges { cursor } pageInfo { hasNextPage endCursor } }
         brands(first: 0) { totalCount edges { cursor } }
@@ -278,8 +271,8 @@ describe('campaigns and gifts', () => {
     expect(body.data.links.links).toEqual({ totalCount: 3, edges: [] });
   });
 
-  it('sorts gifts as asked', async () => {
-    const { body } = await gw.gql(
+  it('sorts gifts as asked', async ({ gateway }) => {
+    const { body } = await gateway.gql(
       'query($c: ID) { gifts(filter: { campaignId: $c, sort: { field: RECIPIENT_EMAIL, direction: ASC } }) { edges { node { recipientEmail } } } }',
       { c: order.id },
     );
@@ -287,9 +280,9 @@ describe('campaigns and gifts', () => {
     expect(emails).toEqual([...emails].sort());
   });
 
-  it('lists the links of a direct-link order and none for an email order', async () => {
-    const links = await createDirectLinkOrder(gw.sandbox, { linkCount: 3 });
-    const { body } = await gw.gql(
+  it('lists the links of a direct-link order and none for an email order', async ({ gateway, sandbox }) => {
+    const links = await createDirectLinkOrder(sandbox, { linkCount: 3 });
+    const { body } = await gateway.gql(
       'query($a: ID!, $b: ID!) { a: campaign(ref: $a) { deliveryType linkCount links(first: 2) { totalCount generating edges { node { number url } } } } b: campaign(ref: $b) { links { totalCount } } }',
       {
         a: links.id,
@@ -307,15 +300,15 @@ describe('campaigns and gifts', () => {
 });
 
 describe('node(id)', () => {
-  it('refetches campaigns, gifts and brands by global id', async () => {
-    const order = await createEmailOrder(gw.sandbox, { id: uniqueId('node'), recipients: 1 });
-    const ids = await gw.gql(
+  it('refetches campaigns, gifts and brands by global id', async ({ gateway, sandbox }) => {
+    const order = await createEmailOrder(sandbox, { id: uniqueId('node'), recipients: 1 });
+    const ids = await gateway.gql(
       'query($ref: ID!) { campaign(ref: $ref) { nodeId gifts(first: 1) { edges { node { nodeId uuid } } } } brand(code: "sbxbooksus") { nodeId } }',
       { ref: order.id },
     );
     const campaignId = ids.body.data.campaign.nodeId;
     const gift = ids.body.data.campaign.gifts.edges[0].node;
-    const { body } = await gw.gql(
+    const { body } = await gateway.gql(
       `query($c: ID!, $g: ID!, $b: ID!) {
       c: node(id: $c) { __typename ... on Campaign { id } }
       g: node(id: $g) { __typename ... on Gift { uuid } }

@@ -1,16 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { addDays, pacificToday } from '../../src/shared/pacific-time.js';
 import { uniqueId } from '../support/fixtures.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
+import { it } from '../support/test.js';
 
 const CREATE = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
   __typename
@@ -43,9 +34,9 @@ function emailInput(overrides: Record<string, unknown> = {}) {
 }
 
 describe('createCampaign', () => {
-  it('creates an email order once, and a client retry with the same id returns the same order', async () => {
+  it('creates an email order once, and a client retry with the same id returns the same order', async ({ gateway, sandbox }) => {
     const input = emailInput();
-    const first = await gw.gql(CREATE, { input });
+    const first = await gateway.gql(CREATE, { input });
     expect(first.body.errors).toBeUndefined();
     const payload = first.body.data.createCampaign;
     expect(payload).toMatchObject({
@@ -61,19 +52,19 @@ describe('createCampaign', () => {
         fees: { totalInCents: 2000 },
       },
     });
-    const again = await gw.gql(CREATE, { input });
+    const again = await gateway.gql(CREATE, { input });
     expect(again.body.data.createCampaign.campaign.uuid).toBe(payload.campaign.uuid);
-    expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
+    expect((await sandbox.control.stats()).creates[input.id]).toBe(1);
   });
 
-  it('accepts a 4,096-character id and passes it through unchanged', async () => {
+  it('accepts a 4,096-character id and passes it through unchanged', async ({ gateway }) => {
     const id = `${uniqueId('long')}-`.padEnd(4096, 'x');
-    const { body } = await gw.gql(CREATE, { input: emailInput({ id }) });
+    const { body } = await gateway.gql(CREATE, { input: emailInput({ id }) });
     expect(body.data.createCampaign.campaign.id).toBe(id);
   });
 
-  it('creates a short-link order with a brand list', async () => {
-    const { body } = await gw.gql(CREATE, {
+  it('creates a short-link order with a brand list', async ({ gateway }) => {
+    const { body } = await gateway.gql(CREATE, {
       input: {
         id: uniqueId('short'),
         deliveryType: 'SHORTLINK',
@@ -88,46 +79,46 @@ describe('createCampaign', () => {
     });
   });
 
-  it('creates a full-catalog order by region name, sending the canonical name', async () => {
-    const { body } = await gw.gql(CREATE, { input: emailInput({ reward: { region: 'usa' }, priceInCents: 2500 }) });
+  it('creates a full-catalog order by region name, sending the canonical name', async ({ gateway }) => {
+    const { body } = await gateway.gql(CREATE, { input: emailInput({ reward: { region: 'usa' }, priceInCents: 2500 }) });
     expect(body.data.createCampaign.__typename).toBe('CreateCampaignPayload');
   });
 
-  it('a different order under a used id is an IdempotencyConflict and creates nothing', async () => {
+  it('a different order under a used id is an IdempotencyConflict and creates nothing', async ({ gateway, sandbox }) => {
     const input = emailInput();
-    await gw.gql(CREATE, { input });
-    const { body } = await gw.gql(CREATE, { input: { ...input, priceInCents: 2500 } });
+    await gateway.gql(CREATE, { input });
+    const { body } = await gateway.gql(CREATE, { input: { ...input, priceInCents: 2500 } });
     expect(body.data.createCampaign).toMatchObject({ __typename: 'IdempotencyConflict', id: input.id });
-    expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
+    expect((await sandbox.control.stats()).creates[input.id]).toBe(1);
   });
 
-  it('a reused id is an IdempotencyConflict even when the answer is lost and the order is recovered by lookup', async () => {
+  it('a reused id is an IdempotencyConflict even when the answer is lost and the order is recovered by lookup', async ({ gateway, sandbox }) => {
     const input = emailInput();
-    await gw.gql(CREATE, { input });
-    await gw.sandbox.control.fault({ route: 'POST /campaign', status: 503, rate: 1 });
+    await gateway.gql(CREATE, { input });
+    await sandbox.control.fault({ route: 'POST /campaign', status: 503, rate: 1 });
     try {
       // Every POST fails, so the gateway looks the id up and finds the earlier, different order.
-      const { body } = await gw.gql(CREATE, { input: { ...input, priceInCents: 2500 } });
+      const { body } = await gateway.gql(CREATE, { input: { ...input, priceInCents: 2500 } });
       expect(body.data.createCampaign).toMatchObject({ __typename: 'IdempotencyConflict', id: input.id });
     } finally {
-      await gw.sandbox.control.clearFaults();
+      await sandbox.control.clearFaults();
     }
-    expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
+    expect((await sandbox.control.stats()).creates[input.id]).toBe(1);
   });
 
-  it('an upstream 4xx the gateway cannot foresee is UpstreamRejected with its code', async () => {
+  it('an upstream 4xx the gateway cannot foresee is UpstreamRejected with its code', async ({ gateway }) => {
     // A full-catalog order at a price no brand of the region offers: only the upstream knows the region's catalog.
-    const { body } = await gw.gql(CREATE, { input: emailInput({ reward: { region: 'USA' }, priceInCents: 100 }) });
+    const { body } = await gateway.gql(CREATE, { input: emailInput({ reward: { region: 'USA' }, priceInCents: 100 }) });
     expect(body.data.createCampaign).toMatchObject({ __typename: 'UpstreamRejected', code: 'ERROR_CAMPAIGN_INVALID_BRAND', status: 422 });
   });
 });
 
 describe('an accepted order is never hidden by a failing read below it', () => {
-  it("keeps orderId and funding when the campaign's gifts cannot be read", async () => {
+  it("keeps orderId and funding when the campaign's gifts cannot be read", async ({ gateway, sandbox }) => {
     const input = emailInput();
-    await gw.sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
+    await sandbox.control.fault({ route: 'GET /gifts', status: 503, rate: 1 });
     try {
-      const { body } = await gw.gql(
+      const { body } = await gateway.gql(
         `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) {
         __typename ... on CreateCampaignPayload { orderId funding campaign { id gifts { totalCount } } } } }`,
         { input },
@@ -144,17 +135,17 @@ describe('an accepted order is never hidden by a failing read below it', () => {
           extensions: expect.objectContaining({ code: 'UPSTREAM_UNAVAILABLE' }),
         }),
       ]);
-      expect((await gw.sandbox.control.stats()).creates[input.id]).toBe(1);
+      expect((await sandbox.control.stats()).creates[input.id]).toBe(1);
     } finally {
-      await gw.sandbox.control.clearFaults();
+      await sandbox.control.clearFaults();
     }
   });
 });
 
 describe('createDirectLinks and createEmbeddedReward', () => {
-  it('returns one link per reward, the same ones the campaign lists', async () => {
+  it('returns one link per reward, the same ones the campaign lists', async ({ gateway }) => {
     const id = uniqueId('direct');
-    const { body } = await gw.gql(LINKS, { input: { id, priceInCents: 1500, reward: { brand: 'sbxbooksus' }, linkCount: 4 } });
+    const { body } = await gateway.gql(LINKS, { input: { id, priceInCents: 1500, reward: { brand: 'sbxbooksus' }, linkCount: 4 } });
     expect(body.errors).toBeUndefined();
     const payload = body.data.createDirectLinks;
     expect(payload.campaign).toMatchObject({ id, deliveryType: 'DIRECT_LINK', linkCount: 4 });
@@ -162,23 +153,23 @@ describe('createDirectLinks and createEmbeddedReward', () => {
     expect(payload.campaign.links.edges.map((e: any) => e.node.url)).toEqual(payload.links);
   });
 
-  it('creates an embedded reward and refuses a brand that cannot be embedded', async () => {
+  it('creates an embedded reward and refuses a brand that cannot be embedded', async ({ gateway }) => {
     const EMBED = `mutation($input: CreateEmbeddedRewardInput!) { createEmbeddedReward(input: $input) {
       __typename ... on CreateEmbeddedRewardPayload { rewardLink campaign { id deliveryType } } ... on ValidationError { issues { path message } } } }`;
     const id = uniqueId('embed');
-    const ok = await gw.gql(EMBED, { input: { id, brand: 'sbxcoffeeus', priceInCents: 500 } });
+    const ok = await gateway.gql(EMBED, { input: { id, brand: 'sbxcoffeeus', priceInCents: 500 } });
     expect(ok.body.data.createEmbeddedReward).toMatchObject({
       rewardLink: expect.stringMatching(/^https?:\/\//),
       campaign: { id, deliveryType: 'EMBEDDED' },
     });
 
-    await gw.upstreamDelta();
-    const refused = await gw.gql(EMBED, { input: { id: uniqueId('embed'), brand: 'sbxcinemaus', priceInCents: 1000 } });
+    await gateway.upstreamDelta();
+    const refused = await gateway.gql(EMBED, { input: { id: uniqueId('embed'), brand: 'sbxcinemaus', priceInCents: 1000 } });
     expect(refused.body.data.createEmbeddedReward).toMatchObject({
       __typename: 'ValidationError',
       issues: [{ path: ['input', 'brand'], message: expect.stringMatching(/cannot be sent as an embedded reward/) }],
     });
-    expect((await gw.upstreamDelta())['POST /embedded'] ?? 0).toBe(0);
+    expect((await gateway.upstreamDelta())['POST /embedded'] ?? 0).toBe(0);
   });
 });
 
@@ -210,17 +201,17 @@ describe('validation happens before any upstream call', () => {
     ['expiry over a year out', { expiry: addDays(today, 366) }, ['input', 'expiry'], /at most one year out/],
   ];
 
-  it.each(cases)('%s', async (_name, overrides, path, message) => {
-    await gw.upstreamDelta();
-    const { body } = await gw.gql(CREATE, { input: emailInput(overrides) });
+  it.for(cases)('%s', async ([, overrides, path, message], { gateway }) => {
+    await gateway.upstreamDelta();
+    const { body } = await gateway.gql(CREATE, { input: emailInput(overrides) });
     const result = body.data?.createCampaign;
     expect(result?.__typename, JSON.stringify(body)).toBe('ValidationError');
     expect(result.issues).toContainEqual({ path, message: expect.stringMatching(message) });
-    expect(await gw.upstreamDelta()).toEqual({});
+    expect(await gateway.upstreamDelta()).toEqual({});
   });
 
-  it('a template stands in for subject and message', async () => {
-    const { body } = await gw.gql(CREATE, { input: emailInput({ subject: null, message: null, giftTemplate: 'tmpl-1' }) });
+  it('a template stands in for subject and message', async ({ gateway }) => {
+    const { body } = await gateway.gql(CREATE, { input: emailInput({ subject: null, message: null, giftTemplate: 'tmpl-1' }) });
     expect(body.data.createCampaign.__typename).toBe('CreateCampaignPayload');
   });
 
@@ -232,28 +223,28 @@ describe('validation happens before any upstream call', () => {
     ['mixed currencies', { reward: { brands: ['sbxcoffeeus', 'sbxcoffeeca'] } }, ['input', 'reward', 'brands'], /mixes currencies/],
   ];
 
-  it.each(catalogCases)('%s (checked against the cached catalog)', async (_name, overrides, path, message) => {
-    await gw.upstreamDelta();
-    const { body } = await gw.gql(CREATE, { input: emailInput(overrides) });
+  it.for(catalogCases)('%s (checked against the cached catalog)', async ([, overrides, path, message], { gateway }) => {
+    await gateway.upstreamDelta();
+    const { body } = await gateway.gql(CREATE, { input: emailInput(overrides) });
     const result = body.data?.createCampaign;
     expect(result?.__typename, JSON.stringify(body)).toBe('ValidationError');
     expect(result.issues).toContainEqual({ path, message: expect.stringMatching(message) });
-    const delta = await gw.upstreamDelta();
+    const delta = await gateway.upstreamDelta();
     expect(delta['POST /campaign'] ?? 0).toBe(0);
   });
 
-  it('link counts are bounded for direct links', async () => {
+  it('link counts are bounded for direct links', async ({ gateway }) => {
     for (const linkCount of [0, 1001]) {
-      await gw.upstreamDelta();
-      const { body } = await gw.gql(LINKS, { input: { id: uniqueId('dl'), priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, linkCount } });
+      await gateway.upstreamDelta();
+      const { body } = await gateway.gql(LINKS, { input: { id: uniqueId('dl'), priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, linkCount } });
       expect(body.data.createDirectLinks.__typename).toBe('ValidationError');
       expect(body.data.createDirectLinks.issues[0].path).toEqual(['input', 'linkCount']);
-      expect(await gw.upstreamDelta()).toEqual({});
+      expect(await gateway.upstreamDelta()).toEqual({});
     }
   });
 
-  it('@oneOf refuses two brand choices at once', async () => {
-    const { body } = await gw.gql(CREATE, { input: emailInput({ reward: { brand: 'sbxcoffeeus', region: 'USA' } }) });
+  it('@oneOf refuses two brand choices at once', async ({ gateway }) => {
+    const { body } = await gateway.gql(CREATE, { input: emailInput({ reward: { brand: 'sbxcoffeeus', region: 'USA' } }) });
     expect(body.errors?.[0]?.message).toMatch(/exactly one key/i);
   });
 });

@@ -1,23 +1,10 @@
 // cancelCampaign's orders-side work against a scripted reward API: which rewards it cancels, which it counts as
 // already final, and that it pages through every reward (the upstream pager) before cancelling.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { cancelUnredeemed } from '../../src/orders/cancel-campaign.js';
 import { GIFTS_PAGE_MAX } from '../../src/upstream/gift-pages.js';
-import { captureClient, type Captured } from '../upstream/helpers.js';
-import { json, startQuirksServer, type QuirksServer } from '../upstream/quirks-server.js';
-
-let server: QuirksServer;
-let c: Captured;
-
-beforeEach(async () => {
-  server = await startQuirksServer();
-  c = captureClient({ baseUrl: server.baseUrl });
-});
-
-afterEach(async () => {
-  await c.client.close();
-  await server.close();
-});
+import { it } from '../support/test.js';
+import { json, type QuirksServer } from '../upstream/quirks-server.js';
 
 const wireGift = (uuid: string, status: string) => ({
   uuid,
@@ -38,14 +25,17 @@ const wireGift = (uuid: string, status: string) => ({
 const giftPage = (gifts: object[], offset: number, total: number) =>
   json(200, { gifts, number_of_results: gifts.length, limit: GIFTS_PAGE_MAX, offset, total_count: total });
 
-const deletes = () =>
+const deletes = (server: QuirksServer) =>
   server.requests
     .filter((r) => r.method === 'DELETE')
     .map((r) => r.url.split('/').pop())
     .sort();
 
 describe('cancelUnredeemed', () => {
-  it('cancels open rewards and rewards in a status it does not know; known final ones are counted, not touched', async () => {
+  it('cancels open rewards and rewards in a status it does not know; known final ones are counted, not touched', async ({
+    quirks: server,
+    quirksClient: c,
+  }) => {
     server.on(
       'GET /gifts',
       giftPage(
@@ -65,10 +55,10 @@ describe('cancelUnredeemed', () => {
 
     // An unknown status is not final: counting it "already final" would leave its money out and say so wrongly.
     expect(outcome).toEqual({ cancelled: 2, alreadyFinal: 2, failed: [] });
-    expect(deletes()).toEqual(['g-new', 'g-open']);
+    expect(deletes(server)).toEqual(['g-new', 'g-open']);
   });
 
-  it('reads every page, by what arrived, before cancelling', async () => {
+  it('reads every page, by what arrived, before cancelling', async ({ quirks: server, quirksClient: c }) => {
     const first = Array.from({ length: GIFTS_PAGE_MAX }, (_, i) => wireGift(`g-${i}`, 'REDEEMED'));
     server.on(
       'GET /gifts',
@@ -87,7 +77,7 @@ describe('cancelUnredeemed', () => {
     expect(server.requests.findIndex((r) => r.method === 'DELETE')).toBe(2);
   });
 
-  it('cancels at most four rewards at a time', async () => {
+  it('cancels at most four rewards at a time', async ({ quirks: server, quirksClient: c }) => {
     const open = Array.from({ length: 12 }, (_, i) => wireGift(`g-${i}`, 'SENT_AND_REDEEMABLE'));
     server.on('GET /gifts', giftPage(open, 0, open.length));
     let inFlight = 0;

@@ -10,7 +10,9 @@ import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
 
-// A real gateway on an ephemeral port in front of a real sandbox, for tests that go over HTTP.
+// A gateway in front of a real sandbox: in process (`createTestGateway`, requests go through `yoga.fetch`, no
+// socket) or on an ephemeral port (`startTestGateway`, for tests about HTTP, SSE or WebSockets themselves).
+// test/support/test.ts offers both as vitest fixtures.
 
 export interface GraphQLResponse<T = any> {
   status: number;
@@ -18,8 +20,7 @@ export interface GraphQLResponse<T = any> {
   text: string;
 }
 
-export interface TestGateway {
-  url: string;
+export interface InProcessGateway {
   sandbox: TestSandbox;
   gateway: Gateway;
   client: UpstreamClient;
@@ -28,9 +29,27 @@ export interface TestGateway {
     variables?: V,
     headers?: Record<string, string>,
   ): Promise<GraphQLResponse<T>>;
+  /** A request to the gateway's yoga (path from `/`), answered in process: only yoga's routes, no socket. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Starts listening on an ephemeral port (once) and returns the base URL, for tests about the socket itself. */
+  listen(): Promise<string>;
   /** Requests per sandbox route since the last call (or since start). */
   upstreamDelta(): Promise<Record<string, number>>;
+  /** Stops the gateway and its upstream client; the sandbox is left to whoever started it. */
   close(): Promise<void>;
+}
+
+export interface TestGateway extends Omit<InProcessGateway, 'close'> {
+  url: string;
+  /** Stops the gateway, its upstream client and its sandbox. */
+  close(): Promise<void>;
+}
+
+export interface GatewayOptions {
+  env?: Record<string, string>;
+  token?: string;
+  /** Where log lines go (silent unless env sets LOG_LEVEL); the upstream token is a secret of the gateway's redactor. */
+  logTo?: LogDestination;
 }
 
 /** Fast retries so fault tests finish quickly; everything else keeps the production defaults. */
@@ -45,16 +64,8 @@ export const TEST_ENV = {
   RATE_LIMIT_BURST: '100000',
 };
 
-export async function startTestGateway(
-  options: {
-    sandbox?: SandboxOptions;
-    env?: Record<string, string>;
-    token?: string;
-    /** Where log lines go (silent unless env sets LOG_LEVEL); the upstream token is a secret of the gateway's redactor. */
-    logTo?: LogDestination;
-  } = {},
-): Promise<TestGateway> {
-  const sandbox = await startTestSandbox(options.sandbox);
+/** A gateway over `sandbox`, not listening: `gql` and `fetch` go through `yoga.fetch`. */
+export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions = {}): InProcessGateway {
   const config = loadConfig({ ...TEST_ENV, ...options.env });
   const token = options.token ?? sandbox.sandbox.token;
   const redactor = createRedactor([token, ...configuredSecrets(config)]);
@@ -62,23 +73,17 @@ export async function startTestGateway(
   const metrics = createMetrics();
   const client = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { onCall: metrics.upstreamCall, logger });
   const gateway = createGateway({ config, client, logger, metrics, redactor });
-  const url = await gateway.start(0);
+  const fetchYoga = async (path: string, init?: RequestInit) => gateway.yoga.fetch(`http://127.0.0.1${path}`, init ?? {});
+  let listening: Promise<string> | undefined;
   let seen: Record<string, number> = {};
 
   return {
-    url,
     sandbox,
     gateway,
     client,
-    async gql(query, variables, headers = {}) {
-      const res = await fetch(`${url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
-        body: JSON.stringify({ query: typeof query === 'string' ? query : print(query), variables }),
-      });
-      const text = await res.text();
-      return { status: res.status, body: JSON.parse(text), text };
-    },
+    gql: graphqlOver((init) => fetchYoga('/graphql', init)),
+    fetch: fetchYoga,
+    listen: () => (listening ??= gateway.start(0)),
     async upstreamDelta() {
       const { requests } = await sandbox.control.stats();
       const delta: Record<string, number> = {};
@@ -92,7 +97,35 @@ export async function startTestGateway(
     async close() {
       await gateway.stop(1_000);
       await client.close();
+    },
+  };
+}
+
+/** A sandbox of its own and a gateway in front of it, listening on an ephemeral port; `gql` goes over HTTP. */
+export async function startTestGateway(options: GatewayOptions & { sandbox?: SandboxOptions } = {}): Promise<TestGateway> {
+  const sandbox = await startTestSandbox(options.sandbox);
+  const inProcess = createTestGateway(sandbox, options);
+  const url = await inProcess.listen();
+  return {
+    ...inProcess,
+    url,
+    gql: graphqlOver((init) => fetch(`${url}/graphql`, init)),
+    async close() {
+      await inProcess.close();
       await sandbox.close();
     },
+  };
+}
+
+/** POSTs an operation as JSON with `send` and reads the answer. */
+function graphqlOver(send: (init: RequestInit) => Promise<Response>): InProcessGateway['gql'] {
+  return async (query, variables, headers = {}) => {
+    const res = await send({
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
+      body: JSON.stringify({ query: typeof query === 'string' ? query : print(query), variables }),
+    });
+    const text = await res.text();
+    return { status: res.status, body: JSON.parse(text), text };
   };
 }
