@@ -1,14 +1,10 @@
 import { GraphQLError } from 'graphql';
+import type { LogPosition } from '../cluster/store.js';
 
 // A position in one key's event log, handed to clients as an opaque string. It names the key (a cursor of
 // another subscription is the client's mistake), the log's epoch (a Redis that restarted empty, or another
 // replica's local log while Redis was down, is a different log whose positions mean nothing here) and the
 // entry id (`<ms>-<seq>`, ordered, as in a Redis Stream).
-
-export interface LogPosition {
-  epoch: string;
-  id: string;
-}
 
 export interface Cursor extends LogPosition {
   key: string;

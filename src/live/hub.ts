@@ -21,10 +21,10 @@
 import { GraphQLError } from 'graphql';
 import { Channel } from './channel.js';
 import { decode, encode } from './codec.js';
-import { cursorAhead, cursorExpired, encodeCursor, isAfter, type LogPosition } from './cursor.js';
+import { cursorAhead, cursorExpired, encodeCursor, isAfter } from './cursor.js';
 import type { LiveListener } from './listener.js';
 import { Poller, type PollSchedule } from './poller.js';
-import { EXPIRY, type Lease, type LiveStore } from './store.js';
+import { EXPIRY, type Lease, type LiveStore, type LogPosition } from '../cluster/store.js';
 
 export interface LiveEvent {
   /** Which stream of the key an event belongs to (e.g. a campaign feed carries `gift` and `campaign`). */

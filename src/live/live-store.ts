@@ -2,8 +2,8 @@ import type { Redis } from 'ioredis';
 import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
-import { createRedisStore, redisHost } from './redis-store.js';
-import type { LiveStore } from './store.js';
+import { createRedisStore, redisHost } from '../cluster/redis-store.js';
+import type { LiveStore } from '../cluster/store.js';
 
 // The one place that picks the mode: REDIS_URL set → cluster mode on Redis (with this replica's memory as the
 // fallback while Redis is unreachable); unset → one process, everything in memory.

@@ -1,5 +1,3 @@
-import type { LogPosition } from './cursor.js';
-
 // What the replicas of a cluster share, behind one interface with two implementations chosen once at
 // start-up: in memory (one process) and Redis (cluster mode). The hub never asks which one it has.
 //
@@ -10,9 +8,15 @@ import type { LogPosition } from './cursor.js';
 //     atomic commit, kept for the retention period after the last commit;
 //   - the event log: entries with ordered ids, trimmed by age; positions in it are the clients' cursors.
 
+/** A position in one key's event log (see live/cursor.ts, which hands it to clients as a cursor). */
+export interface LogPosition {
+  epoch: string;
+  id: string;
+}
+
 export interface LogEntry {
   id: string;
-  /** The encoded entry (see codec.ts). */
+  /** The encoded entry (see live/codec.ts). */
   data: string;
 }
 

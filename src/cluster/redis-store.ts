@@ -2,8 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { createRequire } from 'node:module';
 import type { Redis } from 'ioredis';
-import type { LogPosition } from './cursor.js';
-import { EXPIRY, type Lease, type LogRead, type SharedStore, type Snapshot, type StoreTiming } from './store.js';
+import { EXPIRY, type Lease, type LogPosition, type LogRead, type SharedStore, type Snapshot, type StoreTiming } from './store.js';
 
 // The shared state of a cluster in Redis. Every step that must be atomic is one Lua script (a Redis script
 // runs alone, so a lease check and the writes it guards cannot interleave with another replica's).
