@@ -1,5 +1,6 @@
 // What the replicas of a cluster share, behind one interface with two implementations chosen once at
-// start-up: in memory (one process) and Redis (cluster mode). The hub never asks which one it has.
+// start-up: in memory (one process, live/memory-store.ts) and Redis (cluster mode, redis-store.ts). The hub
+// never asks which one it has.
 //
 // Per watched key:
 //   - a lease: the one replica that polls the upstream for the key; claims are fenced by a token that grows
@@ -47,7 +48,8 @@ export const EXPIRY = {
   unreachable: 'the shared event log (Redis) is unreachable right now',
 } as const;
 
-export interface LiveStore {
+/** What replicas share (Redis in cluster mode, memory in one process). */
+export interface SharedStore {
   /** The replica's id, as holders appear in leases and logs. */
   readonly owner: string;
   /** Takes or renews the lease of `key`; null while another replica holds it. */
@@ -68,12 +70,6 @@ export interface LiveStore {
    */
   read(key: string, from: LogPosition, maxAgeMs?: number): Promise<LogRead>;
   /**
-   * Appends events to this replica's own log, without a lease: what the replica found polling for its own
-   * subscribers while the shared store was unreachable. Their positions are cursors only this replica can
-   * resume from; `tail` is the log's end (the position of a state with no events).
-   */
-  appendLocal(key: string, events: string[]): Promise<{ positions: LogPosition[]; tail: LogPosition }>;
-  /**
    * Calls `listener` with the key after every commit that appended, on any replica, and with null when some
    * calls may have been missed (the notifications' connection came back): every key may have grown. Returns
    * the removal.
@@ -89,9 +85,6 @@ export interface LiveStore {
   readonly healthy: boolean;
   close(): Promise<void>;
 }
-
-/** What replicas share (Redis): everything but the replica's own log. */
-export type SharedStore = Omit<LiveStore, 'appendLocal'>;
 
 export interface StoreTiming {
   /** LIVE_LEASE_MS */

@@ -24,7 +24,8 @@ import { decode, encode } from './codec.js';
 import { cursorAhead, cursorExpired, encodeCursor, isAfter } from './cursor.js';
 import type { LiveListener } from './listener.js';
 import { Poller, type PollSchedule } from './poller.js';
-import { EXPIRY, type Lease, type LiveStore, type LogPosition } from '../cluster/store.js';
+import { EXPIRY, type Lease, type LogPosition } from '../cluster/store.js';
+import type { LiveStore } from './store.js';
 
 export interface LiveEvent {
   /** Which stream of the key an event belongs to (e.g. a campaign feed carries `gift` and `campaign`). */

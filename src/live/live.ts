@@ -12,7 +12,7 @@ import type { GiftChange } from './gift-diff.js';
 import { LiveHub, type LiveStats } from './hub.js';
 import { consoleLogger, outageLogger, type LiveListener, type LiveLogger } from './listener.js';
 import { DEFAULT_JITTER, DEFAULT_MAX_BACKOFF_INTERVALS } from './poller.js';
-import type { LiveStore } from '../cluster/store.js';
+import type { LiveStore } from './store.js';
 import { createSubscriptionCap } from './subscription-cap.js';
 
 export interface LiveOptions {

@@ -6,7 +6,7 @@
 // Members are renewed every interval, so those of a replica that died lapse without it.
 
 import { GraphQLError } from 'graphql';
-import type { LiveStore } from '../cluster/store.js';
+import type { LiveStore } from './store.js';
 
 export class SubscriptionLimitError extends GraphQLError {
   constructor(max: number) {

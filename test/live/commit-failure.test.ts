@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { LiveHub, type Feed, type LiveEvent } from '../../src/live/hub.js';
 import { createMemoryStore } from '../../src/live/memory-store.js';
-import type { LiveStore } from '../../src/cluster/store.js';
+import type { LiveStore } from '../../src/live/store.js';
 
 // A poll that found a change whose commit then failed (Redis timing out, a connection lost mid-command) must
 // find that change again: the poller's feed has moved past it, so the next tick continues from the stored
