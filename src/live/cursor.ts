@@ -63,7 +63,7 @@ function badCursor(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }
 
-/** A cursor that was valid once but whose events can no longer be delivered; `reason` says why (store.ts EXPIRY). */
+/** A cursor that was valid once but whose events can no longer be delivered; `reason` says why (cluster/store.ts EXPIRY). */
 export function cursorExpired(reason: string): GraphQLError {
   return new GraphQLError(
     `The events after this cursor can no longer be delivered: ${reason}. Reload the current state and subscribe again without "after".`,

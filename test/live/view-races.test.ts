@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFailoverStore } from '../../src/live/failover-store.js';
-import { LiveHub, type Feed, type LiveEvent } from '../../src/live/hub.js';
+import type { Feed, LiveEvent } from '../../src/live/feed.js';
+import { LiveHub } from '../../src/live/hub.js';
 import { createMemoryStore } from '../../src/live/memory-store.js';
 import type { Lease, SharedStore } from '../../src/cluster/store.js';
 import type { LiveStore } from '../../src/live/store.js';
