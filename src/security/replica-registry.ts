@@ -5,8 +5,8 @@ import type { RedisLimits } from '../cluster/shared-limits.js';
 // each replica admits its share of a key's rate limit (the limit divided by the replicas), so the cluster as a
 // whole still admits about the limit. Each replica refreshes an entry of a sorted set (member: its id, score:
 // when the entry lapses, on Redis's clock) and reads the number of live entries in the same script
-// (cluster/shared-limits.ts). A replica
-// that dies drops out after three missed beats; the count stays at its last value while Redis is unreachable.
+// (cluster/shared-limits.ts). A replica that dies drops out after three missed beats; the count stays at its
+// last value while Redis is unreachable.
 
 const HEARTBEAT_MS = 1_000;
 const ENTRY_TTL_MS = 3 * HEARTBEAT_MS;
