@@ -3,9 +3,9 @@ import type { RateLimiterAbstract } from 'rate-limiter-flexible';
 import type { RedisConnection } from './redis.js';
 
 // What the rate limit keeps in Redis (security/shared-rate-limit.ts, security/replica-registry.ts): the count
-// of each API key's window, and the entries of the replicas sharing the limit. Its commands bypass the live
-// store's watch for a hang (RedisConnection.guard): the rate limit bounds its own waits and falls back to each
-// replica's share, and a beat every second would otherwise spare the connection the PINGs that detect a hang.
+// of each API key's window, and the entries of the replicas sharing the limit. Its commands go on the command
+// connection outside the live store's watch for a hang (RedisConnection.guard): the rate limit bounds its own
+// waits (RLWrapperTimeouts, the registry's timer) and falls back to each replica's share of the limit.
 
 export interface RedisLimits {
   /**
