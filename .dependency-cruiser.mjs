@@ -133,6 +133,16 @@ export default {
       to: { path: SANDBOX, pathNot: '^src/sandbox/index\\.ts$' },
     },
     {
+      name: 'ioredis only in cluster/',
+      severity: 'error',
+      comment:
+        'src/cluster/ owns Redis: the connections (redis.ts), key names, scripts, the live store on Redis and the rate ' +
+        "limit's counts. Elsewhere use its interfaces (SharedStore in cluster/store.ts, RedisLimits in " +
+        'cluster/shared-limits.ts), or add what you need to them.',
+      from: { path: '^src/', pathNot: '^src/cluster/' },
+      to: { path: '(^|/)node_modules/ioredis/' },
+    },
+    {
       name: 'schema reads upstream shapes only',
       severity: 'error',
       comment:

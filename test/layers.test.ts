@@ -21,7 +21,7 @@ const ALLOWED: Record<string, string> = {
   'src/orders/rules.ts': "import '../shared/time.js';\nimport '../path-segment.js';\n",
   'src/orders/reward-state.ts': "import type {} from '../upstream/types.js';\n",
   'src/live/feed.ts': "import '../orders/reward-state.js';\nimport '../cluster/redis.js';\n",
-  'src/cluster/redis.ts': "import type {} from '../config.js';\n",
+  'src/cluster/redis.ts': "import type {} from '../config.js';\nimport 'ioredis';\n",
   'src/config.ts': "import './security/config.js';\nimport './live/config.js';\n",
   'src/config-area.ts': 'export {};\n',
   'src/security/config.ts': "import './scopes.js';\nimport '../config-area.js';\n",
@@ -58,6 +58,7 @@ const MISTAKES: Record<string, { source: string; rules: string[]; with?: Record<
   },
   'src/security/forgotten.ts': { source: 'export {};\n', rules: ['no orphans'] },
   'src/catalog/cache.ts': { source: "import './missing.js';\n", rules: ['resolvable'] },
+  'src/live/redis-client.ts': { source: "import 'ioredis';\n", rules: ['ioredis only in cluster/'] },
 };
 
 let root: string;
@@ -65,7 +66,13 @@ let result: ICruiseResult;
 
 beforeAll(async () => {
   root = mkdtempSync(join(tmpdir(), 'layers-'));
-  const tree = { ...ALLOWED };
+  // Redis's client as a package of the tree, so an import of it resolves as in the gateway.
+  const tree: Record<string, string> = {
+    ...ALLOWED,
+    'package.json': JSON.stringify({ name: 'layers', dependencies: { ioredis: '*' } }),
+    'node_modules/ioredis/package.json': JSON.stringify({ name: 'ioredis', main: 'index.js' }),
+    'node_modules/ioredis/index.js': 'module.exports = {};\n',
+  };
   for (const [path, mistake] of Object.entries(MISTAKES)) Object.assign(tree, { [path]: mistake.source }, mistake.with);
   for (const [path, source] of Object.entries(tree)) {
     mkdirSync(dirname(join(root, path)), { recursive: true });

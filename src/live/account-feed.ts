@@ -23,7 +23,7 @@ import { isFinal, OPEN_STATUS } from '../orders/reward-state.js';
 import { GiftBook, type GiftChange } from './gift-diff.js';
 import { listAllGifts } from '../upstream/gift-pages.js';
 import { refreshGifts } from './gift-pages.js';
-import type { Applied, Feed, PollOutcome } from './hub.js';
+import type { Applied, Feed, PollOutcome } from './feed.js';
 
 /** Re-read this far behind the watermark: second resolution, and rewards stamped slightly before they show. */
 export const WATERMARK_OVERLAP_MS = 10_000;

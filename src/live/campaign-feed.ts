@@ -14,7 +14,7 @@ import { OPEN_STATUS } from '../orders/reward-state.js';
 import { GiftBook, type GiftChange } from './gift-diff.js';
 import { listAllGifts } from '../upstream/gift-pages.js';
 import { refreshGifts } from './gift-pages.js';
-import type { Applied, Feed, PollOutcome } from './hub.js';
+import type { Applied, Feed, PollOutcome } from './feed.js';
 
 export const CAMPAIGN_CREATED = 'CAMPAIGN_CREATED';
 

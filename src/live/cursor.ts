@@ -1,14 +1,10 @@
 import { GraphQLError } from 'graphql';
+import type { LogPosition } from '../cluster/store.js';
 
 // A position in one key's event log, handed to clients as an opaque string. It names the key (a cursor of
 // another subscription is the client's mistake), the log's epoch (a Redis that restarted empty, or another
 // replica's local log while Redis was down, is a different log whose positions mean nothing here) and the
 // entry id (`<ms>-<seq>`, ordered, as in a Redis Stream).
-
-export interface LogPosition {
-  epoch: string;
-  id: string;
-}
 
 export interface Cursor extends LogPosition {
   key: string;
@@ -67,7 +63,7 @@ function badCursor(message: string): GraphQLError {
   return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
 }
 
-/** A cursor that was valid once but whose events can no longer be delivered; `reason` says why (store.ts EXPIRY). */
+/** A cursor that was valid once but whose events can no longer be delivered; `reason` says why (cluster/store.ts EXPIRY). */
 export function cursorExpired(reason: string): GraphQLError {
   return new GraphQLError(
     `The events after this cursor can no longer be delivered: ${reason}. Reload the current state and subscribe again without "after".`,

@@ -1,4 +1,5 @@
-import { EXPIRY, type LiveStore, type SharedStore } from './store.js';
+import { EXPIRY, type SharedStore } from '../cluster/store.js';
+import type { LiveStore } from './store.js';
 
 // Cluster mode's store as the hub and the caps see it: Redis, and this replica's own memory store for what
 // must go on while Redis is unreachable (down, or hung past REDIS_COMMAND_TIMEOUT_MS). Then the hub polls for

@@ -1,7 +1,7 @@
 // The feed of the account's balances: one GET /funds per poll, an event when any balance moved.
 
 import type { CurrencyBalance, Funds, UpstreamClient } from '../upstream/types.js';
-import type { Applied, Feed, PollOutcome } from './hub.js';
+import type { Applied, Feed, PollOutcome } from './feed.js';
 
 export type FundsEvent = { topic: 'funds'; funds: Funds; previous: Funds; changedAt: Date };
 

@@ -2,7 +2,7 @@
 
 import { isFinal } from '../orders/reward-state.js';
 import type { Gift } from '../upstream/types.js';
-import type { Applied } from './hub.js';
+import type { Applied } from './feed.js';
 
 /** The fields whose change is an event. */
 export interface GiftState {
@@ -39,7 +39,7 @@ export class GiftBook {
     return { gift, previous: known ? stateOf(known) : null, changedAt: at };
   }
 
-  /** Takes a change another poll found, if it starts from the state the book shows (see hub.ts Applied). */
+  /** Takes a change another poll found, if it starts from the state the book shows (see feed.ts Applied). */
   advance(change: GiftChange): Applied {
     const known = this.gifts.get(change.gift.uuid);
     if (known && sameState(stateOf(known), stateOf(change.gift))) return 'seen';

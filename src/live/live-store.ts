@@ -1,8 +1,9 @@
-import type { Redis } from 'ioredis';
+import { connectRedis, redisHost } from '../cluster/redis.js';
+import { createRedisStore } from '../cluster/redis-store.js';
+import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
 import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
-import { createRedisStore, redisHost } from './redis-store.js';
 import type { LiveStore } from './store.js';
 
 // The one place that picks the mode: REDIS_URL set → cluster mode on Redis (with this replica's memory as the
@@ -14,8 +15,8 @@ export interface LiveStoreHandle {
   redisUp(): boolean | null;
   /** Waits (bounded) for Redis before serving, so a replica starting with the cluster does not poll alone. */
   connected(timeoutMs: number): Promise<void>;
-  /** Cluster mode: the Redis connection, which the shared rate limit uses too; undefined in memory mode. */
-  redis?: Redis;
+  /** Cluster mode: the Redis connection as the shared rate limit uses it; undefined in memory mode. */
+  redis?: RedisLimits;
 }
 
 /** A change of Redis's state as an operator reads it: where (host and port only) and why. */
@@ -35,17 +36,13 @@ export function createLiveStore(
     return { store: local, redisUp: () => null, connected: async () => undefined };
   }
   const host = redisHost(config.REDIS_URL);
-  const redis = createRedisStore({
-    ...timing,
-    url: config.REDIS_URL,
-    prefix: config.REDIS_KEY_PREFIX,
-    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
-    onStateChange: (up, reason) => onRedisState?.({ up, host, reason }),
-  });
+  const connection = connectRedis({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
+  const redis = createRedisStore(connection, timing);
+  connection.onStateChange((up, reason) => onRedisState?.({ up, host, reason }));
   return {
     store: createFailoverStore(redis, local),
-    redisUp: () => redis.healthy,
-    connected: async (timeoutMs) => void (await redis.connected(timeoutMs)),
-    redis: redis.client,
+    redisUp: () => connection.healthy,
+    connected: async (timeoutMs) => void (await connection.connected(timeoutMs)),
+    redis: redisLimits(connection),
   };
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
-import { compareIds, type LogPosition } from './cursor.js';
-import { EXPIRY, type Lease, type LiveStore, type LogEntry, type LogRead, type Snapshot, type StoreTiming } from './store.js';
+import { EXPIRY, type Lease, type LogEntry, type LogPosition, type LogRead, type Snapshot, type StoreTiming } from '../cluster/store.js';
+import { compareIds } from './cursor.js';
+import type { LiveStore } from './store.js';
 
 // The shared state of one process: leases always granted (there is no other replica), snapshots kept for the
 // retention period, and per key a bounded ring of events. It is also each replica's fallback while Redis is

@@ -1,6 +1,6 @@
 import type { IncomingMessage } from 'node:http';
-import type { Redis } from 'ioredis';
 import type { Plugin } from 'graphql-yoga';
+import type { RedisLimits } from '../cluster/shared-limits.js';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
@@ -65,9 +65,9 @@ export interface Security {
   close(): Promise<void>;
 }
 
-/** Cluster mode: the Redis connection the rate limit shares, and who hears of the replica count. */
+/** Cluster mode: where the rate limit keeps its counts in Redis, and who hears of the replica count. */
 export interface SharedLimits {
-  redis: Redis;
+  redis: RedisLimits;
   onReplicaCount?(replicas: number): void;
 }
 
@@ -145,14 +145,12 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
 /** Cluster mode's rate limit, and the replica registry whose count it divides by while Redis does not answer. */
 function sharedRateLimit(config: Config, { redis, onReplicaCount }: SharedLimits): { limiter: RateLimiter; replicas: ReplicaRegistry } {
   const replicas = startReplicaRegistry(redis, {
-    key: `${config.REDIS_KEY_PREFIX}replicas`,
     timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     onChange: onReplicaCount,
   });
   const limiter = createSharedRateLimiter(redis, {
     perSecond: config.RATE_LIMIT_PER_SECOND,
     burst: config.RATE_LIMIT_BURST,
-    prefix: config.REDIS_KEY_PREFIX,
     timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     replicas: () => replicas.count,
   });

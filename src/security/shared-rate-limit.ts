@@ -1,5 +1,5 @@
 import { createRequire } from 'node:module';
-import type { Redis } from 'ioredis';
+import type { RedisLimits } from '../cluster/shared-limits.js';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.js';
 
 // Cluster mode's rate limit: each API key's count lives in Redis (rate-limiter-flexible's RateLimiterRedis, one
@@ -17,30 +17,22 @@ import type { RateLimitDecision, RateLimiter } from './rate-limit.js';
 export interface SharedRateLimitOptions {
   perSecond: number;
   burst: number;
-  /** REDIS_KEY_PREFIX: the counts are `<prefix>ratelimit:<api key name>`. */
-  prefix: string;
   /** REDIS_COMMAND_TIMEOUT_MS: the longest a take waits for Redis before this replica's share decides. */
   timeoutMs: number;
   /** The replicas sharing the limit, as last known (replica-registry.ts). */
   replicas(): number;
 }
 
-export function createSharedRateLimiter(redis: Redis, options: SharedRateLimitOptions): RateLimiter {
+export function createSharedRateLimiter(redis: RedisLimits, options: SharedRateLimitOptions): RateLimiter {
   // Loaded here, in cluster mode only, like ioredis: a one-process gateway never uses it.
-  const { RateLimiterMemory, RateLimiterRedis, RateLimiterRes, RLWrapperTimeouts } = createRequire(import.meta.url)(
+  const { RateLimiterMemory, RateLimiterRes, RLWrapperTimeouts } = createRequire(import.meta.url)(
     'rate-limiter-flexible',
   ) as typeof import('rate-limiter-flexible');
   const duration = Math.max(1, Math.ceil(options.burst / options.perSecond));
   const local = new RateLimiterMemory({ points: options.burst, duration });
   const limiter = new RLWrapperTimeouts({
     // Not ready (disconnected): the insurance answers at once instead of the command failing after a wait.
-    limiter: new RateLimiterRedis({
-      storeClient: redis,
-      keyPrefix: `${options.prefix}ratelimit`,
-      points: options.burst,
-      duration,
-      rejectIfRedisNotReady: true,
-    }),
+    limiter: redis.windowCounter(options.burst, duration),
     timeoutMs: options.timeoutMs,
     insuranceLimiter: local,
   });

@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest';
-import { LiveHub, type Feed, type LiveEvent } from '../../src/live/hub.js';
+import type { Feed, LiveEvent } from '../../src/live/feed.js';
+import { LiveHub } from '../../src/live/hub.js';
 import { createMemoryStore } from '../../src/live/memory-store.js';
 import type { LiveStore } from '../../src/live/store.js';
 

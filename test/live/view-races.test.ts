@@ -1,8 +1,10 @@
 import { afterEach, describe, expect, it } from 'vitest';
 import { createFailoverStore } from '../../src/live/failover-store.js';
-import { LiveHub, type Feed, type LiveEvent } from '../../src/live/hub.js';
+import type { Feed, LiveEvent } from '../../src/live/feed.js';
+import { LiveHub } from '../../src/live/hub.js';
 import { createMemoryStore } from '../../src/live/memory-store.js';
-import type { Lease, LiveStore, SharedStore } from '../../src/live/store.js';
+import type { Lease, SharedStore } from '../../src/cluster/store.js';
+import type { LiveStore } from '../../src/live/store.js';
 
 // The races of a Redis outage, played out by two replicas' hubs in one process. The shared store is a memory
 // store with per-replica leases and a switch per replica (Redis answering that replica or not), and it can be

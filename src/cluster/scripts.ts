@@ -1,0 +1,171 @@
+// The Lua scripts of the cluster. A Redis script runs alone, so a lease check and the writes it guards cannot
+// interleave with another replica's: every step that must be atomic is one script. Key names: keys.ts.
+
+// KEYS lease fence leader; ARGV owner leaseMs retentionMs. Replies {token, previous holder or false}, or false
+// while another replica holds the lease.
+const CLAIM = `
+local cur = redis.call('GET', KEYS[1])
+if cur then
+  local owner, token = string.match(cur, '^(.*)|(%d+)$')
+  if owner ~= ARGV[1] then return false end
+  redis.call('PEXPIRE', KEYS[1], ARGV[2])
+  redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[3])
+  return {tonumber(token), false}
+end
+local token = redis.call('INCR', KEYS[2])
+redis.call('PEXPIRE', KEYS[2], ARGV[3])
+redis.call('SET', KEYS[1], ARGV[1] .. '|' .. token, 'PX', ARGV[2])
+local previous = redis.call('GET', KEYS[3])
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ARGV[3])
+if previous == ARGV[1] then previous = false end
+return {token, previous}
+`;
+
+// KEYS lease leader; ARGV leaseValue channel key. Publishes the key so replicas waiting for the lease to lapse
+// look again at once.
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then
+  redis.call('DEL', KEYS[1])
+  redis.call('DEL', KEYS[2])
+  redis.call('PUBLISH', ARGV[2], ARGV[3])
+end
+return 1
+`;
+
+/** Shared by the scripts that touch the log: the epoch (created on first use) and the stream's ids. */
+const LOG_HELPERS = `
+local function epoch_of(key, fresh)
+  local epoch = redis.call('GET', key)
+  if not epoch then
+    redis.call('SET', key, fresh)
+    epoch = fresh
+  end
+  return epoch
+end
+local function stream_ids(key)
+  if redis.call('EXISTS', key) == 0 then return nil end
+  local info = redis.call('XINFO', 'STREAM', key)
+  local ids = {}
+  for i = 1, #info, 2 do ids[info[i]] = info[i + 1] end
+  return ids
+end
+local function parse_id(id)
+  local ms, seq = string.match(id, '^(%d+)-(%d+)$')
+  return tonumber(ms), tonumber(seq)
+end
+local function id_before(a, b)
+  local am, as = parse_id(a)
+  local bm, bs = parse_id(b)
+  return am < bm or (am == bm and as < bs)
+end
+local function now_ms()
+  local t = redis.call('TIME')
+  return tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+end
+`;
+
+// KEYS lease snap log epoch; ARGV leaseValue state retention freshEpoch channel key events...
+const COMMIT = `${LOG_HELPERS}
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
+local epoch = epoch_of(KEYS[4], ARGV[4])
+local retention = tonumber(ARGV[3])
+local minid = tostring(math.max(0, now_ms() - retention))
+local id = nil
+for i = 7, #ARGV do
+  id = redis.call('XADD', KEYS[3], 'MINID', minid, '*', 'e', ARGV[i])
+end
+if id then
+  redis.call('PEXPIRE', KEYS[3], retention)
+  redis.call('PUBLISH', ARGV[5], ARGV[6])
+else
+  local ids = stream_ids(KEYS[3])
+  id = ids and ids['last-generated-id'] or '0-0'
+end
+redis.call('HSET', KEYS[2], 'state', ARGV[2], 'epoch', epoch, 'id', id)
+redis.call('PEXPIRE', KEYS[2], retention)
+return {epoch, id}
+`;
+
+// KEYS log epoch; ARGV freshEpoch
+const TAIL = `${LOG_HELPERS}
+local epoch = epoch_of(KEYS[2], ARGV[1])
+local ids = stream_ids(KEYS[1])
+return {epoch, ids and ids['last-generated-id'] or '0-0'}
+`;
+
+// KEYS log epoch; ARGV freshEpoch fromEpoch fromId maxAgeMs (0: no age limit). Replies {'other'} (another
+// log's position), {'old'} (too old or trimmed), {'ahead'} (past this log's end: never issued) or the entries.
+const READ = `${LOG_HELPERS}
+local epoch = epoch_of(KEYS[2], ARGV[1])
+if ARGV[2] ~= epoch then return {'other'} end
+local from = ARGV[3]
+local max_age = tonumber(ARGV[4])
+local ms = parse_id(from)
+local now = now_ms()
+if ms > now then return {'ahead'} end
+if max_age > 0 and ms < now - max_age then return {'old'} end
+local ids = stream_ids(KEYS[1])
+if not ids then
+  if from == '0-0' then return {'ok', epoch, {}} end
+  return {'old'}
+end
+if id_before(ids['last-generated-id'], from) then return {'ahead'} end
+if id_before(from, ids['max-deleted-entry-id']) then return {'old'} end
+return {'ok', epoch, redis.call('XRANGE', KEYS[1], '(' .. from, '+')}
+`;
+
+// KEYS watch; ARGV order owner max ttl
+const ADMIT = `${LOG_HELPERS}
+local now = now_ms()
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+local counted, count, present = {}, 0, false
+for _, m in ipairs(redis.call('ZRANGE', KEYS[1], 0, -1)) do
+  local order = string.match(m, '^(.*)\\n')
+  if order == ARGV[1] then present = true end
+  if not counted[order] then
+    counted[order] = true
+    count = count + 1
+  end
+end
+if not present and count >= tonumber(ARGV[3]) then return 0 end
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[4]), ARGV[1] .. '\\n' .. ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+return 1
+`;
+
+// KEYS watch; ARGV owner ttl orders... One ZADD for all of them.
+const REFRESH = `${LOG_HELPERS}
+local expiry = now_ms() + tonumber(ARGV[2])
+local args = {}
+for i = 3, #ARGV do
+  args[#args + 1] = expiry
+  args[#args + 1] = ARGV[i] .. '\\n' .. ARGV[1]
+end
+redis.call('ZADD', KEYS[1], unpack(args))
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1
+`;
+
+// KEYS replicas; ARGV id ttl. Refreshes the replica's entry and counts the live ones (security/replica-registry.ts).
+const BEAT = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return redis.call('ZCARD', KEYS[1])
+`;
+
+/** Each script as a command of the connection (ioredis defineCommand), with its number of keys. */
+export const SCRIPTS = {
+  rgClaim: { lua: CLAIM, keys: 3 },
+  rgRelease: { lua: RELEASE, keys: 2 },
+  rgCommit: { lua: COMMIT, keys: 4 },
+  rgTail: { lua: TAIL, keys: 2 },
+  rgRead: { lua: READ, keys: 2 },
+  rgAdmit: { lua: ADMIT, keys: 1 },
+  rgRefresh: { lua: REFRESH, keys: 1 },
+  rgReplicaBeat: { lua: BEAT, keys: 1 },
+} as const;
+
+export type ScriptName = keyof typeof SCRIPTS;
