@@ -411,15 +411,15 @@ export const CATALOGUE = {
     message: () => 'Unexpected error.',
     examples: [{}],
   }),
-  CURSOR_EXPIRED: failure({
+  CURSOR_EXPIRED: failure<{ reason: string }>({
     surface: 'field',
     status: 200,
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
     when: 'A subscription resumes (`after`) from a cursor whose events are no longer kept (`LIVE_RETENTION_MS`, or the log was reset).',
-    message: () =>
-      'The events after this cursor are no longer kept (older than the retention, or the log was reset): reload the current state and subscribe again without "after".',
-    examples: [{}],
+    message: (p) =>
+      `The events after this cursor can no longer be delivered: ${p.reason}. Reload the current state and subscribe again without "after".`,
+    examples: [{ reason: 'it is older than LIVE_RETENTION_MS or was trimmed from the log' }],
   }),
   LIVE_CAPACITY_EXCEEDED: failure<{ max: number }>({
     surface: 'field',

@@ -1,5 +1,6 @@
-import { GraphQLError } from 'graphql';
+import type { GraphQLError } from 'graphql';
 import type { LogPosition } from '../cluster/store.js';
+import { gatewayError } from '../errors/gateway-error.js';
 
 // A position in one key's event log, handed to clients as an opaque string. It names the key (a cursor of
 // another subscription is the client's mistake), the log's epoch (a Redis that restarted empty, or another
@@ -34,10 +35,10 @@ export function decodeCursor(text: string, key: string): Cursor {
     (parts[2] as string).split('-').some((part) => BigInt(part) > MAX_ID_PART) ||
     encodeCursor({ key: parts[0] as string, epoch: parts[1] as string, id: parts[2] as string }) !== text
   ) {
-    throw badCursor('"after" is not a cursor this gateway issued.');
+    throw gatewayError('BAD_USER_INPUT', { reason: 'resume-cursor', problem: 'not-issued' });
   }
   const [cursorKey, epoch, id] = parts as [string, string, string];
-  if (cursorKey !== key) throw badCursor('"after" is a cursor of another subscription.');
+  if (cursorKey !== key) throw gatewayError('BAD_USER_INPUT', { reason: 'resume-cursor', problem: 'other-subscription' });
   return { key, epoch, id };
 }
 
@@ -56,17 +57,10 @@ export function isAfter(epoch: string, id: string, position: LogPosition | null)
 
 /** A cursor of this log past its newest entry: no gateway issued it. */
 export function cursorAhead(): GraphQLError {
-  return badCursor('"after" is past the end of the event log: it is not a cursor this gateway issued.');
-}
-
-function badCursor(message: string): GraphQLError {
-  return new GraphQLError(message, { extensions: { code: 'BAD_USER_INPUT' } });
+  return gatewayError('BAD_USER_INPUT', { reason: 'resume-cursor', problem: 'past-end' });
 }
 
 /** A cursor that was valid once but whose events can no longer be delivered; `reason` says why (cluster/store.ts EXPIRY). */
 export function cursorExpired(reason: string): GraphQLError {
-  return new GraphQLError(
-    `The events after this cursor can no longer be delivered: ${reason}. Reload the current state and subscribe again without "after".`,
-    { extensions: { code: 'CURSOR_EXPIRED' } },
-  );
+  return gatewayError('CURSOR_EXPIRED', { reason });
 }

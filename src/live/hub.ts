@@ -22,7 +22,6 @@
 // and as the bridge, view.ts; reading the log and fanning it out, log-reader.ts; a subscriber's start and what
 // it is handed, subscriber.ts.
 
-import { GraphQLError } from 'graphql';
 import type { LogPosition } from '../cluster/store.js';
 import { Channel } from './channel.js';
 import { IDLE, SWEEP_TICKS, type Entry, type HubContext, type Subscriber } from './entry.js';
@@ -33,6 +32,7 @@ import { Poller, type PollSchedule } from './poller.js';
 import type { LiveStore } from './store.js';
 import { resume, welcome } from './subscriber.js';
 import { tick } from './tick.js';
+import { gatewayError } from '../errors/gateway-error.js';
 
 export interface SubscribeOptions<E extends LiveEvent, T> {
   topic: E['topic'];
@@ -58,14 +58,6 @@ export interface HubOptions {
   retentionMs: number;
   /** LIVE_MAX_POLLERS: keys this replica watches at most. */
   maxPollers: number;
-}
-
-export class LiveCapacityError extends GraphQLError {
-  constructor(max: number) {
-    super(`This gateway replica already watches its maximum of ${max} orders (LIVE_MAX_POLLERS); try again later.`, {
-      extensions: { code: 'LIVE_CAPACITY_EXCEEDED' },
-    });
-  }
 }
 
 export class LiveHub {
@@ -122,7 +114,7 @@ export class LiveHub {
     }
     let entry = this.entries.get(key) as Entry<E> | undefined;
     if (!entry) {
-      if (this.entries.size >= this.options.maxPollers) throw new LiveCapacityError(this.options.maxPollers);
+      if (this.entries.size >= this.options.maxPollers) throw gatewayError('LIVE_CAPACITY_EXCEEDED', { max: this.options.maxPollers });
       entry = this.createEntry(key, createFeed);
     }
     const joined: Entry<E> = entry;

@@ -2,7 +2,6 @@
 // every request's context. Each method returns the async iterator a subscription resolver hands to GraphQL;
 // every event carries its cursor, and `after` resumes from one.
 
-import { GraphQLError } from 'graphql';
 import type { Campaign, Funds, UpstreamClient } from '../upstream/types.js';
 import { AccountFeed, type AccountEvent } from './account-feed.js';
 import { CampaignFeed, type CampaignEvent } from './campaign-feed.js';
@@ -14,6 +13,7 @@ import { consoleLogger, outageLogger, type LiveListener, type LiveLogger } from 
 import { DEFAULT_JITTER, DEFAULT_MAX_BACKOFF_INTERVALS } from './poller.js';
 import type { LiveStore } from './store.js';
 import { createSubscriptionCap } from './subscription-cap.js';
+import { gatewayError } from '../errors/gateway-error.js';
 
 export interface LiveOptions {
   client: UpstreamClient;
@@ -82,14 +82,6 @@ export interface Live {
 const ACCOUNT_KEY = 'account';
 const FUNDS_KEY = 'funds';
 const CAMPAIGN_PREFIX = 'campaign:';
-
-export class WatchLimitError extends GraphQLError {
-  constructor(max: number) {
-    super(`This API key already watches its maximum of ${max} orders (LIVE_MAX_WATCHED_PER_KEY); end a subscription first.`, {
-      extensions: { code: 'WATCH_LIMIT_EXCEEDED' },
-    });
-  }
-}
 
 // What a subscriber receives of an event: shared functions, as a subscriber keeps its `select` for its life.
 const accountGiftChange = (event: AccountEvent, cursor: string): GiftStatusChange => ({ ...event.change, cursor });
@@ -163,7 +155,7 @@ export function createLive({
   };
   async function admitWatch(watcher: string, key: string): Promise<() => void> {
     if (!watching.get(watcher)?.has(key) && !(await store.admit(ordersGroup(watcher), key, maxWatchedPerKey))) {
-      throw new WatchLimitError(maxWatchedPerKey);
+      throw gatewayError('WATCH_LIMIT_EXCEEDED', { max: maxWatchedPerKey });
     }
     // Looked up after the await: another subscription may have registered or emptied the watcher's map since.
     const orders = ordersOf(watcher);

@@ -5,20 +5,11 @@
 // orders a key watches: in memory for one process, in Redis for a cluster (per replica while Redis is down).
 // Members are renewed every interval, so those of a replica that died lapse without it.
 
-import { GraphQLError } from 'graphql';
 import type { LiveStore } from './store.js';
-
-export class SubscriptionLimitError extends GraphQLError {
-  constructor(max: number) {
-    super(
-      `This API key already has its maximum of ${max} subscriptions open (LIVE_MAX_SUBSCRIPTIONS_PER_KEY, counted across every replica); end one first.`,
-      { extensions: { code: 'SUBSCRIPTIONS_PER_KEY_EXCEEDED', limit: max } },
-    );
-  }
-}
+import { gatewayError } from '../errors/gateway-error.js';
 
 export interface SubscriptionCap {
-  /** Counts one more subscription of `watcher` (an API key's name) and returns its release, or throws SubscriptionLimitError. */
+  /** Counts one more subscription of `watcher` (an API key's name) and returns its release, or throws SUBSCRIPTIONS_PER_KEY_EXCEEDED. */
   admit(watcher: string): Promise<() => void>;
   /** Stops renewing (the store's members then lapse, or go with the store). */
   close(): void;
@@ -40,7 +31,7 @@ export function createSubscriptionCap({ store, max, renewEveryMs }: { store: Liv
   return {
     async admit(watcher) {
       const member = `${store.owner}#${(next += 1)}`;
-      if (!(await store.admit(subscriptionGroup(watcher), member, max))) throw new SubscriptionLimitError(max);
+      if (!(await store.admit(subscriptionGroup(watcher), member, max))) throw gatewayError('SUBSCRIPTIONS_PER_KEY_EXCEEDED', { limit: max });
       let members = open.get(watcher);
       if (!members) open.set(watcher, (members = new Set()));
       members.add(member);
