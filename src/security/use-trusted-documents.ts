@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { usePersistedOperations } from '@graphql-yoga/plugin-persisted-operations';
 import type { Plugin } from 'graphql-yoga';
 import { z } from 'zod';
+import { describeFailure } from '../errors/gateway-error.js';
 
 // Trusted documents: with TRUSTED_DOCUMENTS pointing at a manifest (hash → document, as `npm run codegen`
 // writes for operations/), the gateway runs only those operations, by hash. Mobile apps ship the hashes;
@@ -36,18 +37,22 @@ function persistedDocumentId(params: { extensions?: unknown }): string | null {
   return typeof id === 'string' ? id : null;
 }
 
+/** The plugin's error options, as the catalogue describes them. */
+function catalogued(code: 'PERSISTED_QUERY_NOT_FOUND' | 'PERSISTED_QUERY_ONLY'): { message: string; extensions: Record<string, unknown> } {
+  const { message, extensions } = describeFailure(code);
+  return { message, extensions };
+}
+
 export function useTrustedDocuments(documents: TrustedDocuments): Plugin {
   return usePersistedOperations({
     allowArbitraryOperations: false,
     extractPersistedOperationId: persistedDocumentId,
     getPersistedOperation: (id) => documents.get(id) ?? null,
+    // From the catalogue; a payload naming no document is the same refusal as one sending a query instead.
     customErrors: {
-      notFound: { message: 'Unknown trusted document id.', extensions: { code: 'PERSISTED_QUERY_NOT_FOUND' } },
-      persistedQueryOnly: {
-        message: 'This gateway runs trusted documents only: send a documentId from the published manifest.',
-        extensions: { code: 'PERSISTED_QUERY_ONLY' },
-      },
-      keyNotFound: { message: 'Send a documentId from the published manifest.', extensions: { code: 'PERSISTED_QUERY_ONLY' } },
+      notFound: catalogued('PERSISTED_QUERY_NOT_FOUND'),
+      persistedQueryOnly: catalogued('PERSISTED_QUERY_ONLY'),
+      keyNotFound: catalogued('PERSISTED_QUERY_ONLY'),
     },
   });
 }
