@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { eventually, killReplicas, startRedis, startReplica, within, type Replica, type TestRedis } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
@@ -14,9 +14,11 @@ const POLL_INTERVAL_MS = 100;
 // Twenty intervals: a lease lapsing under a stalled event loop (busy shared cores) would hand the key over early.
 const LIVE_LEASE_MS = 2_000;
 const TAKEOVER = 'live: took over a key whose poller vanished';
+// With includeCurrent: a subscription's first results are the order's rewards as its replica's view holds them,
+// sent once that view exists, i.e. once the subscription is live (see below).
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID) {
-    giftStatusChanged(campaign: $campaign) {
+    giftStatusChanged(campaign: $campaign, includeCurrent: true) {
       gift {
         uuid
         status
@@ -64,16 +66,37 @@ describe('takeover time', () => {
       clients.push(client);
       return subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
     });
-    // Both subscriptions registered before the first change, or one of them would wait for it forever.
-    await eventually(async () => (await Promise.all(replicas.map((r) => r.metric('reward_gateway_live_subscribers')))).every((n) => n === 1));
+    // Both subscriptions live before the first change. Registered is not enough: a subscription starts from its
+    // replica's view of the key, which a replica that does not lead loads from the leader's snapshot at one of
+    // its ticks; a change committed before that tick is in the view it loads, so it is never an event there, and
+    // a replica stalled on a busy core for a few intervals misses the change this way (as does any replica when
+    // the change lands before the leader's baseline poll). The current state arrives exactly when the view is
+    // there, and shows the rewards as before the change.
+    const current = await within(
+      20_000,
+      'the current state on both replicas (both subscriptions live)',
+      Promise.all(streams.map((s) => s.take(gifts.length))),
+    );
+    for (const results of current) {
+      expect(results.map((r) => r.data.giftStatusChanged.gift.uuid).sort()).toEqual([...gifts].sort());
+    }
+    const before = current[0]!.find((r) => r.data.giftStatusChanged.gift.uuid === gifts[0])!.data.giftStatusChanged.gift.status as string;
     const leases = async () => Promise.all(replicas.map((r) => r.metric('reward_gateway_live_leases')));
     // The key is led by exactly one replica, and its first event reaches both.
-    const held = await eventually(async () => {
-      const counts = await leases();
-      return counts[0]! + counts[1]! === 1 ? counts : null;
-    });
+    const held = await eventually(
+      async () => {
+        const counts = await leases();
+        return counts[0]! + counts[1]! === 1 ? counts : null;
+      },
+      25,
+      { ms: 10_000, what: 'exactly one replica to hold the lease' },
+    );
     await sandbox.control.redeem(gifts[0]!);
-    await Promise.all(streams.map((s) => s.take(1)));
+    const first = await within(10_000, 'the first change on both replicas', Promise.all(streams.map((s) => s.take(1))));
+    for (const [event] of first) {
+      expect(event.data.giftStatusChanged.gift.uuid).toBe(gifts[0]);
+      expect(event.data.giftStatusChanged.gift.status).not.toBe(before);
+    }
 
     const leader = replicas[held.indexOf(1)]!;
     const survivor = replicas[held.indexOf(0)]!;
@@ -82,7 +105,7 @@ describe('takeover time', () => {
     await sandbox.control.redeem(gifts[1]!);
 
     const survivorStream = streams[replicas.indexOf(survivor)]!;
-    const [event] = await survivorStream.take(1);
+    const [event] = await within(15_000, "the survivor's event after the leader was killed", survivorStream.take(1));
     expect(event.data.giftStatusChanged.gift.uuid).toBe(gifts[1]);
     const takeover = survivor.lines().find((l) => l.msg === TAKEOVER && l.key === `campaign:${order.uuid}`);
     expect(takeover).toBeDefined();

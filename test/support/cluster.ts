@@ -150,11 +150,33 @@ export async function startReplica(env: Record<string, string>): Promise<Replica
   };
 }
 
-/** Polls `check` (a cheap local or HTTP probe) until it holds; the test's own timeout bounds the wait. */
-export async function eventually<T>(check: () => Promise<T | false | null | undefined> | T | false | null | undefined, everyMs = 25): Promise<T> {
+/**
+ * Polls `check` (a cheap local or HTTP probe) until it holds. Unbounded by default (the test's own timeout
+ * bounds it); with `within`, fails after that long naming `what` was awaited, so a stuck step says which it was.
+ */
+export async function eventually<T>(
+  check: () => Promise<T | false | null | undefined> | T | false | null | undefined,
+  everyMs = 25,
+  within?: { ms: number; what: string },
+): Promise<T> {
+  const deadline = within ? Date.now() + within.ms : Infinity;
   for (;;) {
     const value = await check();
     if (value) return value;
+    if (Date.now() >= deadline) throw new Error(`timed out after ${within!.ms} ms waiting for ${within!.what}`);
     await new Promise((resolve) => setTimeout(resolve, everyMs));
+  }
+}
+
+/** `promise`, or a failure naming `what` after `ms`: a step that never comes fails as itself, not as the test's timeout. */
+export async function within<T>(ms: number, what: string, promise: Promise<T>): Promise<T> {
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`timed out after ${ms} ms waiting for ${what}`)), ms);
+  });
+  try {
+    return await Promise.race([promise, expired]);
+  } finally {
+    clearTimeout(timer);
   }
 }

@@ -399,7 +399,12 @@ describe('exactly once and rate limits', () => {
   });
 
   it('a 429 storm that outlasts the budget ends in a clear rate-limit error, not looked up', async () => {
-    const { client: api, events } = client({ retry: { maxAttempts: 1_000, baseDelayMs: 5, maxDelayMs: 20, budgetMs: 300 } });
+    // The budget is what ends the call, so its size is wall-clock margin: the last attempt may start with only a
+    // tenth of it left (minAttemptMs), which is then its timeout, so with 300 ms a 30 ms stall of this process (a
+    // busy shared core under the full suite) while that 429 was on its way could turn it into a timeout (an
+    // unclear outcome, looked up), and a first attempt slower than 270 ms left no retry at all. With 3 s the
+    // stall must last 300 ms at that moment; the 429s are answered at once, so the call still makes many attempts.
+    const { client: api, events } = client({ retry: { maxAttempts: 1_000, baseDelayMs: 5, maxDelayMs: 20, budgetMs: 3_000 } });
     await sbx.control.fault({ route: 'POST /campaign', status: 429, rate: 1 });
     const err = await upstreamFailure(api.createCampaign(emailOrder('storm-2')));
     expect(err).toMatchObject({ kind: 'http', status: 429, code: 'ERROR_TOO_MANY_REQUESTS', retryable: true });
