@@ -144,7 +144,7 @@ export function attachWebSocket(
       // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a close
       // frame can carry).
       if (refusal) {
-        ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${refusal.retryAfterSeconds ?? 1}s`);
+        ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${refusal.headers['retry-after'] ?? 1}s`);
         return false;
       }
       // Gone while its key was checked: its `close` has been and gone, and would never give the place back.

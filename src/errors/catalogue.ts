@@ -199,17 +199,15 @@ export const CATALOGUE = {
       { by: 'upstream', retryAfterSeconds: 1 },
     ],
   }),
-  NOT_ACCEPTABLE: failure({
+  NOT_ACCEPTABLE: failure<{ produced: readonly string[] }>({
     surface: 'request',
     status: 406,
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
     headers: { vary: 'accept' },
     when: 'The `Accept` header allows none of the formats the gateway answers in; nothing was executed (a mutation has not run).',
-    message: () =>
-      'Cannot answer in any type the Accept header allows; nothing was executed. Accept one of: ' +
-      'application/graphql-response+json, application/json, text/event-stream, multipart/mixed.',
-    examples: [{}],
+    message: (p) => `Cannot answer in any type the Accept header allows; nothing was executed. Accept one of: ${p.produced.join(', ')}.`,
+    examples: [{ produced: ['application/graphql-response+json', 'application/json', 'text/event-stream', 'multipart/mixed'] }],
   }),
 
   // Documents refused while parsed or validated: nothing ran.

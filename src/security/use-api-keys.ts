@@ -3,17 +3,14 @@ import type { Keyring } from './api-keys.js';
 import type { Refusal } from './refusal.js';
 import { refusalResponse } from './refusal.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
+import { describeFailure } from '../errors/gateway-error.js';
 
 // Authentication, first of the access pipeline: no key or an unknown key is a 401 before anything is parsed.
 // Without GATEWAY_API_KEYS (development, loopback only) every caller is the development caller with every scope.
 // What the key may do is decided per field by scope-auth, from the caller this finds. WebSocket connections
 // are identified the same way at connection_init (websocket.ts; graphql-ws closes a refused one with 4403).
 
-export const UNAUTHENTICATED: Refusal = {
-  status: 401,
-  code: 'UNAUTHENTICATED',
-  message: 'Send a gateway API key: Authorization: Bearer <key>.',
-};
+export const UNAUTHENTICATED: Refusal = describeFailure('UNAUTHENTICATED');
 
 /** The caller a request gets when its key is unknown; the pipeline refuses it first, this is defence in depth. */
 const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };

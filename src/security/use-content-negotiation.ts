@@ -1,4 +1,6 @@
 import type { Plugin } from 'graphql-yoga';
+import { describeFailure } from '../errors/gateway-error.js';
+import { refusalResponse } from './refusal.js';
 
 // Yoga picks the response format after executing the operation, and answers 406 when none matches Accept:
 // by then a mutation has already run. This plugin makes the same choice first, from the same media types and
@@ -37,20 +39,7 @@ export function useContentNegotiation(options: { graphiql: boolean }): Plugin {
       // A browser asking for the page: yoga serves GraphiQL and runs nothing.
       if (options.graphiql && request.method === 'GET' && accept?.includes('text/html')) return;
       if (acceptable(accept)) return;
-      const body = {
-        errors: [
-          {
-            message: `Cannot answer in any type the Accept header allows; nothing was executed. Accept one of: ${PRODUCED.join(', ')}.`,
-            extensions: { code: 'NOT_ACCEPTABLE' },
-          },
-        ],
-      };
-      endResponse(
-        new fetchAPI.Response(JSON.stringify(body), {
-          status: 406,
-          headers: { 'content-type': 'application/json; charset=utf-8', vary: 'accept' },
-        }),
-      );
+      endResponse(refusalResponse(describeFailure('NOT_ACCEPTABLE', { produced: PRODUCED }), fetchAPI.Response));
     },
   };
 }

@@ -3,6 +3,7 @@ import type { RateLimitDecision, RateLimiter } from './rate-limit.js';
 import { refusalResponse, type Refusal } from './refusal.js';
 import type { Caller } from './scopes.js';
 import type { Authentication } from './use-api-keys.js';
+import { describeFailure } from '../errors/gateway-error.js';
 
 // Operations per API key (RATE_LIMIT_PER_SECOND, default 20/s, with a burst of RATE_LIMIT_BURST, default 40),
 // right after authentication: a key past its rate is a 429 with Retry-After before anything is parsed. Over
@@ -22,14 +23,7 @@ export function createRateLimit(limiter: RateLimiter): RateLimit {
   return {
     spend(caller) {
       const refusal = (decision: RateLimitDecision): Refusal | null =>
-        decision.allowed
-          ? null
-          : {
-              status: 429,
-              code: 'RATE_LIMITED',
-              message: `Rate limit of API key "${caller.name}" exceeded; retry in ${decision.retryAfterSeconds}s.`,
-              retryAfterSeconds: decision.retryAfterSeconds,
-            };
+        decision.allowed ? null : describeFailure('RATE_LIMITED', { by: 'key', apiKey: caller.name, retryAfterSeconds: decision.retryAfterSeconds });
       const decision = limiter.take(caller.name);
       return decision instanceof Promise ? decision.then(refusal) : refusal(decision);
     },
