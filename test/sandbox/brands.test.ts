@@ -1,23 +1,18 @@
 // GET /brands, GET /brands/{code}, GET /regions.
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { describe, expect } from 'vitest';
+import { it } from '../support/test.js';
+import { type TestSandbox } from '../support/sandbox.js';
 import { expectError } from './helpers.js';
 
-let t: TestSandbox;
-beforeAll(async () => {
-  t = await startTestSandbox();
-});
-afterAll(() => t.close());
-
-const codes = async (query: string) => {
-  const res = await t.api('GET', `/brands?limit=100&${query}`);
+const codes = async (sandbox: TestSandbox, query: string) => {
+  const res = await sandbox.api('GET', `/brands?limit=100&${query}`);
   expect(res.status, JSON.stringify(res.body)).toBe(200);
   return res.body.brands.map((b: any) => b.brand_code).sort();
 };
 
 describe('GET /brands', () => {
-  it('lists brands by name without prices, 20 per page by default, with paging fields', async () => {
-    const res = await t.api('GET', '/brands');
+  it('lists brands by name without prices, 20 per page by default, with paging fields', async ({ sandbox }) => {
+    const res = await sandbox.api('GET', '/brands');
     expect(res.body).toMatchObject({ number_of_results: 13, limit: 20, offset: 0, total_count: 13, info: { code: 'INFO_BRANDS_RETRIEVED' } });
     const names = res.body.brands.map((b: any) => b.name);
     expect(names).toEqual([...names].sort((a: string, b: string) => a.localeCompare(b)));
@@ -26,50 +21,50 @@ describe('GET /brands', () => {
       expect(b.disclaimer).toContain('sandbox reward for testing only');
       expect(b.image_url).toMatch(/^https:\/\//);
     }
-    const page = await t.api('GET', '/brands?limit=5&offset=10');
+    const page = await sandbox.api('GET', '/brands?limit=5&offset=10');
     expect(page.body).toMatchObject({ number_of_results: 3, limit: 5, offset: 10, total_count: 13 });
     expect(page.body.brands.map((b: any) => b.brand_code)).toEqual(res.body.brands.slice(10).map((b: any) => b.brand_code));
   });
 
-  it('filters by numeric region id', async () => {
-    expect(await codes('region=1')).toEqual(['sbxbooksca', 'sbxcoffeeca', 'sbxoutdoorsca']);
-    expect(await codes('region=3')).toEqual(['sbxbooksus', 'sbxgamesglobal', 'sbxmusicglobal']);
-    expect(await codes('region=4')).toEqual(['sbxgroceryau', 'sbxprepaidau', 'sbxsurfau']);
-    expect(await codes('region=99')).toEqual([]);
+  it('filters by numeric region id', async ({ sandbox }) => {
+    expect(await codes(sandbox, 'region=1')).toEqual(['sbxbooksca', 'sbxcoffeeca', 'sbxoutdoorsca']);
+    expect(await codes(sandbox, 'region=3')).toEqual(['sbxbooksus', 'sbxgamesglobal', 'sbxmusicglobal']);
+    expect(await codes(sandbox, 'region=4')).toEqual(['sbxgroceryau', 'sbxprepaidau', 'sbxsurfau']);
+    expect(await codes(sandbox, 'region=99')).toEqual([]);
   });
 
-  it('filters by currency, case-insensitively', async () => {
-    expect(await codes('currencyisocode=AUD')).toEqual(['sbxgroceryau', 'sbxprepaidau', 'sbxsurfau']);
-    expect(await codes('currencyisocode=cad')).toEqual(['sbxbooksca', 'sbxcoffeeca', 'sbxoutdoorsca']);
-    expect(await codes('currencyisocode=EUR')).toEqual([]);
+  it('filters by currency, case-insensitively', async ({ sandbox }) => {
+    expect(await codes(sandbox, 'currencyisocode=AUD')).toEqual(['sbxgroceryau', 'sbxprepaidau', 'sbxsurfau']);
+    expect(await codes(sandbox, 'currencyisocode=cad')).toEqual(['sbxbooksca', 'sbxcoffeeca', 'sbxoutdoorsca']);
+    expect(await codes(sandbox, 'currencyisocode=EUR')).toEqual([]);
   });
 
-  it('filters by price: brands offering some face value within the bounds', async () => {
+  it('filters by price: brands offering some face value within the bounds', async ({ sandbox }) => {
     // Fixed 500/1000/2500 brands and ranges reaching down to 500 or below 700.
-    expect(await codes('min_price_in_cents=600&max_price_in_cents=900')).toEqual(['sbxbooksca', 'sbxbooksus', 'sbxgamesglobal']);
-    expect(await codes('min_price_in_cents=60000')).toEqual(['sbxprepaidus']);
-    expect(await codes('max_price_in_cents=500')).toEqual(['sbxbooksca', 'sbxbooksus', 'sbxcoffeeca', 'sbxcoffeeus', 'sbxgamesglobal']);
+    expect(await codes(sandbox, 'min_price_in_cents=600&max_price_in_cents=900')).toEqual(['sbxbooksca', 'sbxbooksus', 'sbxgamesglobal']);
+    expect(await codes(sandbox, 'min_price_in_cents=60000')).toEqual(['sbxprepaidus']);
+    expect(await codes(sandbox, 'max_price_in_cents=500')).toEqual(['sbxbooksca', 'sbxbooksus', 'sbxcoffeeca', 'sbxcoffeeus', 'sbxgamesglobal']);
   });
 
-  it('filters by search text in the name or code, and by embeddable', async () => {
-    expect(await codes('search=coffee')).toEqual(['sbxcoffeeca', 'sbxcoffeeus']);
-    expect(await codes('search=PREPAID%20VISA')).toEqual(['sbxprepaidus']);
-    expect(await codes('embeddable=true')).toEqual(['sbxbooksus', 'sbxcoffeeca', 'sbxcoffeeus', 'sbxgamesglobal', 'sbxgroceryau']);
-    expect((await codes('embeddable=false')).length).toBe(8);
-    expect(await codes('embeddable=true&region=2&currencyisocode=USD&max_price_in_cents=500')).toEqual(['sbxbooksus', 'sbxcoffeeus']);
+  it('filters by search text in the name or code, and by embeddable', async ({ sandbox }) => {
+    expect(await codes(sandbox, 'search=coffee')).toEqual(['sbxcoffeeca', 'sbxcoffeeus']);
+    expect(await codes(sandbox, 'search=PREPAID%20VISA')).toEqual(['sbxprepaidus']);
+    expect(await codes(sandbox, 'embeddable=true')).toEqual(['sbxbooksus', 'sbxcoffeeca', 'sbxcoffeeus', 'sbxgamesglobal', 'sbxgroceryau']);
+    expect((await codes(sandbox, 'embeddable=false')).length).toBe(8);
+    expect(await codes(sandbox, 'embeddable=true&region=2&currencyisocode=USD&max_price_in_cents=500')).toEqual(['sbxbooksus', 'sbxcoffeeus']);
   });
 
-  it.each(['region=usa', 'limit=0', 'limit=101', 'offset=-3', 'min_price_in_cents=abc', 'embeddable=yes', 'currencyisocode=DOLLARS'])(
+  it.for(['region=usa', 'limit=0', 'limit=101', 'offset=-3', 'min_price_in_cents=abc', 'embeddable=yes', 'currencyisocode=DOLLARS'])(
     'refuses %s with 422',
-    async (query) => {
-      expectError(await t.api('GET', `/brands?${query}`), 422, 'ERROR_INVALID_PARAMETERS');
+    async (query, { sandbox }) => {
+      expectError(await sandbox.api('GET', `/brands?${query}`), 422, 'ERROR_INVALID_PARAMETERS');
     },
   );
 });
 
 describe('GET /brands/{code}', () => {
-  it('answers a fixed-price brand with allowed prices and its expiry_period', async () => {
-    const res = await t.api('GET', '/brands/sbxcinemaus');
+  it('answers a fixed-price brand with allowed prices and its expiry_period', async ({ sandbox }) => {
+    const res = await sandbox.api('GET', '/brands/sbxcinemaus');
     expect(res.status).toBe(200);
     expect(res.body.brand).toEqual({
       brand_code: 'sbxcinemaus',
@@ -86,8 +81,8 @@ describe('GET /brands/{code}', () => {
     });
   });
 
-  it('answers a ranged brand with min and max and no expiry_period when it has none', async () => {
-    const res = await t.api('GET', '/brands/sbxbooksus');
+  it('answers a ranged brand with min and max and no expiry_period when it has none', async ({ sandbox }) => {
+    const res = await sandbox.api('GET', '/brands/sbxbooksus');
     expect(res.body.brand).toMatchObject({
       variable_price: true,
       min_price_in_cents: 500,
@@ -99,14 +94,14 @@ describe('GET /brands/{code}', () => {
     expect(res.body.brand).not.toHaveProperty('allowed_prices_in_cents');
   });
 
-  it('refuses an unknown code with 422 ERROR_BRANDS_NO_SUCH_BRAND', async () => {
-    expectError(await t.api('GET', '/brands/nosuchbrand'), 422, 'ERROR_BRANDS_NO_SUCH_BRAND');
+  it('refuses an unknown code with 422 ERROR_BRANDS_NO_SUCH_BRAND', async ({ sandbox }) => {
+    expectError(await sandbox.api('GET', '/brands/nosuchbrand'), 422, 'ERROR_BRANDS_NO_SUCH_BRAND');
   });
 });
 
 describe('GET /regions', () => {
-  it('answers the four regions with ids, names and images', async () => {
-    const res = await t.api('GET', '/regions');
+  it('answers the four regions with ids, names and images', async ({ sandbox }) => {
+    const res = await sandbox.api('GET', '/regions');
     expect(res.body.info.code).toBe('INFO_RETRIEVED_REGIONS');
     expect(res.body.regions.map((r: any) => [r.id, r.name])).toEqual([
       [1, 'Canada'],

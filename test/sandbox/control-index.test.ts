@@ -1,15 +1,10 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { describe, expect } from 'vitest';
+import { it } from '../support/test.js';
+import { type TestSandbox } from '../support/sandbox.js';
 import { create, emailOrder, giftsOf } from './helpers.js';
 
 // GET /__sandbox/ (the address `npm start` prints) lists every control route with one example, and each
 // example works as printed once a real gift uuid replaces the placeholder.
-
-let t: TestSandbox;
-beforeAll(async () => {
-  t = await startTestSandbox();
-});
-afterAll(() => t?.close());
 
 interface IndexEntry {
   method: string;
@@ -18,8 +13,8 @@ interface IndexEntry {
   example: string;
 }
 
-async function index(path = '/__sandbox/'): Promise<{ status: number; routes: IndexEntry[] }> {
-  const res = await fetch(`${t.sandbox.origin}${path}`);
+async function index(sandbox: TestSandbox, path = '/__sandbox/'): Promise<{ status: number; routes: IndexEntry[] }> {
+  const res = await fetch(`${sandbox.sandbox.origin}${path}`);
   return { status: res.status, routes: ((await res.json()) as { routes: IndexEntry[] }).routes };
 }
 
@@ -33,9 +28,9 @@ async function runCurl(command: string): Promise<{ status: number; body: any }> 
 }
 
 describe('the control index', () => {
-  it('answers at /__sandbox/ and /__sandbox with every control route', async () => {
+  it('answers at /__sandbox/ and /__sandbox with every control route', async ({ sandbox }) => {
     for (const path of ['/__sandbox/', '/__sandbox']) {
-      const { status, routes } = await index(path);
+      const { status, routes } = await index(sandbox, path);
       expect(status).toBe(200);
       expect(routes.map((r) => `${r.method} ${r.path}`)).toEqual([
         'POST /__sandbox/reset',
@@ -52,10 +47,10 @@ describe('the control index', () => {
     }
   });
 
-  it('gives examples that work as printed', async () => {
-    const order = await create(t, '/campaign', emailOrder({ contacts: ['a', 'b', 'c'].map((n) => ({ email: `${n}@example.com` })) }));
-    const uuids = (await giftsOf(t, order.campaign.uuid)).map((g) => g.uuid as string);
-    const { routes } = await index();
+  it('gives examples that work as printed', async ({ sandbox }) => {
+    const order = await create(sandbox, '/campaign', emailOrder({ contacts: ['a', 'b', 'c'].map((n) => ({ email: `${n}@example.com` })) }));
+    const uuids = (await giftsOf(sandbox, order.campaign.uuid)).map((g) => g.uuid as string);
+    const { routes } = await index(sandbox);
     const expected: Record<string, (body: any) => void> = {
       'POST /__sandbox/gifts/:uuid/redeem': (body) => expect(body.gift.status).toBe('REDEEMED'),
       'POST /__sandbox/gifts/:uuid/bounce': (body) => expect(body.gift.delivery_status).toBe('TEMPORARILY_UNDELIVERABLE'),
@@ -73,6 +68,6 @@ describe('the control index', () => {
       expect(res.status, `${command}: ${JSON.stringify(res.body)}`).toBe(200);
       expected[`${route.method} ${route.path}`]?.(res.body);
     }
-    expect((await t.control.stats()).requests).toEqual({});
+    expect((await sandbox.control.stats()).requests).toEqual({});
   });
 });

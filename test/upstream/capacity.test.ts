@@ -1,8 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import { UpstreamError } from '../../src/upstream/errors.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { it, test } from '../support/test.js';
 import { captureClient } from './helpers.js';
 
 // At the default capacity settings, with a healthy upstream, the gateway refuses only what the upstream
@@ -57,17 +57,13 @@ describe('default capacity with a healthy upstream', () => {
 });
 
 describe('a backlog the upstream cannot serve within the queue timeout', () => {
-  let sandbox: TestSandbox;
-  beforeAll(async () => {
-    sandbox = await startTestSandbox();
+  // The file's sandbox; only this describe uses it.
+  test.beforeAll(async ({ sandbox }) => {
     // Far slower than the 300 ms a call may wait for a slot below.
     await sandbox.control.fault({ route: 'GET /campaign/:id', latency_ms: 3_000, rate: 1 });
   });
-  afterAll(async () => {
-    await sandbox?.close();
-  });
 
-  it('is refused at once once the lane is seen to be that slow, instead of after the queue timeout', { timeout: 20_000 }, async () => {
+  it('is refused at once once the lane is seen to be that slow, instead of after the queue timeout', { timeout: 20_000 }, async ({ sandbox }) => {
     const { client } = captureClient({
       baseUrl: sandbox.sandbox.baseUrl,
       token: sandbox.sandbox.token,

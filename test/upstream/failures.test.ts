@@ -2,10 +2,11 @@
 // what is not, budgets and Retry-After, the bulkhead, recovery after a lost create answer, and that the token
 // is nowhere in what any of it produced.
 import { getEventListeners } from 'node:events';
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
+import { it, test } from '../support/test.js';
 import { IdConflictError, UpstreamError } from '../../src/upstream/errors.js';
 import { captureClient, expectTokenAbsent, failure, TOKEN, type Captured } from './helpers.js';
-import { hang, HTML_503, json, raw, reset, startQuirksServer, type QuirksServer } from './quirks-server.js';
+import { hang, HTML_503, json, raw, reset, type QuirksServer } from './quirks-server.js';
 
 let server: QuirksServer;
 let clients: Captured[];
@@ -29,8 +30,9 @@ const count = (route: string) => server.requests.filter((r) => `${r.method} ${r.
 
 const wireCampaign = { id: 'order-9', uuid: 'c-9', status: 'CAMPAIGN_CREATED', delivery_type: 'SHORTLINK', price_in_cents: 1000, brand_codes: ['B'] };
 
-beforeEach(async () => {
-  server = await startQuirksServer();
+// The test's quirks fixture (closed after the test), kept in `server` for the helpers above.
+test.beforeEach(({ quirks }) => {
+  server = quirks;
   clients = [];
   thrown = [];
 });
@@ -40,7 +42,6 @@ afterEach(async () => {
     expectTokenAbsent([...thrown, ...c.events, ...c.logs]);
     await c.client.close();
   }
-  await server.close();
 });
 
 describe('the token check itself', () => {
@@ -213,8 +214,7 @@ describe('retries, 429 and budgets', () => {
 
   it('a refused connection is a network error', async () => {
     const { client: api } = client({ retry: { maxAttempts: 2, baseDelayMs: 1 } });
-    await server.close();
-    server = await startQuirksServer(); // keep afterEach's close working; the client still points at the old port
+    await server.close(); // closing it again after the test is harmless; the client points at its port
     const err = await upstreamFailure(api.ping());
     expect(err).toMatchObject({ kind: 'network', attempts: 2 });
     expect(err.message).toContain('ECONNREFUSED');

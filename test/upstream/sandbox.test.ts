@@ -3,25 +3,20 @@
 import { once } from 'node:events';
 import { createServer, request as httpRequest, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import type { UpstreamClientOptions } from '../../src/upstream/client.js';
 import { UpstreamError } from '../../src/upstream/errors.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import type { TestSandbox } from '../support/sandbox.js';
+import { it, test } from '../support/test.js';
 import { captureClient, expectTokenAbsent, failure, type Captured } from './helpers.js';
 
 let sbx: TestSandbox;
 let clients: Captured[];
 let thrown: unknown[];
 
-beforeAll(async () => {
-  sbx = await startTestSandbox();
-});
-
-afterAll(async () => {
-  await sbx.close();
-});
-
-beforeEach(async () => {
+// The file's sandbox fixture, kept in `sbx` for the helpers below.
+test.beforeEach(async ({ sandbox }) => {
+  sbx = sandbox;
   await sbx.control.reset();
   clients = [];
   thrown = [];

@@ -1,21 +1,9 @@
 // Production-shaped answers from a scripted server: both spellings, unknown fields and values, numbers sent as
 // strings, DST-edge dates, and the request side in production names.
-import { afterEach, beforeEach, describe, expect, it } from 'vitest';
-import { captureClient, TOKEN, type Captured } from './helpers.js';
-import { json, startQuirksServer, type QuirksServer } from './quirks-server.js';
-
-let server: QuirksServer;
-let c: Captured;
-
-beforeEach(async () => {
-  server = await startQuirksServer();
-  c = captureClient({ baseUrl: server.baseUrl });
-});
-
-afterEach(async () => {
-  await c.client.close();
-  await server.close();
-});
+import { describe, expect } from 'vitest';
+import { it } from '../support/test.js';
+import { captureClient, TOKEN } from './helpers.js';
+import { json } from './quirks-server.js';
 
 const info = (code: string) => ({ code, name: 'n', message: 'm' });
 
@@ -82,7 +70,7 @@ const wireGift = (over: object) => ({
 });
 
 describe('tolerant reader', () => {
-  it('sends the auth, encoding and accept headers on every request over a kept-alive connection', async () => {
+  it('sends the auth, encoding and accept headers on every request over a kept-alive connection', async ({ quirks: server }) => {
     server.on('GET /ping', json(200, { username: 'acme', displayname: 'Acme Inc', info: info('INFO_CREDENTIALS') }));
     server.on('DELETE /gifts/g-1', json(200, { gift: wireGift({ status: 'GIVER_CANCELLED' }) }));
     // One connection, so the second request either reuses the socket or has to open a new one.
@@ -98,7 +86,7 @@ describe('tolerant reader', () => {
     expect(server.requests[1]!.remotePort).toBe(server.requests[0]!.remotePort);
   });
 
-  it('reads ping with either spelling of the credentials code', async () => {
+  it('reads ping with either spelling of the credentials code', async ({ quirks: server, quirksClient: c }) => {
     server.on(
       'GET /ping',
       json(200, { username: 'acme', displayname: 'Acme Inc', info: info('INFO_CREDNTIALS'), status: 200 }),
@@ -108,7 +96,7 @@ describe('tolerant reader', () => {
     expect(await c.client.ping()).toEqual({ username: 'acme', displayName: 'acme' });
   });
 
-  it('reads a campaign with both contact spellings, counts as strings and unknown fee types', async () => {
+  it('reads a campaign with both contact spellings, counts as strings and unknown fee types', async ({ quirks: server, quirksClient: c }) => {
     server.on('GET /campaign/order-1', json(200, { campaign: wireCampaign, info: info('INFO_CAMPAIGN_RETRIEVED') }));
     const campaign = await c.client.getCampaign('order-1');
     expect(campaign).toMatchObject({
@@ -134,7 +122,7 @@ describe('tolerant reader', () => {
     expect(campaign).not.toHaveProperty('some_new_field');
   });
 
-  it('derives funding from the create info code, then from the status', async () => {
+  it('derives funding from the create info code, then from the status', async ({ quirks: server, quirksClient: c }) => {
     const created = (code: string, status = 'API_CREATING') => json(200, { info: info(code), status: 200, campaign: { ...wireCampaign, status } });
     server.on(
       'POST /campaign',
@@ -149,7 +137,7 @@ describe('tolerant reader', () => {
     expect(fundings).toEqual(['FUNDED', 'AWAITING_FUNDS', 'FUNDS_PENDING', 'AWAITING_FUNDS']);
   });
 
-  it('writes create bodies in production form', async () => {
+  it('writes create bodies in production form', async ({ quirks: server, quirksClient: c }) => {
     const ok = json(200, { info: info('INFO_CAMPAIGN_CREATED'), campaign: wireCampaign });
     server.on('POST /campaign', ok);
     await c.client.createCampaign({
@@ -177,7 +165,7 @@ describe('tolerant reader', () => {
     expect(server.requests[0]!.headers['content-type']).toBe('application/json');
   });
 
-  it('folds GIVER_CANCELED into GIVER_CANCELLED, keeps unknown statuses and reads DST-edge dates', async () => {
+  it('folds GIVER_CANCELED into GIVER_CANCELLED, keeps unknown statuses and reads DST-edge dates', async ({ quirks: server, quirksClient: c }) => {
     server.on(
       'GET /gifts',
       json(
@@ -213,7 +201,7 @@ describe('tolerant reader', () => {
     expect(g).not.toHaveProperty('marketplacegift_id');
   });
 
-  it('writes gift and brand filters in production names, dates as Pacific wall time', async () => {
+  it('writes gift and brand filters in production names, dates as Pacific wall time', async ({ quirks: server, quirksClient: c }) => {
     server.on('GET /gifts', json(200, { gifts: [] }));
     server.on('GET /brands', json(200, { brands: [{ brand_code: 'X', name: 'X', image_url: 'https://img/x', extra: 1 }] }));
     const page = await c.client.listGifts({
@@ -251,7 +239,7 @@ describe('tolerant reader', () => {
     });
   });
 
-  it('reads fixed and ranged brands', async () => {
+  it('reads fixed and ranged brands', async ({ quirks: server, quirksClient: c }) => {
     server.on(
       'GET /brands/FIXED',
       json(200, {
@@ -302,7 +290,7 @@ describe('tolerant reader', () => {
     });
   });
 
-  it('turns fundsbycurrency into balances sorted by currency', async () => {
+  it('turns fundsbycurrency into balances sorted by currency', async ({ quirks: server, quirksClient: c }) => {
     server.on(
       'GET /funds',
       json(200, {
@@ -321,7 +309,10 @@ describe('tolerant reader', () => {
     ]);
   });
 
-  it('refuses money past 2^53 − 1, sent as a number or as a string: a recorded top-up is then an unknown outcome', async () => {
+  it('refuses money past 2^53 − 1, sent as a number or as a string: a recorded top-up is then an unknown outcome', async ({
+    quirks: server,
+    quirksClient: c,
+  }) => {
     // Read as a number it would be rounded (and the SafeInt scalar would refuse to send it), so the answer is
     // unreadable: for a write that is an unknown outcome, never a success with the wrong amount.
     server.on('POST /funds', json(200, { info: info('INFO_FUNDS_ADDED'), fundsbycurrency: { USD: { available_in_cents: '9007199254790993' } } }));
@@ -331,7 +322,7 @@ describe('tolerant reader', () => {
     await expect(c.client.getFunds()).rejects.toMatchObject({ kind: 'invalid_response' });
   });
 
-  it('reads link pages of both kinds and the still-generating answer', async () => {
+  it('reads link pages of both kinds and the still-generating answer', async ({ quirks: server, quirksClient: c }) => {
     server.on(
       'GET /links/short-1',
       json(200, {
@@ -367,7 +358,7 @@ describe('tolerant reader', () => {
     expect(new URL(server.requests[1]!.url, 'http://x').search).toBe('?limit=10&offset=0');
   });
 
-  it('reads direct-link and embedded create answers', async () => {
+  it('reads direct-link and embedded create answers', async ({ quirks: server, quirksClient: c }) => {
     server.on(
       'POST /direct_links',
       json(200, {
@@ -400,7 +391,7 @@ describe('tolerant reader', () => {
     ]);
   });
 
-  it('encodes path parameters, and refuses those no encoding makes safe before sending anything', async () => {
+  it('encodes path parameters, and refuses those no encoding makes safe before sending anything', async ({ quirks: server, quirksClient: c }) => {
     server.on('GET /campaign/a%3Fb%20c%23', json(200, { campaign: wireCampaign }));
     expect(await c.client.getCampaign('a?b c#')).not.toBeNull();
     const sent = server.requests.length;
@@ -409,7 +400,7 @@ describe('tolerant reader', () => {
     expect(server.requests.length).toBe(sent);
   });
 
-  it('reports one event per call with the route pattern', async () => {
+  it('reports one event per call with the route pattern', async ({ quirks: server, quirksClient: c }) => {
     server.on('GET /gifts/g-1', json(200, { gift: wireGift({}) }));
     await c.client.getGift('g-1');
     expect(c.events).toEqual([{ route: 'GET /gifts/:uuid', status: 200, attempts: 1, durationMs: expect.any(Number), outcome: 'ok' }]);
