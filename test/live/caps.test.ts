@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
-import { requestDelta, startLiveGateway, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { requestDelta, subscribeSse, subscribeWs, type ResultStream } from '../support/live.js';
 import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // Watching is bounded: an API key watches at most LIVE_MAX_WATCHED_PER_KEY orders, a replica at most
 // LIVE_MAX_POLLERS keys, and each refusal has its own code; a crowd subscribing to one new order at once costs
@@ -29,29 +30,13 @@ const CROWD = 600;
 // test, each after its WebSocket clients: `live` with the watching caps and `capped` with the per-key cap.
 const it = test
   // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const gw = await startLiveGateway({ env: { LIVE_MAX_WATCHED_PER_KEY: '2', LIVE_MAX_POLLERS: '3' } });
-    onCleanup(() => gw.close());
-    return gw;
-  })
-  .extend('clients', { scope: 'file' }, async ({ live }, { onCleanup }) => {
-    const clients = Array.from({ length: 6 }, () => wsClient(live.url));
-    onCleanup(async () => {
-      await Promise.all(clients.map((c) => c.dispose()));
-    });
-    return clients;
-  })
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) =>
+    liveGatewayFor(onCleanup, { env: { LIVE_MAX_WATCHED_PER_KEY: '2', LIVE_MAX_POLLERS: '3' } }),
+  )
+  .extend('clients', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 6))
   // eslint-disable-next-line no-empty-pattern -- as above
-  .extend('capped', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const capped = await startLiveGateway({ env: { LIVE_MAX_SUBSCRIPTIONS_PER_KEY: '3' } });
-    onCleanup(() => capped.close());
-    return capped;
-  })
-  .extend('socket', { scope: 'file' }, async ({ capped }, { onCleanup }) => {
-    const socket = wsClient(capped.url);
-    onCleanup(() => socket.dispose());
-    return socket;
-  });
+  .extend('capped', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: { LIVE_MAX_SUBSCRIPTIONS_PER_KEY: '3' } }))
+  .extend('socket', { scope: 'file' }, ({ capped }, { onCleanup }) => wsClientsFor(onCleanup, capped, 1)[0]!);
 
 /** The code of the error a refused subscription answered with (graphql-ws sends it as a result, then completes). */
 const codeOf = (stream: ResultStream) => stream.received[0]?.errors?.[0]?.extensions?.code as string | undefined;

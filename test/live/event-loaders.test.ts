@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
-import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { requestDelta, subscribeWs, type ResultStream } from '../support/live.js';
 import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // An event's nested selection is read once per event, not once per subscriber: every subscriber of one
 // delivery resolves `gift.campaign` through the same loaders. Counted in the sandbox's stats.
@@ -29,18 +30,8 @@ const CLIENTS = 5;
 // the gateway is closed, after the file's last test.
 const it = test
   // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const gw = await startLiveGateway();
-    onCleanup(() => gw.close());
-    return gw;
-  })
-  .extend('clients', { scope: 'file' }, async ({ live }, { onCleanup }) => {
-    const clients = Array.from({ length: CLIENTS }, () => wsClient(live.url));
-    onCleanup(async () => {
-      await Promise.all(clients.map((c) => c.dispose()));
-    });
-    return clients;
-  });
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('clients', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, CLIENTS));
 
 describe('subscription events share their loaders', () => {
   it(`${SUBSCRIBERS} subscribers asking for gift { campaign brand } cost one campaign read per event`, async ({ live: gw, clients }) => {

@@ -7,8 +7,9 @@ import { afterAll, beforeAll, describe, expect } from 'vitest';
 import WebSocket from 'ws';
 import { attachWebSocket, isWebSocketContext, type WebSocketEndpoint } from '../../src/websocket.js';
 import { createEmailOrder, uniqueId } from '../support/fixtures.js';
-import { requestDelta, startLiveGateway, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { requestDelta, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
 import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // What subscribers receive: one event per change of a reward, for one order or the whole account.
 
@@ -17,22 +18,10 @@ import { test } from '../support/test.js';
 // the account feed, so that neither sees the other's orders.
 const it = test
   // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const gw = await startLiveGateway();
-    onCleanup(() => gw.close());
-    return gw;
-  })
-  .extend('ws', { scope: 'file' }, async ({ live }, { onCleanup }) => {
-    const ws = wsClient(live.url);
-    onCleanup(() => ws.dispose());
-    return ws;
-  })
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!)
   // eslint-disable-next-line no-empty-pattern -- as above
-  .extend('accountLive', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const gw = await startLiveGateway();
-    onCleanup(() => gw.close());
-    return gw;
-  });
+  .extend('accountLive', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup));
 
 describe('giftStatusChanged of an order', () => {
   // Each change a recipient, the mail system or the giver makes to a reward reaches subscribers as exactly one

@@ -1,7 +1,8 @@
 import { describe, expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
-import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { requestDelta, subscribeWs, type LiveGateway, type ResultStream } from '../support/live.js';
 import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // One poller per watched order, whatever the number of subscribers: the upstream pays per order, not per
 // client. Polls are counted through the hub's hooks, so the comparison does not depend on wall-clock time.
@@ -37,18 +38,8 @@ const CLIENTS = 10;
 // the gateway is closed, after the file's last test.
 const it = test
   // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const gw = await startLiveGateway();
-    onCleanup(() => gw.close());
-    return gw;
-  })
-  .extend('clients', { scope: 'file' }, async ({ live }, { onCleanup }) => {
-    const clients = Array.from({ length: CLIENTS }, () => wsClient(live.url));
-    onCleanup(async () => {
-      await Promise.all(clients.map((c) => c.dispose()));
-    });
-    return clients;
-  });
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('clients', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, CLIENTS));
 
 /** Upstream requests of one key's polls per poll, measured between two quiet moments `POLLS` polls apart. */
 async function requestsPerPoll(gw: LiveGateway, key: string): Promise<Record<string, number>> {

@@ -1,8 +1,9 @@
 import { describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
+import { subscribeWs, wsClient, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
 import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // In-memory mode (one process, no REDIS_URL) keeps a bounded log per key with the same cursors as cluster
 // mode: a client that reconnects with `after` gets exactly the events it missed, then live ones; a cursor of
@@ -12,16 +13,8 @@ import { test } from '../support/test.js';
 // the gateway is closed, after the file's last test.
 const it = test
   // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const gw = await startLiveGateway();
-    onCleanup(() => gw.close());
-    return gw;
-  })
-  .extend('client', { scope: 'file' }, async ({ live }, { onCleanup }) => {
-    const client = wsClient(live.url);
-    onCleanup(() => client.dispose());
-    return client;
-  });
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('client', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
 
 const uuids = (stream: ResultStream) => stream.received.map((r) => r.data.giftStatusChanged.gift.uuid as string);
 /** The code of the error a refused subscription answered with (graphql-ws sends it as a result, then completes). */

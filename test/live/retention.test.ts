@@ -1,8 +1,9 @@
 import { describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
+import { subscribeWs, wsClient, type LiveGateway, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
 import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // The retention period in in-memory mode: a cursor older than LIVE_RETENTION_MS is CURSOR_EXPIRED; within it, a
 // key's snapshot outlives its last subscriber, so a client resuming after a quiet gap gets the changes made
@@ -15,27 +16,11 @@ const SHORT_RETENTION_MS = 300;
 // test, each after its WebSocket client: `brief` keeps its log SHORT_RETENTION_MS, `lasting` the default.
 const it = test
   // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('brief', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const gw = await startLiveGateway({ env: { LIVE_RETENTION_MS: String(SHORT_RETENTION_MS) } });
-    onCleanup(() => gw.close());
-    return gw;
-  })
-  .extend('briefClient', { scope: 'file' }, async ({ brief }, { onCleanup }) => {
-    const client = wsClient(brief.url);
-    onCleanup(() => client.dispose());
-    return client;
-  })
+  .extend('brief', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: { LIVE_RETENTION_MS: String(SHORT_RETENTION_MS) } }))
+  .extend('briefClient', { scope: 'file' }, ({ brief }, { onCleanup }) => wsClientsFor(onCleanup, brief, 1)[0]!)
   // eslint-disable-next-line no-empty-pattern -- as above
-  .extend('lasting', { scope: 'file' }, async ({}, { onCleanup }): Promise<LiveGateway> => {
-    const gw = await startLiveGateway();
-    onCleanup(() => gw.close());
-    return gw;
-  })
-  .extend('lastingClient', { scope: 'file' }, async ({ lasting }, { onCleanup }) => {
-    const client = wsClient(lasting.url);
-    onCleanup(() => client.dispose());
-    return client;
-  });
+  .extend('lasting', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('lastingClient', { scope: 'file' }, ({ lasting }, { onCleanup }) => wsClientsFor(onCleanup, lasting, 1)[0]!);
 
 const codeOf = (stream: ResultStream) => stream.received[0]?.errors?.[0]?.extensions?.code as string | undefined;
 const uuids = (stream: ResultStream) => stream.received.map((r) => r.data.giftStatusChanged.gift.uuid as string);
