@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
-import { requestDelta, startLiveGateway, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { requestDelta, subscribeSse, subscribeWs, type ResultStream } from '../support/live.js';
+import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // Watching is bounded: an API key watches at most LIVE_MAX_WATCHED_PER_KEY orders, a replica at most
 // LIVE_MAX_POLLERS keys, and each refusal has its own code; a crowd subscribing to one new order at once costs
@@ -24,23 +26,26 @@ const FUNDS = /* GraphQL */ `
 `;
 const CROWD = 600;
 
-let gw: LiveGateway;
-let clients: ReturnType<typeof wsClient>[];
-
-beforeAll(async () => {
-  gw = await startLiveGateway({ env: { LIVE_MAX_WATCHED_PER_KEY: '2', LIVE_MAX_POLLERS: '3' } });
-  clients = Array.from({ length: 6 }, () => wsClient(gw.url));
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()));
-  await gw?.close();
-});
+// Two live gateways (each with a sandbox of its own), started on first use and closed after the file's last
+// test, each after its WebSocket clients: `live` with the watching caps and `capped` with the per-key cap.
+const it = test
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) =>
+    liveGatewayFor(onCleanup, { env: { LIVE_MAX_WATCHED_PER_KEY: '2', LIVE_MAX_POLLERS: '3' } }),
+  )
+  .extend('clients', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 6))
+  // eslint-disable-next-line no-empty-pattern -- as above
+  .extend('capped', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: { LIVE_MAX_SUBSCRIPTIONS_PER_KEY: '3' } }))
+  .extend('socket', { scope: 'file' }, ({ capped }, { onCleanup }) => wsClientsFor(onCleanup, capped, 1)[0]!);
 
 /** The code of the error a refused subscription answered with (graphql-ws sends it as a result, then completes). */
 const codeOf = (stream: ResultStream) => stream.received[0]?.errors?.[0]?.extensions?.code as string | undefined;
 
 describe('caps on watching', () => {
-  it('refuses a third order for one API key (WATCH_LIMIT_EXCEEDED) and a fourth key on a full replica (LIVE_CAPACITY_EXCEEDED)', async () => {
+  it('refuses a third order for one API key (WATCH_LIMIT_EXCEEDED) and a fourth key on a full replica (LIVE_CAPACITY_EXCEEDED)', async ({
+    live: gw,
+    clients,
+  }) => {
     const orders = await Promise.all([1, 2, 3].map(() => createEmailOrder(gw.sandbox, { recipients: 1 })));
     const a = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: orders[0]!.id });
     const a2 = subscribeWs(clients[1]!, GIFT_CHANGES, { campaign: orders[0]!.id });
@@ -86,7 +91,7 @@ describe('caps on watching', () => {
     await gw.watch.until(() => gw.gateway.live.stats().pollers === 0);
   });
 
-  it(`${CROWD} concurrent subscribes to one new order cost one lookup of it`, async () => {
+  it(`${CROWD} concurrent subscribes to one new order cost one lookup of it`, async ({ live: gw, clients }) => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
     const before = await gw.sandbox.control.stats();
     const crowd = Array.from({ length: CROWD }, (_, i) => subscribeWs(clients[i % clients.length]!, GIFT_CHANGES, { campaign: order.id }));
@@ -100,20 +105,9 @@ describe('caps on watching', () => {
 });
 
 describe('subscriptions per API key (LIVE_MAX_SUBSCRIPTIONS_PER_KEY)', () => {
-  let capped: LiveGateway;
-  let socket: ReturnType<typeof wsClient>;
-  beforeAll(async () => {
-    capped = await startLiveGateway({ env: { LIVE_MAX_SUBSCRIPTIONS_PER_KEY: '3' } });
-    socket = wsClient(capped.url);
-  });
-  afterAll(async () => {
-    await socket?.dispose();
-    await capped?.close();
-  });
-
   const STATUS = 'subscription ($ref: ID!) { campaignStatusChanged(ref: $ref) { cursor } }';
 
-  it('counts every live root field over WebSocket and SSE alike, and gives a place back when one ends', async () => {
+  it('counts every live root field over WebSocket and SSE alike, and gives a place back when one ends', async ({ capped, socket }) => {
     const order = await createEmailOrder(capped.sandbox, { recipients: 1 });
     // A subscription that finds no order never held a place.
     const unknown = subscribeWs(socket, STATUS, { ref: 'no-such-order' });

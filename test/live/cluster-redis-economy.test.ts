@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { afterAll, describe, expect } from 'vitest';
+import { eventually, killReplicas, startReplica, type Replica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { test as it } from '../support/test.js';
 
 // What a quiet cluster costs Redis: three replicas watching orders where nothing changes send at most three
 // commands per watched order per poll interval between them (commands run inside scripts count), counted by
@@ -26,8 +26,6 @@ const GIFT_CHANGES = /* GraphQL */ `
   }
 `;
 
-let sandbox: TestSandbox;
-let redis: TestRedis;
 let admin: Redis;
 let replicas: Replica[];
 const clients: Client[] = [];
@@ -42,9 +40,9 @@ async function commandsRun(): Promise<number> {
   return total;
 }
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  redis = await startRedis();
+// The file's sandbox and redis-server are fixtures, stopped after the file once the replicas are gone; the
+// replicas are processes of their own, started and killed here.
+it.beforeAll(async ({ sandbox, redis }) => {
   admin = new Redis(redis.url);
   const env = {
     REWARD_API_URL: sandbox.sandbox.baseUrl,
@@ -73,8 +71,6 @@ afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));
   await killReplicas();
   admin?.disconnect();
-  await redis?.stop();
-  await sandbox?.close();
 });
 
 describe('Redis economy of a quiet cluster', () => {

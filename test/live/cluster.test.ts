@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { afterAll, describe, expect } from 'vitest';
+import { eventually, killReplicas, startReplica, type Replica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient, type ResultStream } from '../support/live.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { test as it } from '../support/test.js';
 
 // Cluster mode across real processes: three gateway replicas on one redis-server of the suite's own and one
 // sandbox. The upstream pays per watched order, not per replica; every subscriber on every replica gets every
@@ -39,8 +39,6 @@ interface Watcher {
   stream: ResultStream;
 }
 
-let sandbox: TestSandbox;
-let redis: TestRedis;
 let replicas: Replica[];
 const clients: Client[] = [];
 let orders: Order[];
@@ -55,9 +53,9 @@ async function polls(list: Replica[], count: number): Promise<void> {
 }
 const uuidsOf = (stream: ResultStream) => stream.received.map((r) => r.data?.giftStatusChanged?.gift.uuid as string);
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  redis = await startRedis();
+// The file's sandbox and redis-server are fixtures, stopped after the file once the replicas are gone; the
+// replicas are processes of their own, started and killed here.
+it.beforeAll(async ({ sandbox, redis }) => {
   const env = {
     REWARD_API_URL: sandbox.sandbox.baseUrl,
     REWARD_API_TOKEN: sandbox.sandbox.token,
@@ -84,12 +82,12 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));
   await killReplicas();
-  await redis?.stop();
-  await sandbox?.close();
 });
 
 describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
-  it(`${ORDERS * PER_ORDER_PER_REPLICA * 3} subscribers over 3 replicas cost the upstream one poller per order, and each gets each event once`, async () => {
+  it(`${ORDERS * PER_ORDER_PER_REPLICA * 3} subscribers over 3 replicas cost the upstream one poller per order, and each gets each event once`, async ({
+    sandbox,
+  }) => {
     watchers = [];
     for (const replica of replicas) {
       const sockets = [wsClient(replica.url), wsClient(replica.url)];
@@ -133,7 +131,7 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
     for (const w of watchers) expect(uuidsOf(w.stream)).toEqual([w.order.gifts[0]]);
   });
 
-  it('caps the orders one API key watches across the cluster (LIVE_MAX_WATCHED_PER_KEY)', async () => {
+  it('caps the orders one API key watches across the cluster (LIVE_MAX_WATCHED_PER_KEY)', async ({ sandbox }) => {
     const extra = [await createEmailOrder(sandbox, { recipients: 1 }), await createEmailOrder(sandbox, { recipients: 1 })];
     const first = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: extra[0]!.id });
     await eventually(
@@ -154,7 +152,7 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
     await eventually(async () => (await replicas[1]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3);
   });
 
-  it('kill -9 of the busiest leader: survivors take over, deliver once, and its clients resume elsewhere with their cursor', async () => {
+  it('kill -9 of the busiest leader: survivors take over, deliver once, and its clients resume elsewhere with their cursor', async ({ sandbox }) => {
     const leases = await Promise.all(replicas.map((r) => r.metric('reward_gateway_live_leases')));
     const victim = replicas[leases.indexOf(Math.max(...leases))]!;
     const survivors = replicas.filter((r) => r !== victim);
@@ -195,7 +193,7 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
     }
   });
 
-  it('Redis stopped: queries and mutations work, subscriptions keep delivering, and exactly-once returns with Redis', async () => {
+  it('Redis stopped: queries and mutations work, subscriptions keep delivering, and exactly-once returns with Redis', async ({ sandbox, redis }) => {
     const [a, b] = replicas as [Replica, Replica];
     await redis.stop();
     await eventually(async () => (await a.metric('reward_gateway_redis_up')) === 0 && (await b.metric('reward_gateway_redis_up')) === 0);

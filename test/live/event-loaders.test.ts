@@ -1,6 +1,8 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
-import { requestDelta, startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { requestDelta, subscribeWs, type ResultStream } from '../support/live.js';
+import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // An event's nested selection is read once per event, not once per subscriber: every subscriber of one
 // delivery resolves `gift.campaign` through the same loaders. Counted in the sandbox's stats.
@@ -24,20 +26,15 @@ const NESTED = /* GraphQL */ `
 const SUBSCRIBERS = 30;
 const CLIENTS = 5;
 
-let gw: LiveGateway;
-let clients: ReturnType<typeof wsClient>[];
-
-beforeAll(async () => {
-  gw = await startLiveGateway();
-  clients = Array.from({ length: CLIENTS }, () => wsClient(gw.url));
-});
-afterAll(async () => {
-  await Promise.all(clients.map((c) => c.dispose()));
-  await gw?.close();
-});
+// The file's live gateway (a sandbox of its own) and its WebSocket clients; the clients are disposed before
+// the gateway is closed, after the file's last test.
+const it = test
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('clients', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, CLIENTS));
 
 describe('subscription events share their loaders', () => {
-  it(`${SUBSCRIBERS} subscribers asking for gift { campaign brand } cost one campaign read per event`, async () => {
+  it(`${SUBSCRIBERS} subscribers asking for gift { campaign brand } cost one campaign read per event`, async ({ live: gw, clients }) => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 2 });
     const key = `campaign:${order.uuid}`;
     const gifts = (await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[];

@@ -3,13 +3,25 @@ import { createRateLimit } from '../../src/security/use-rate-limit.js';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, beforeAll, describe, expect } from 'vitest';
 import WebSocket from 'ws';
 import { attachWebSocket, isWebSocketContext, type WebSocketEndpoint } from '../../src/websocket.js';
 import { createEmailOrder, uniqueId } from '../support/fixtures.js';
-import { requestDelta, startLiveGateway, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { requestDelta, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
+import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // What subscribers receive: one event per change of a reward, for one order or the whole account.
+
+// Two live gateways (each with a sandbox of its own), started on first use and closed after the file's last
+// test: `live` (with its WebSocket client `ws`, disposed first) for the order subscriptions, `accountLive` for
+// the account feed, so that neither sees the other's orders.
+const it = test
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!)
+  // eslint-disable-next-line no-empty-pattern -- as above
+  .extend('accountLive', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup));
 
 describe('giftStatusChanged of an order', () => {
   // Each change a recipient, the mail system or the giver makes to a reward reaches subscribers as exactly one
@@ -35,33 +47,21 @@ describe('giftStatusChanged of an order', () => {
     }
   `;
 
-  let gw: LiveGateway;
-  let ws: ReturnType<typeof wsClient>;
-
-  beforeAll(async () => {
-    gw = await startLiveGateway();
-    ws = wsClient(gw.url);
-  });
-  afterAll(async () => {
-    await ws?.dispose();
-    await gw?.close();
-  });
-
-  async function orderWithGifts(recipients: number) {
+  async function orderWithGifts(gw: LiveGateway, recipients: number) {
     const order = await createEmailOrder(gw.sandbox, { recipients });
     const res = await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}&limit=100`);
     return { ...order, gifts: (res.body.gifts as { uuid: string }[]).map((g) => g.uuid) };
   }
 
   describe.each(['graphql-ws', 'sse'] as const)('over %s', (transport) => {
-    const open = (variables: Record<string, unknown>): ResultStream =>
+    const open = (gw: LiveGateway, ws: ReturnType<typeof wsClient>, variables: Record<string, unknown>): ResultStream =>
       transport === 'sse' ? subscribeSse(gw.url, GIFT_CHANGES, variables) : subscribeWs(ws, GIFT_CHANGES, variables);
 
-    it('delivers redeem, bounce, resend and cancel once each, with the previous values, by the next poll', async () => {
-      const order = await orderWithGifts(3);
+    it('delivers redeem, bounce, resend and cancel once each, with the previous values, by the next poll', async ({ live: gw, ws }) => {
+      const order = await orderWithGifts(gw, 3);
       const [a, b, c] = order.gifts as [string, string, string];
       const key = `campaign:${order.uuid}`;
-      const stream = open({ campaign: order.id });
+      const stream = open(gw, ws, { campaign: order.id });
       await gw.watch.until(() => gw.watch.completed(key) >= 1);
 
       /** Runs the change, then awaits its event; it must come from the poll in flight or the next one. */
@@ -113,9 +113,9 @@ describe('giftStatusChanged of an order', () => {
       expect(gw.gateway.live.stats()).toEqual({ pollers: 0, subscribers: 0 });
     });
 
-    it('with includeCurrent starts with every reward of the order, previous values null', async () => {
-      const order = await orderWithGifts(2);
-      const stream = open({ campaign: order.uuid, includeCurrent: true });
+    it('with includeCurrent starts with every reward of the order, previous values null', async ({ live: gw, ws }) => {
+      const order = await orderWithGifts(gw, 2);
+      const stream = open(gw, ws, { campaign: order.uuid, includeCurrent: true });
       const current = (await stream.take(2)).map((r) => r.data.giftStatusChanged);
       expect(current.map((c) => c.gift.uuid).sort()).toEqual([...order.gifts].sort());
       for (const c of current) {
@@ -125,8 +125,8 @@ describe('giftStatusChanged of an order', () => {
       await gw.watch.until(() => gw.watch.stoppedKeys.includes(`campaign:${order.uuid}`));
     });
 
-    it('answers NOT_FOUND for an order the upstream does not know', async () => {
-      const stream = open({ campaign: 'no-such-order' });
+    it('answers NOT_FOUND for an order the upstream does not know', async ({ live: gw, ws }) => {
+      const stream = open(gw, ws, { campaign: 'no-such-order' });
       const result = await Promise.race([stream.next(), stream.ended.then(() => ({ ended: stream.error }))]);
       const errors = 'errors' in result ? result.errors : (result as { ended: any }).ended;
       expect(JSON.stringify(errors)).toContain('No campaign is known by \\"no-such-order\\"');
@@ -157,21 +157,12 @@ describe('account feed', () => {
 
   const DAY_MS = 86_400_000;
 
-  let gw: LiveGateway;
-
-  beforeAll(async () => {
-    gw = await startLiveGateway();
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
-
-  const giftsOf = async (uuid: string) =>
+  const giftsOf = async (gw: LiveGateway, uuid: string) =>
     ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
 
-  it('reports new, embedded, cancelled and bounced rewards while reading only open ones and a recent window', async () => {
+  it('reports new, embedded, cancelled and bounced rewards while reading only open ones and a recent window', async ({ accountLive: gw }) => {
     const old = await createEmailOrder(gw.sandbox, { recipients: 3 });
-    const [settled, toCancel] = (await giftsOf(old.uuid)) as [string, string];
+    const [settled, toCancel] = (await giftsOf(gw, old.uuid)) as [string, string];
     await gw.sandbox.control.redeem(settled);
     // More settled history than one page: 120 links that expire, then days pass.
     const expiry = new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles' }).format(new Date(Date.now() + 2 * DAY_MS));

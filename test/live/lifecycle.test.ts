@@ -1,10 +1,29 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createEmailOrder, uniqueId } from '../support/fixtures.js';
 import { requestDelta, startLiveGateway, subscribeSse, subscribeWs, wsClient, type LiveGateway } from '../support/live.js';
 import { OUTAGE_AFTER_FAILURES } from '../../src/live/listener.js';
+import { test } from '../support/test.js';
 
 // How subscriptions begin, end and survive: completion, a gateway restart, an upstream outage, an order
 // waiting for funds. Each part runs its own gateway and sandbox.
+
+// Lifetime: the test. Starts a live gateway (a sandbox of its own) and gives it with a WebSocket client of it
+// (graphql-ws connects on the first subscription); after the test each client is disposed, then its gateway
+// closed.
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+const it = test.extend('liveWith', async ({}, { onCleanup }) => {
+  const started: { close(): Promise<void> | void }[] = [];
+  onCleanup(async () => {
+    for (const made of started.reverse()) await made.close();
+  });
+  return async (options?: Parameters<typeof startLiveGateway>[0]) => {
+    const gw = await startLiveGateway(options);
+    started.push(gw);
+    const ws = wsClient(gw.url);
+    started.push({ close: () => ws.dispose() });
+    return { gw, ws };
+  };
+});
 
 describe('completion', () => {
   // An order's gift subscription completes once the order is created and every reward is final; nothing keeps
@@ -34,24 +53,12 @@ describe('completion', () => {
   `;
   const DAY_MS = 86_400_000;
 
-  let gw: LiveGateway;
-  let ws: ReturnType<typeof wsClient>;
-
-  beforeAll(async () => {
-    gw = await startLiveGateway();
-    ws = wsClient(gw.url);
-  });
-  afterAll(async () => {
-    await ws?.dispose();
-    await gw?.close();
-  });
-
   /** YYYY-MM-DD in Pacific time, `days` from now. */
   function pacificDate(days: number): string {
     return new Intl.DateTimeFormat('en-CA', { timeZone: 'America/Los_Angeles' }).format(new Date(Date.now() + days * DAY_MS));
   }
 
-  async function expiringOrder(recipients: number) {
+  async function expiringOrder(gw: LiveGateway, recipients: number) {
     const id = uniqueId('expiring');
     const res = await gw.sandbox.api('POST', '/campaign', {
       id,
@@ -68,8 +75,9 @@ describe('completion', () => {
     return { id, uuid, gifts: gifts.map((g) => g.uuid) };
   }
 
-  it('completes when every reward is redeemed, cancelled or expired, and stops polling', async () => {
-    const order = await expiringOrder(4);
+  it('completes when every reward is redeemed, cancelled or expired, and stops polling', async ({ liveWith }) => {
+    const { gw, ws } = await liveWith();
+    const order = await expiringOrder(gw, 4);
     const [redeemed, cancelled, ...expiring] = order.gifts as [string, string, ...string[]];
     const key = `campaign:${order.uuid}`;
     const stream = subscribeWs(ws, GIFT_CHANGES, { campaign: order.id, includeCurrent: true });
@@ -129,16 +137,8 @@ describe('server restart', () => {
     }
   `;
 
-  let gw: LiveGateway;
-
-  beforeAll(async () => {
-    gw = await startLiveGateway();
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
-
-  it('clients reconnect, re-subscribe and start from a new baseline', async () => {
+  it('clients reconnect, re-subscribe and start from a new baseline', async ({ liveWith }) => {
+    const { gw } = await liveWith();
     const order = await createEmailOrder(gw.sandbox, { recipients: 2 });
     const [a, b] = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid) as [
       string,
@@ -206,19 +206,8 @@ describe('upstream outage', () => {
     }
   `;
 
-  let gw: LiveGateway;
-  let ws: ReturnType<typeof wsClient>;
-
-  beforeAll(async () => {
-    gw = await startLiveGateway({ env: { UPSTREAM_RETRY_ATTEMPTS: '2' } });
-    ws = wsClient(gw.url);
-  });
-  afterAll(async () => {
-    await ws?.dispose();
-    await gw?.close();
-  });
-
-  it('backs off without dropping subscribers, logs the outage, and catches up afterwards', async () => {
+  it('backs off without dropping subscribers, logs the outage, and catches up afterwards', async ({ liveWith }) => {
+    const { gw, ws } = await liveWith({ env: { UPSTREAM_RETRY_ATTEMPTS: '2' } });
     const order = await createEmailOrder(gw.sandbox, { recipients: 2 });
     const gift = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[])[0]!.uuid;
     const key = `campaign:${order.uuid}`;
@@ -291,21 +280,10 @@ describe('funding', () => {
     }
   `;
 
-  let gw: LiveGateway;
-  let ws: ReturnType<typeof wsClient>;
-
-  beforeAll(async () => {
-    gw = await startLiveGateway({ sandbox: { balances: { USD: 5_000 } } });
-    ws = wsClient(gw.url);
-  });
-  afterAll(async () => {
-    await ws?.dispose();
-    await gw?.close();
-  });
-
   const balance = (funds: { balances: { currency: string }[] }, currency: string) => funds.balances.find((b) => b.currency === currency);
 
-  it('reports AWAITING_FUNDS → CREATED, the rewards that appear, and the balances that moved', async () => {
+  it('reports AWAITING_FUNDS → CREATED, the rewards that appear, and the balances that moved', async ({ liveWith }) => {
+    const { gw, ws } = await liveWith({ sandbox: { balances: { USD: 5_000 } } });
     const order = await createEmailOrder(gw.sandbox, { recipients: 3, priceInCents: 2_500 });
     expect((await gw.sandbox.api('GET', `/campaign/${order.id}`)).body.campaign.status).toBe('AWAITING_FUNDS');
     const key = `campaign:${order.uuid}`;

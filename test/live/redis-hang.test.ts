@@ -1,11 +1,11 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { afterAll, describe, expect } from 'vitest';
+import { eventually, killReplicas, startReplica, type Replica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { test as it } from '../support/test.js';
 
 // A Redis that hangs while its connections stay open (CLIENT PAUSE: every command waits, no socket closes)
 // must not stall subscriptions for as long as it hangs: commands time out (REDIS_COMMAND_TIMEOUT_MS), the
@@ -25,14 +25,12 @@ const GIFT_CHANGES = /* GraphQL */ `
   }
 `;
 
-let sandbox: TestSandbox;
-let redis: TestRedis;
 let replica: Replica;
 let client: Client;
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  redis = await startRedis();
+// The file's sandbox and redis-server are fixtures (stopped after the file, once the replica is gone); the
+// replica is a process of its own, started and killed here.
+it.beforeAll(async ({ sandbox, redis }) => {
   replica = await startReplica({
     REWARD_API_URL: sandbox.sandbox.baseUrl,
     REWARD_API_TOKEN: sandbox.sandbox.token,
@@ -48,12 +46,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await client?.dispose();
   await killReplicas();
-  await redis?.stop();
-  await sandbox?.close();
 });
 
 describe('Redis that hangs', () => {
-  it('subscriptions keep delivering while Redis hangs with its connections open, and go back to Redis after', async () => {
+  it('subscriptions keep delivering while Redis hangs with its connections open, and go back to Redis after', async ({ sandbox, redis }) => {
     const order = await createEmailOrder(sandbox, { recipients: 3 });
     const gifts = ((await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
     const stream = subscribeWs(client, GIFT_CHANGES, { campaign: order.id });

@@ -1,30 +1,27 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
+import { subscribeWs, wsClient, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
+import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // In-memory mode (one process, no REDIS_URL) keeps a bounded log per key with the same cursors as cluster
 // mode: a client that reconnects with `after` gets exactly the events it missed, then live ones; a cursor of
 // a log that is gone (the process restarted) is CURSOR_EXPIRED, a malformed or foreign one BAD_USER_INPUT.
 
-let gw: LiveGateway;
-let client: ReturnType<typeof wsClient>;
-
-beforeAll(async () => {
-  gw = await startLiveGateway();
-  client = wsClient(gw.url);
-});
-afterAll(async () => {
-  await client?.dispose();
-  await gw?.close();
-});
+// The file's live gateway (a sandbox of its own) and one WebSocket client of it; the client is disposed before
+// the gateway is closed, after the file's last test.
+const it = test
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('client', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
 
 const uuids = (stream: ResultStream) => stream.received.map((r) => r.data.giftStatusChanged.gift.uuid as string);
 /** The code of the error a refused subscription answered with (graphql-ws sends it as a result, then completes). */
 const codeOf = (stream: ResultStream) => stream.received[0]?.errors?.[0]?.extensions?.code as string | undefined;
 
 describe('resume with after (in-memory mode)', () => {
-  it('a client that comes back with its last cursor gets exactly what it missed, then live events', async () => {
+  it('a client that comes back with its last cursor gets exactly what it missed, then live events', async ({ live: gw, client }) => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 5 });
     const key = `campaign:${order.uuid}`;
     const gifts = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
@@ -53,7 +50,7 @@ describe('resume with after (in-memory mode)', () => {
     back.close();
   });
 
-  it('refuses a malformed cursor and a cursor of another subscription with BAD_USER_INPUT', async () => {
+  it('refuses a malformed cursor and a cursor of another subscription with BAD_USER_INPUT', async ({ live: gw, client }) => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
     const malformed = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id, after: 'not-a-cursor' });
     expect(await malformed.ended).toBe('complete');
@@ -64,7 +61,7 @@ describe('resume with after (in-memory mode)', () => {
     expect(codeOf(other)).toBe('BAD_USER_INPUT');
   });
 
-  it('refuses a cursor of a log that no longer exists (the process restarted) with CURSOR_EXPIRED', async () => {
+  it('refuses a cursor of a log that no longer exists (the process restarted) with CURSOR_EXPIRED', async ({ live: gw, client }) => {
     const order = await createEmailOrder(gw.sandbox, { recipients: 2 });
     const gifts = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
     const before = subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id });

@@ -1,7 +1,9 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
+import { subscribeWs, wsClient, type LiveGateway, type ResultStream, RESUMABLE_GIFT_CHANGES } from '../support/live.js';
+import { test } from '../support/test.js';
+import { liveGatewayFor, wsClientsFor } from './fixtures.js';
 
 // The retention period in in-memory mode: a cursor older than LIVE_RETENTION_MS is CURSOR_EXPIRED; within it, a
 // key's snapshot outlives its last subscriber, so a client resuming after a quiet gap gets the changes made
@@ -10,20 +12,15 @@ import { startLiveGateway, subscribeWs, wsClient, type LiveGateway, type ResultS
 /** Short enough that waiting it out costs a moment; long against one poll interval (50 ms). */
 const SHORT_RETENTION_MS = 300;
 
-let brief: LiveGateway;
-let lasting: LiveGateway;
-let briefClient: ReturnType<typeof wsClient>;
-let lastingClient: ReturnType<typeof wsClient>;
-
-beforeAll(async () => {
-  [brief, lasting] = await Promise.all([startLiveGateway({ env: { LIVE_RETENTION_MS: String(SHORT_RETENTION_MS) } }), startLiveGateway()]);
-  briefClient = wsClient(brief.url);
-  lastingClient = wsClient(lasting.url);
-});
-afterAll(async () => {
-  await Promise.all([briefClient?.dispose(), lastingClient?.dispose()]);
-  await Promise.all([brief?.close(), lasting?.close()]);
-});
+// Two live gateways (each with a sandbox of its own), started on first use and closed after the file's last
+// test, each after its WebSocket client: `brief` keeps its log SHORT_RETENTION_MS, `lasting` the default.
+const it = test
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+  .extend('brief', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: { LIVE_RETENTION_MS: String(SHORT_RETENTION_MS) } }))
+  .extend('briefClient', { scope: 'file' }, ({ brief }, { onCleanup }) => wsClientsFor(onCleanup, brief, 1)[0]!)
+  // eslint-disable-next-line no-empty-pattern -- as above
+  .extend('lasting', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup))
+  .extend('lastingClient', { scope: 'file' }, ({ lasting }, { onCleanup }) => wsClientsFor(onCleanup, lasting, 1)[0]!);
 
 const codeOf = (stream: ResultStream) => stream.received[0]?.errors?.[0]?.extensions?.code as string | undefined;
 const uuids = (stream: ResultStream) => stream.received.map((r) => r.data.giftStatusChanged.gift.uuid as string);
@@ -45,7 +42,7 @@ async function cursorAfterRedeem(gw: LiveGateway, client: ReturnType<typeof wsCl
 }
 
 describe('retention (in-memory mode)', () => {
-  it('refuses a cursor older than LIVE_RETENTION_MS with CURSOR_EXPIRED', async () => {
+  it('refuses a cursor older than LIVE_RETENTION_MS with CURSOR_EXPIRED', async ({ brief, briefClient }) => {
     const { order, gifts, key } = await giftsOf(brief, 1);
     const cursor = await cursorAfterRedeem(brief, briefClient, order.id, key, gifts[0]!);
     const [, , id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string, string];
@@ -58,7 +55,10 @@ describe('retention (in-memory mode)', () => {
     expect(stale.received[0]?.errors?.[0]?.message).toMatch(/older than the retention period/);
   });
 
-  it('a client resuming after everyone stopped watching gets the changes made meanwhile, without a new baseline', async () => {
+  it('a client resuming after everyone stopped watching gets the changes made meanwhile, without a new baseline', async ({
+    lasting,
+    lastingClient,
+  }) => {
     const { order, gifts, key } = await giftsOf(lasting, 3);
     const cursor = await cursorAfterRedeem(lasting, lastingClient, order.id, key, gifts[0]!);
     await lasting.watch.until(() => lasting.watch.stoppedKeys.includes(key));
@@ -78,7 +78,7 @@ describe('retention (in-memory mode)', () => {
     expect(uuids(back).sort()).toEqual([gifts[1], gifts[2]].sort());
   });
 
-  it('refuses a cursor past the end of the log (never issued) with BAD_USER_INPUT', async () => {
+  it('refuses a cursor past the end of the log (never issued) with BAD_USER_INPUT', async ({ lasting, lastingClient }) => {
     const { order, gifts, key } = await giftsOf(lasting, 1);
     const cursor = await cursorAfterRedeem(lasting, lastingClient, order.id, key, gifts[0]!);
     const [cursorKey, epoch, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string, string];

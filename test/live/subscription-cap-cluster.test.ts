@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect } from 'vitest';
 import { bearer, KEYS, KEYS_ENV } from '../security/keys.js';
-import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { eventually, killReplicas, startReplica, type Replica } from '../support/cluster.js';
 import { subscribeSse, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { test as it } from '../support/test.js';
 
 // LIVE_MAX_SUBSCRIPTIONS_PER_KEY holds for the cluster: two replica processes on one redis-server count one
 // API key's subscriptions together, WebSocket and SSE alike, and each key apart.
@@ -13,14 +13,12 @@ const MAX = 3;
 const ACCOUNT = 'subscription { giftStatusChanged { gift { uuid } } }';
 const FUNDS = 'subscription { fundsChanged { cursor } }';
 
-let sandbox: TestSandbox;
-let redis: TestRedis;
 let replicas: Replica[];
 const clients: Client[] = [];
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  redis = await startRedis();
+// The file's sandbox and redis-server are fixtures, stopped after the file once the replicas are gone; the
+// replicas are processes of their own, started and killed here.
+it.beforeAll(async ({ sandbox, redis }) => {
   const env = {
     ...KEYS_ENV,
     REWARD_API_URL: sandbox.sandbox.baseUrl,
@@ -38,8 +36,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));
   await killReplicas();
-  await redis?.stop();
-  await sandbox?.close();
 });
 
 const client = (replica: Replica, key: { key: string }) => {

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killReplicas, startRedis, startReplica, within, type Replica, type TestRedis } from '../support/cluster.js';
+import { afterAll, describe, expect } from 'vitest';
+import { eventually, killReplicas, startReplica, within, type Replica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { test as it } from '../support/test.js';
 
 // Takeover time, as the contract states it: from the leader's death (kill -9, no release) to the new leader's
 // first poll is at most LIVE_LEASE_MS + one POLL_INTERVAL_MS. The takeover is logged by the replica that claims
@@ -28,14 +28,12 @@ const GIFT_CHANGES = /* GraphQL */ `
   }
 `;
 
-let sandbox: TestSandbox;
-let redis: TestRedis;
 let replicas: Replica[];
 const clients: Client[] = [];
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  redis = await startRedis();
+// The file's sandbox and redis-server are fixtures, stopped after the file once the replicas are gone; the
+// replicas are processes of their own, started and killed here.
+it.beforeAll(async ({ sandbox, redis }) => {
   const env = {
     REWARD_API_URL: sandbox.sandbox.baseUrl,
     REWARD_API_TOKEN: sandbox.sandbox.token,
@@ -53,12 +51,10 @@ beforeAll(async () => {
 afterAll(async () => {
   await Promise.all(clients.map((c) => c.dispose()));
   await killReplicas();
-  await redis?.stop();
-  await sandbox?.close();
 });
 
 describe('takeover time', () => {
-  it('the new leader polls within LIVE_LEASE_MS + one interval of the leader being killed', async () => {
+  it('the new leader polls within LIVE_LEASE_MS + one interval of the leader being killed', async ({ sandbox }) => {
     const order = await createEmailOrder(sandbox, { recipients: 3 }); // one stays unredeemed, so the key is still watched at the end
     const gifts = ((await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
     const streams = replicas.map((replica) => {

@@ -1,13 +1,13 @@
 import { randomBytes } from 'node:crypto';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createRedactor } from '../../src/redaction.js';
 import { createGateway } from '../../src/server.js';
 import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
-import { startTestSandbox } from '../support/sandbox.js';
+import type { InProcessGateway } from '../support/gateway.js';
+import { test as it } from '../support/test.js';
 
 // Log lines as an operator gets them: JSON, one per line, with the request id of the operation on each of
 // them, and never a credential, whatever fails.
@@ -34,41 +34,40 @@ const WRONG_KEY = `gwk_live_${randomBytes(12).toString('hex')}`;
 const KEYS = JSON.stringify([{ name: 'ops-test', key: API_KEY, scopes: ['rewards:read', 'funds:read'] }]);
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
+// The file's gateway (the request-id tests') logs at debug level into `gatewayLogs`.
+const gatewayLogs = collector();
+it.override({ env: { LOG_LEVEL: 'debug' }, logTo: gatewayLogs.logTo });
+
 describe('log redaction', () => {
-  it('never writes the upstream token or a client key, through auth failures, 5xx, resets and 429s', async () => {
+  it('never writes the upstream token or a client key, through auth failures, 5xx, resets and 429s', async ({ gatewayWith }) => {
     const wrongToken = `wrong-${randomBytes(16).toString('hex')}`;
     const logs = collector();
     const env = { LOG_LEVEL: 'trace', GATEWAY_API_KEYS: KEYS };
-    const wrong = await startTestGateway({ token: wrongToken, env, logTo: logs.logTo });
-    const right = await startTestGateway({ env: { ...env, UPSTREAM_RETRY_ATTEMPTS: '2' }, logTo: logs.logTo });
+    const wrong = await gatewayWith({ token: wrongToken, env, logTo: logs.logTo });
+    const right = await gatewayWith({ env: { ...env, UPSTREAM_RETRY_ATTEMPTS: '2' }, logTo: logs.logTo });
     const asClient = { authorization: `Bearer ${API_KEY}`, 'x-api-key': API_KEY };
-    try {
-      const denied = await wrong.gql('{ viewer { username } }', {}, asClient);
-      expect(denied.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAUTHORIZED');
+    const denied = await wrong.gql('{ viewer { username } }', {}, asClient);
+    expect(denied.body.errors?.[0]?.extensions?.code).toBe('UPSTREAM_UNAUTHORIZED');
 
-      await right.sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1 });
-      await right.sandbox.control.fault({ route: 'GET /regions', reset: true, rate: 1 });
-      await right.sandbox.control.fault({ route: 'GET /ping', status: 429, rate: 1 });
-      const failed = await right.gql('{ viewer { username } funds { balances { currency } } regions { id } }', {}, asClient);
-      expect(failed.body.errors?.map((e) => e.extensions?.code).sort()).toEqual(['RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE']);
+    await right.sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1 });
+    await right.sandbox.control.fault({ route: 'GET /regions', reset: true, rate: 1 });
+    await right.sandbox.control.fault({ route: 'GET /ping', status: 429, rate: 1 });
+    const failed = await right.gql('{ viewer { username } funds { balances { currency } } regions { id } }', {}, asClient);
+    expect(failed.body.errors?.map((e) => e.extensions?.code).sort()).toEqual(['RATE_LIMITED', 'UPSTREAM_UNAVAILABLE', 'UPSTREAM_UNAVAILABLE']);
 
-      const unknownKey = await right.gql('{ viewer { username } }', {}, { authorization: `Bearer ${WRONG_KEY}` });
-      expect(unknownKey.status).toBe(401);
+    const unknownKey = await right.gql('{ viewer { username } }', {}, { authorization: `Bearer ${WRONG_KEY}` });
+    expect(unknownKey.status).toBe(401);
 
-      const output = logs.raw.join('');
-      // The failures were logged in detail (so there was something to leak) ...
-      expect(logs.lines().filter((l) => l.msg === 'upstream attempt failed').length).toBeGreaterThanOrEqual(7);
-      expect(logs.lines().filter((l) => l.msg === 'operation completed')).toHaveLength(2);
-      // ... and none of the secrets made it out.
-      for (const secret of [wrongToken, wrong.sandbox.sandbox.token, right.sandbox.sandbox.token, API_KEY, WRONG_KEY]) {
-        expect(output).not.toContain(secret);
-      }
-      // Expected failures are not errors of the gateway.
-      expect(logs.lines().filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
-    } finally {
-      await wrong.close();
-      await right.close();
+    const output = logs.raw.join('');
+    // The failures were logged in detail (so there was something to leak) ...
+    expect(logs.lines().filter((l) => l.msg === 'upstream attempt failed').length).toBeGreaterThanOrEqual(7);
+    expect(logs.lines().filter((l) => l.msg === 'operation completed')).toHaveLength(2);
+    // ... and none of the secrets made it out.
+    for (const secret of [wrongToken, wrong.sandbox.sandbox.token, right.sandbox.sandbox.token, API_KEY, WRONG_KEY]) {
+      expect(output).not.toContain(secret);
     }
+    // Expected failures are not errors of the gateway.
+    expect(logs.lines().filter((l) => l.level === 'error' || l.level === 'fatal')).toEqual([]);
   });
 
   it('blanks credential fields and scrubs a secret string from messages and stacks', () => {
@@ -97,29 +96,19 @@ describe('log redaction', () => {
 });
 
 describe('request ids', () => {
-  let gw: TestGateway;
-  const logs = collector();
-
-  beforeAll(async () => {
-    gw = await startTestGateway({ env: { LOG_LEVEL: 'debug' }, logTo: logs.logTo });
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
-
-  async function run(headers: Record<string, string>) {
-    logs.clear();
-    const res = await fetch(`${gw.url}/graphql`, {
+  async function run(gw: InProcessGateway, headers: Record<string, string>) {
+    gatewayLogs.clear();
+    const res = await gw.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...headers },
       body: JSON.stringify({ query: 'query Both { viewer { username } funds { balances { currency } } }' }),
     });
     expect((await res.json()).errors).toBeUndefined();
-    return { requestId: res.headers.get('x-request-id'), lines: logs.lines() };
+    return { requestId: res.headers.get('x-request-id'), lines: gatewayLogs.lines() };
   }
 
-  it('keeps a well-formed incoming x-request-id, echoes it and writes it on every line of the operation', async () => {
-    const { requestId, lines } = await run({ 'x-request-id': 'checkout-7f3a.retry-2' });
+  it('keeps a well-formed incoming x-request-id, echoes it and writes it on every line of the operation', async ({ gateway: gw }) => {
+    const { requestId, lines } = await run(gw, { 'x-request-id': 'checkout-7f3a.retry-2' });
     expect(requestId).toBe('checkout-7f3a.retry-2');
     // The upstream client's lines (it has no GraphQL context) carry the id as well as the operation's own line.
     expect(lines.map((l) => l.msg).sort()).toEqual(['operation completed', 'upstream attempt', 'upstream attempt']);
@@ -132,20 +121,20 @@ describe('request ids', () => {
     });
   });
 
-  it("sends the operation's id upstream as x-request-id on every call it makes, so upstream logs join ours", async () => {
+  it("sends the operation's id upstream as x-request-id on every call it makes, so upstream logs join ours", async ({ gateway: gw }) => {
     await gw.sandbox.control.reset();
     // The first ping fails once and is retried: the retry carries the same id.
     await gw.sandbox.control.fault({ route: 'GET /ping', status: 503, rate: 1, count: 1 });
-    await run({ 'x-request-id': 'join-me-1' });
-    const fresh = await run({});
+    await run(gw, { 'x-request-id': 'join-me-1' });
+    const fresh = await run(gw, {});
     const { requestIds } = await gw.sandbox.control.stats();
     // One GET /ping (two attempts the first time) and one GET /funds per operation, each with its operation's id.
     expect(requestIds).toEqual({ 'join-me-1': 3, [fresh.requestId!]: 2 });
   });
 
-  it('sends it on the read the shared catalog cache makes for the operation that missed it', async () => {
+  it('sends it on the read the shared catalog cache makes for the operation that missed it', async ({ gateway: gw }) => {
     await gw.sandbox.control.reset();
-    const res = await fetch(`${gw.url}/graphql`, {
+    const res = await gw.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-request-id': 'catalog-miss-1' },
       body: JSON.stringify({ query: '{ regions { id } }' }),
@@ -156,9 +145,9 @@ describe('request ids', () => {
     expect(requestIds).toEqual({ 'catalog-miss-1': 1 });
   });
 
-  it('replaces a malformed or missing id with a fresh UUID per operation', async () => {
-    const malformed = await run({ 'x-request-id': 'no spaces allowed' });
-    const missing = await run({});
+  it('replaces a malformed or missing id with a fresh UUID per operation', async ({ gateway: gw }) => {
+    const malformed = await run(gw, { 'x-request-id': 'no spaces allowed' });
+    const missing = await run(gw, {});
     for (const { requestId, lines } of [malformed, missing]) {
       expect(requestId).toMatch(UUID);
       expect(lines.length).toBeGreaterThanOrEqual(3);
@@ -167,15 +156,15 @@ describe('request ids', () => {
     expect(malformed.requestId).not.toBe(missing.requestId);
   });
 
-  it('logs a refused document once, with its reasons and the request id', async () => {
-    logs.clear();
-    const res = await fetch(`${gw.url}/graphql`, {
+  it('logs a refused document once, with its reasons and the request id', async ({ gateway: gw }) => {
+    gatewayLogs.clear();
+    const res = await gw.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', 'x-request-id': 'refused-1' },
       body: JSON.stringify({ query: 'query Typo { viewr { username } }' }),
     });
     expect(res.headers.get('x-request-id')).toBe('refused-1');
-    expect(logs.lines()).toEqual([
+    expect(gatewayLogs.lines()).toEqual([
       expect.objectContaining({
         level: 'info',
         msg: 'operation refused',
@@ -188,8 +177,7 @@ describe('request ids', () => {
 });
 
 describe('unexpected errors', () => {
-  it('are masked for the client and logged at error level with the stack and the request id', async () => {
-    const sandbox = await startTestSandbox();
+  it('are masked for the client and logged at error level with the stack and the request id', async ({ sandbox }) => {
     const logs = collector();
     const config = loadConfig({ NODE_ENV: 'test', LOG_LEVEL: 'info' });
     const { token } = sandbox.sandbox;
@@ -240,7 +228,6 @@ describe('unexpected errors', () => {
     } finally {
       await gateway.stop(1_000);
       await real.close();
-      await sandbox.close();
     }
   });
 });

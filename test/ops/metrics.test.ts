@@ -1,23 +1,17 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import type { LiveListener } from '../../src/live/listener.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import type { InProcessGateway } from '../support/gateway.js';
+import { test as it } from '../support/test.js';
 import { scrape, valueOf } from './prometheus.js';
 
 // /metrics after real traffic through a real gateway and sandbox: every series is checked by its exact labels
 // and value, so a renamed label or a double count fails here.
 
-let gw: TestGateway;
+// Four attempts per call, set here rather than taken from the default, so the fault counts below line up.
+it.override({ env: { POLL_INTERVAL_FLOOR_MS: '10', POLL_INTERVAL_MS: '50', UPSTREAM_RETRY_ATTEMPTS: '4' } });
 
-beforeAll(async () => {
-  // Four attempts per call, set here rather than taken from the default, so the fault counts below line up.
-  gw = await startTestGateway({ env: { POLL_INTERVAL_FLOOR_MS: '10', POLL_INTERVAL_MS: '50', UPSTREAM_RETRY_ATTEMPTS: '4' } });
-});
-afterAll(async () => {
-  await gw?.close();
-});
-
-/** Resolves with the first report a live hook gives. */
-function next<K extends keyof LiveListener>(hook: K): Promise<Parameters<NonNullable<LiveListener[K]>>[0]> {
+/** Resolves with the first report a live hook of `gw` gives. */
+function next<K extends keyof LiveListener>(gw: InProcessGateway, hook: K): Promise<Parameters<NonNullable<LiveListener[K]>>[0]> {
   return new Promise((resolve) => {
     const stop = gw.gateway.live.listen({
       [hook]: (report: never) => {
@@ -29,7 +23,7 @@ function next<K extends keyof LiveListener>(hook: K): Promise<Parameters<NonNull
 }
 
 describe('GET /metrics', () => {
-  it('counts operations, upstream calls, retries and loader batches from real traffic', async () => {
+  it('counts operations, upstream calls, retries and loader batches from real traffic', async ({ gateway: gw }) => {
     for (let i = 0; i < 2; i++) expect((await gw.gql('query Viewer { viewer { username } }')).body.errors).toBeUndefined();
 
     await gw.sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1 });
@@ -47,7 +41,8 @@ describe('GET /metrics', () => {
     expect((await gw.gql('query Bad { nope }')).body.errors).toHaveLength(1);
     expect((await gw.gql('query {')).body.errors).toHaveLength(1);
 
-    const { contentType, samples } = await scrape(gw.url);
+    // /metrics is a route of the server, not of yoga: scraped over the socket.
+    const { contentType, samples } = await scrape(await gw.listen());
     expect(contentType).toMatch(/^text\/plain; version=0\.0\.4/);
     const op = (name: string, type: string, outcome: string) => ({ operation_name: name, operation_type: type, outcome });
 
@@ -86,13 +81,14 @@ describe('GET /metrics', () => {
     expect(valueOf(samples, 'nodejs_heap_size_used_bytes')).toBeGreaterThan(0);
   });
 
-  it('shows active subscriptions, pollers, polls and poll errors of the live hub', async () => {
+  it('shows active subscriptions, pollers, polls and poll errors of the live hub', async ({ gateway: gw }) => {
+    const url = await gw.listen();
     // The first poll fails (all its attempts meet the 503), the next one is the baseline.
     await gw.sandbox.control.fault({ route: 'GET /funds', status: 503, rate: 1, count: 4 });
-    const pollError = next('onPollError');
-    const poll = next('onPoll');
+    const pollError = next(gw, 'onPollError');
+    const poll = next(gw, 'onPoll');
     const subscription = new AbortController();
-    const stream = await fetch(`${gw.url}/graphql`, {
+    const stream = await fetch(`${url}/graphql`, {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
       body: JSON.stringify({ query: 'subscription Balances { fundsChanged { funds { balances { currency } } } }' }),
@@ -102,7 +98,7 @@ describe('GET /metrics', () => {
     expect(await pollError).toMatchObject({ key: 'funds', consecutiveFailures: 1 });
     await poll;
 
-    let { samples } = await scrape(gw.url);
+    let { samples } = await scrape(url);
     expect(valueOf(samples, 'reward_gateway_subscriptions_active')).toBe(1);
     expect(valueOf(samples, 'reward_gateway_live_pollers')).toBe(1);
     expect(valueOf(samples, 'reward_gateway_live_poll_errors_total', { feed: 'funds' })).toBe(1);
@@ -111,22 +107,18 @@ describe('GET /metrics', () => {
       valueOf(samples, 'reward_gateway_graphql_operations_total', { operation_name: 'Balances', operation_type: 'subscription', outcome: 'ok' }),
     ).toBe(1);
 
-    const stopped = next('onPollerStop');
+    const stopped = next(gw, 'onPollerStop');
     subscription.abort();
     await stopped;
-    ({ samples } = await scrape(gw.url));
+    ({ samples } = await scrape(url));
     expect(valueOf(samples, 'reward_gateway_subscriptions_active')).toBe(0);
     expect(valueOf(samples, 'reward_gateway_live_pollers')).toBe(0);
   });
 
-  it('keeps each gateway’s series to itself', async () => {
-    const other = await startTestGateway();
-    try {
-      const { samples } = await scrape(other.url);
-      expect(samples.filter((s) => s.name === 'reward_gateway_graphql_operations_total')).toEqual([]);
-      expect(samples.filter((s) => s.name === 'reward_gateway_upstream_requests_total')).toEqual([]);
-    } finally {
-      await other.close();
-    }
+  it('keeps each gateway’s series to itself', async ({ gatewayWith }) => {
+    const other = await gatewayWith({ listen: true });
+    const { samples } = await scrape(other.url);
+    expect(samples.filter((s) => s.name === 'reward_gateway_graphql_operations_total')).toEqual([]);
+    expect(samples.filter((s) => s.name === 'reward_gateway_upstream_requests_total')).toEqual([]);
   });
 });
