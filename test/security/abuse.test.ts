@@ -6,7 +6,14 @@ import { it, test } from '../support/test.js';
 // process keeps serving.
 
 // Over the file gateway's socket (its listen()): the door (body size, HTTP parsing) is part of what is tested.
-test.override({ env: { MAX_DEPTH: '8', MAX_ALIASES: '5', MAX_TOKENS: '400', MAX_COST: '2000', MAX_BODY_BYTES: '4096' } });
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({
+  sandboxOptions: {},
+  keys: {},
+  logTo: undefined,
+  env: { MAX_DEPTH: '8', MAX_ALIASES: '5', MAX_TOKENS: '400', MAX_COST: '2000', MAX_BODY_BYTES: '4096' },
+});
 
 async function post(url: string, body: string, headers: Record<string, string> = { 'content-type': 'application/json' }) {
   const res = await fetch(`${url}/graphql`, { method: 'POST', headers, body });

@@ -79,7 +79,12 @@ const it = test.extend('trusted', { scope: 'file' }, async ({ sandbox }, { onCle
   onCleanup(() => trusted.close());
   return trusted;
 });
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
 it.override({
+  sandboxOptions: {},
+  keys: {},
+  logTo: undefined,
   env: {
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',

@@ -16,7 +16,9 @@ const DOCUMENTS = [
   ['an enum value where a string goes', `{ brands(filter: { region: ${AS_NAME} }) { totalCount } }`],
 ] as const;
 
-test.override({ env: KEYS_ENV });
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: KEYS_ENV });
 
 const leaked = (text: string) => [KEY, AS_NAME].some((k) => text.includes(k.slice(0, 12)) || text.includes(k.slice(-12)));
 

@@ -8,7 +8,12 @@ import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // The file's gateway, in production mode (for the introspection tests). Production mode needs an upstream:
 // the test harness points the client at its sandbox itself.
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
 test.override({
+  sandboxOptions: {},
+  keys: {},
+  logTo: undefined,
   env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', REWARD_API_URL: 'http://127.0.0.1:9/papi/v1', REWARD_API_TOKEN: 'unused', ...KEYS_ENV },
 });
 

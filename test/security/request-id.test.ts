@@ -10,7 +10,9 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 const lines: string[] = [];
 
-test.override({ env: { ...KEYS_ENV, LOG_LEVEL: 'debug' }, logTo: { write: (line: string) => void lines.push(line) } });
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, env: { ...KEYS_ENV, LOG_LEVEL: 'debug' }, logTo: { write: (line: string) => void lines.push(line) } });
 
 async function withId(gw: InProcessGateway, id: string) {
   lines.splice(0);

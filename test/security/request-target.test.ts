@@ -53,7 +53,9 @@ const it = test.extend('loopbackOnly', { scope: 'file' }, async ({ sandbox }, { 
   onCleanup(() => loopbackOnly.close());
   return loopbackOnly;
 });
-it.override({ env: { ...KEYS_ENV, LOG_LEVEL: 'trace' }, logTo });
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+it.override({ sandboxOptions: {}, keys: {}, env: { ...KEYS_ENV, LOG_LEVEL: 'trace' }, logTo });
 
 describe('request targets and Host headers no URL can be built from', () => {
   for (const { name, request, code } of CASES) {

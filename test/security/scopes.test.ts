@@ -7,7 +7,9 @@ import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // keys.ts's keys, not apiKeys: an apiKeys key holds its holder's name, so the gateway's redaction of key
 // fragments would mask the name in the FORBIDDEN message this suite checks word for word.
-test.override({ env: KEYS_ENV });
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: KEYS_ENV });
 
 const CREATE = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename } }`;
 const createInput = () => ({

@@ -19,7 +19,12 @@ const it = test
     return watch;
   })
   .extend('url', { scope: 'file' }, async ({ gateway }) => gateway.listen());
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
 it.override({
+  sandboxOptions: {},
+  keys: {},
+  logTo: undefined,
   env: {
     HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
     HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),

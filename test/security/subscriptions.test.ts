@@ -11,7 +11,9 @@ const it = test.extend('watch', { scope: 'file' }, async ({ gateway }) => {
   gateway.gateway.live.listen(watch);
   return watch;
 });
-it.override({ env: { ...KEYS_ENV, POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' } });
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+it.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { ...KEYS_ENV, POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' } });
 
 const FUNDS = 'subscription { fundsChanged { funds { balances { currency } } } }';
 

@@ -11,7 +11,9 @@ const manifestPath = fileURLToPath(new URL('../../operations/__generated__/persi
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, string>;
 const idOf = (name: string) => Object.entries(manifest).find(([, doc]) => doc.includes(`query ${name}`))![0];
 
-test.override({ env: { TRUSTED_DOCUMENTS: manifestPath } });
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { TRUSTED_DOCUMENTS: manifestPath } });
 
 async function send(gateway: InProcessGateway, body: unknown) {
   const res = await gateway.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -8,7 +8,11 @@ import { KEYS, KEYS_ENV } from './keys.js';
 
 const lines: Record<string, unknown>[] = [];
 // The file's gateway, listening (the tests speak to its socket).
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
 test.override({
+  sandboxOptions: {},
+  keys: {},
   env: { ...KEYS_ENV, LOG_LEVEL: 'debug', WS_MAX_PAYLOAD_BYTES: '10000' },
   logTo: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
 });
