@@ -1,7 +1,8 @@
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { createTestGateway } from '../support/gateway.js';
 import { subscribeWs, wsClient } from '../support/live.js';
+import { test } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // One access pipeline: every rule refuses alike over every transport, with the same code and the same
@@ -69,33 +70,36 @@ const RULES: { rule: string; gateway: 'production' | 'trusted'; query: string; c
   { rule: 'introspection in production', gateway: 'production', query: '{ __schema { queryType { name } } }', code: 'GRAPHQL_VALIDATION_FAILED' },
 ];
 
-const gateways: Partial<Record<'production' | 'trusted', TestGateway>> = {};
-
-beforeAll(async () => {
-  const limits = { MAX_DEPTH: '4', MAX_ALIASES: '2', MAX_COST: '50' };
-  [gateways.production, gateways.trusted] = await Promise.all([
-    startTestGateway({
-      env: {
-        NODE_ENV: 'production',
-        LOG_LEVEL: 'silent',
-        REWARD_API_URL: 'http://127.0.0.1:9/papi/v1',
-        REWARD_API_TOKEN: 'unused',
-        ...KEYS_ENV,
-        ...limits,
-      },
-    }),
-    startTestGateway({
-      env: { ...KEYS_ENV, TRUSTED_DOCUMENTS: fileURLToPath(new URL('../../operations/__generated__/persisted-documents.json', import.meta.url)) },
-    }),
-  ]);
+// Two gateways, both listening: the file's, in production mode with tight limits, and one in trusted-documents
+// mode over the same sandbox (every rule here refuses before any upstream call).
+const it = test.extend('trusted', { scope: 'file' }, async ({ sandbox }, { onCleanup }) => {
+  const trusted = createTestGateway(sandbox, {
+    env: { ...KEYS_ENV, TRUSTED_DOCUMENTS: fileURLToPath(new URL('../../operations/__generated__/persisted-documents.json', import.meta.url)) },
+  });
+  onCleanup(() => trusted.close());
+  return trusted;
 });
-afterAll(async () => {
-  await Promise.all(Object.values(gateways).map((gw) => gw.close()));
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+it.override({
+  sandboxOptions: {},
+  keys: {},
+  logTo: undefined,
+  env: {
+    NODE_ENV: 'production',
+    LOG_LEVEL: 'silent',
+    REWARD_API_URL: 'http://127.0.0.1:9/papi/v1',
+    REWARD_API_TOKEN: 'unused',
+    ...KEYS_ENV,
+    MAX_DEPTH: '4',
+    MAX_ALIASES: '2',
+    MAX_COST: '50',
+  },
 });
 
 describe.each(RULES)('$rule', ({ gateway, query, code }) => {
-  it('is refused with the same code and message over POST, GET, SSE and WebSocket', async () => {
-    const url = gateways[gateway]!.url;
+  it('is refused with the same code and message over POST, GET, SSE and WebSocket', async ({ gateway: production, trusted }) => {
+    const url = await { production, trusted }[gateway].listen();
     const seen: Record<string, Refusal[]> = {};
     for (const [name, send] of Object.entries(TRANSPORTS)) seen[name] = await send(url, query);
     expect(seen.POST!.length).toBeGreaterThan(0);

@@ -1,8 +1,12 @@
 import { request } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import WebSocket from 'ws';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { it, test } from '../support/test.js';
 import { KEYS, KEYS_ENV } from './keys.js';
+
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, env: {}, keys: {}, logTo: undefined });
 
 // DNS rebinding: a page on a foreign origin whose name resolves to 127.0.0.1 reaches the gateway with its
 // own name in Host. Without API keys (development) the gateway trusts every caller, so it serves loopback
@@ -40,47 +44,34 @@ function wsOpens(url: string, host: string): Promise<boolean> {
   });
 }
 
-describe('without API keys', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway();
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
-
-  it.each(['evil.example', 'evil.example:4000', '127.0.0.1.nip.io', 'localhost.evil.example'])(
+describe('without API keys (the file gateway, listening)', () => {
+  it.for(['evil.example', 'evil.example:4000', '127.0.0.1.nip.io', 'localhost.evil.example'])(
     'refuses Host %s before anything runs',
-    async (host) => {
-      await gw.upstreamDelta();
-      const res = await post(gw.url, host, ADD_FUNDS);
+    async (host, { gateway }) => {
+      const url = await gateway.listen();
+      await gateway.upstreamDelta();
+      const res = await post(url, host, ADD_FUNDS);
       expect(res.status).toBe(403);
       expect(JSON.parse(res.text).errors[0].extensions.code).toBe('HOST_NOT_ALLOWED');
-      expect(await gw.upstreamDelta()).toEqual({});
-      expect(await wsOpens(gw.url, host)).toBe(false);
+      expect(await gateway.upstreamDelta()).toEqual({});
+      expect(await wsOpens(url, host)).toBe(false);
     },
   );
 
-  it.each(['localhost', 'localhost:4000', '127.0.0.1:4000', '[::1]:4000', 'app.localhost'])('serves Host %s', async (host) => {
-    const res = await post(gw.url, host, JSON.stringify({ query: '{ viewer { username } }' }));
+  it.for(['localhost', 'localhost:4000', '127.0.0.1:4000', '[::1]:4000', 'app.localhost'])('serves Host %s', async (host, { gateway }) => {
+    const url = await gateway.listen();
+    const res = await post(url, host, JSON.stringify({ query: '{ viewer { username } }' }));
     expect(res.status, res.text).toBe(200);
-    expect(await wsOpens(gw.url, host)).toBe(true);
+    expect(await wsOpens(url, host)).toBe(true);
   });
 });
 
 describe('with API keys', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    gw = await startTestGateway({ env: KEYS_ENV });
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
-
-  it('serves any Host: the key decides', async () => {
+  it('serves any Host: the key decides', async ({ gatewayWith }) => {
+    const url = await (await gatewayWith({ env: KEYS_ENV })).listen();
     const res = await new Promise<number>((resolve, reject) => {
       const body = JSON.stringify({ query: '{ viewer { username } }' });
-      const req = request(`${gw.url}/graphql`, {
+      const req = request(`${url}/graphql`, {
         method: 'POST',
         headers: {
           host: 'gateway.example.com',

@@ -1,6 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
 import { subscribeWs, wsClient } from '../support/live.js';
+import { it, test } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // Parse and validation errors quote the document they refuse: a key pasted into a query comes back in the
@@ -16,27 +16,22 @@ const DOCUMENTS = [
   ['an enum value where a string goes', `{ brands(filter: { region: ${AS_NAME} }) { totalCount } }`],
 ] as const;
 
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway({ env: KEYS_ENV });
-});
-afterAll(async () => {
-  await gw?.close();
-});
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: KEYS_ENV });
 
 const leaked = (text: string) => [KEY, AS_NAME].some((k) => text.includes(k.slice(0, 12)) || text.includes(k.slice(-12)));
 
 describe('a key quoted back by a refused document', () => {
   for (const [name, query] of DOCUMENTS) {
-    it(`${name}: over HTTP`, async () => {
-      const res = await gw.gql(query, {}, bearer(KEYS.reader));
+    it(`${name}: over HTTP`, async ({ gateway }) => {
+      const res = await gateway.gql(query, {}, bearer(KEYS.reader));
       expect(res.body.errors?.length).toBeGreaterThan(0);
       expect(leaked(res.text), res.text).toBe(false);
     });
 
-    it(`${name}: over WebSocket`, async () => {
-      const ws = wsClient(gw.url, { connectionParams: { authorization: `Bearer ${KEYS.reader.key}` } });
+    it(`${name}: over WebSocket`, async ({ gateway }) => {
+      const ws = wsClient(await gateway.listen(), { connectionParams: { authorization: `Bearer ${KEYS.reader.key}` } });
       try {
         const stream = subscribeWs(ws, query);
         await stream.ended;

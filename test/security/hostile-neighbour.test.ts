@@ -1,23 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { it, test } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // One key floods fan-out queries at its rate limit against a slow upstream while another key reads its
 // account and a load balancer polls /health. The flood must not starve them: its lookups wait in its own lane
 // of the bulkhead, its worst operations are refused by cost before they run, and /health never queues.
 
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway({
-    env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_BURST: '20' },
-  });
-  // Every order lookup takes 300 ms: 32 upstream slots serve ~100 lookups/s, far less than the flood asks.
-  await gw.sandbox.control.fault({ route: 'GET /campaign/:id', latency_ms: 300, rate: 1 });
-});
-afterAll(async () => {
-  await gw?.close();
-});
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_BURST: '20' } });
 
 const refs = Array.from({ length: 100 }, (_, i) => `flood-${i}`);
 const wide = `query($v: [ID!]!) { ${Array.from({ length: 20 }, (_, i) => `a${i}: campaigns(refs: $v) { uuid }`).join(' ')} }`;
@@ -44,7 +35,11 @@ async function timed(send: () => Promise<Response>, ok: (status: number, body: a
 
 describe('a key flooding at its rate limit', () => {
   // Flooding for seconds, then waiting for the flood's answers: far longer than the default test timeout.
-  it('leaves /health and another key served', { timeout: 120_000 }, async () => {
+  it('leaves /health and another key served', { timeout: 120_000 }, async ({ gateway }) => {
+    // Every order lookup takes 300 ms: 32 upstream slots serve ~100 lookups/s, far less than the flood asks.
+    await gateway.sandbox.control.fault({ route: 'GET /campaign/:id', latency_ms: 300, rate: 1 });
+    // Over the socket (listen()): /health is not a yoga route, and the flood is real connections.
+    const url = await gateway.listen();
     const stop = new AbortController();
     const flood: Promise<unknown>[] = [];
     const floodCodes = new Map<string, number>();
@@ -52,7 +47,7 @@ describe('a key flooding at its rate limit', () => {
     for (let i = 0; i < 60; i++) {
       const query = i % 2 === 0 ? wide : narrow;
       flood.push(
-        fetch(`${gw.url}/graphql`, {
+        fetch(`${url}/graphql`, {
           method: 'POST',
           headers: { 'content-type': 'application/json', ...bearer(KEYS.reader) },
           body: JSON.stringify({ query, variables: { v: refs } }),
@@ -70,7 +65,7 @@ describe('a key flooding at its rate limit', () => {
         const [viewer, health] = await Promise.all([
           timed(
             () =>
-              fetch(`${gw.url}/graphql`, {
+              fetch(`${url}/graphql`, {
                 method: 'POST',
                 headers: { 'content-type': 'application/json', ...bearer(KEYS.writer) },
                 body: JSON.stringify({ query: '{ viewer { username } }' }),
@@ -78,7 +73,7 @@ describe('a key flooding at its rate limit', () => {
             (status, body) => status === 200 && typeof body?.data?.viewer?.username === 'string' && !body.errors,
           ),
           timed(
-            () => fetch(`${gw.url}/health`),
+            () => fetch(`${url}/health`),
             (status) => status === 200,
           ),
         ]);

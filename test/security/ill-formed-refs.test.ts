@@ -1,18 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { it, test } from '../support/test.js';
+
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, env: {}, keys: {}, logTo: undefined });
 
 // Ids, uuids, refs and codes become one path segment of an upstream URL. A lone surrogate cannot be
 // percent-encoded at all, and `.`, `..` or slashes change which resource the path names: all are refused as
 // bad input before any upstream call, on every argument that ends up in a path.
-
-let gw: TestGateway;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-});
-afterAll(async () => {
-  await gw?.close();
-});
 
 const LONE_SURROGATE = 'order-\uD800-x';
 const BAD = [LONE_SURROGATE, '.', '..', 'a/b', '..\\x', 'tab\there', 'x'.repeat(4_097)];
@@ -30,33 +25,33 @@ const READS: [string, string, (v: string) => unknown][] = [
 ];
 
 describe('ill-formed ids and refs', () => {
-  it.each(READS)('%s: refused as BAD_USER_INPUT, nothing sent upstream', async (name, query, variable) => {
+  it.for(READS)('%s: refused as BAD_USER_INPUT, nothing sent upstream', async ([name, query, variable], { gateway }) => {
     // A node id is base64 of UTF-8, which cannot carry a lone surrogate (it decodes to U+FFFD, harmless).
     for (const value of name.startsWith('node') ? BAD.filter((v) => v !== LONE_SURROGATE) : BAD) {
-      await gw.upstreamDelta();
-      const res = await gw.gql(query, { v: variable(value) });
+      await gateway.upstreamDelta();
+      const res = await gateway.gql(query, { v: variable(value) });
       expect(res.body.errors?.[0]?.extensions?.code, `${JSON.stringify(value).slice(0, 40)}: ${res.text.slice(0, 300)}`).toBe('BAD_USER_INPUT');
-      expect(await gw.upstreamDelta(), JSON.stringify(value).slice(0, 40)).toEqual({});
+      expect(await gateway.upstreamDelta(), JSON.stringify(value).slice(0, 40)).toEqual({});
     }
   });
 
-  it('a create whose id holds a lone surrogate is a ValidationError and creates nothing', async () => {
-    const before = await gw.sandbox.control.stats();
-    const res = await gw.gql(
+  it('a create whose id holds a lone surrogate is a ValidationError and creates nothing', async ({ gateway }) => {
+    const before = await gateway.sandbox.control.stats();
+    const res = await gateway.gql(
       `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename ... on ValidationError { issues { path message } } } }`,
       { input: { id: LONE_SURROGATE, priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: 'ada@example.com' }] } },
     );
     expect(res.body.data.createCampaign.__typename, res.text).toBe('ValidationError');
     expect(res.body.data.createCampaign.issues[0].path).toEqual(['input', 'id']);
-    const after = await gw.sandbox.control.stats();
+    const after = await gateway.sandbox.control.stats();
     expect(after.creates).toEqual(before.creates);
   });
 
-  it('more than 100 refs are refused before any lookup', async () => {
-    await gw.upstreamDelta();
+  it('more than 100 refs are refused before any lookup', async ({ gateway }) => {
+    await gateway.upstreamDelta();
     const refs = Array.from({ length: 101 }, (_, i) => `r${i}`);
-    const res = await gw.gql('query($v: [ID!]!) { campaigns(refs: $v) { uuid } }', { v: refs });
+    const res = await gateway.gql('query($v: [ID!]!) { campaigns(refs: $v) { uuid } }', { v: refs });
     expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
-    expect(await gw.upstreamDelta()).toEqual({});
+    expect(await gateway.upstreamDelta()).toEqual({});
   });
 });

@@ -1,10 +1,21 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createSecurity } from '../../src/security/security.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { it, test } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // How the gateway starts: refusals in production, and the open development mode that stays on loopback.
+
+// The file's gateway, in production mode (for the introspection tests). Production mode needs an upstream:
+// the test harness points the client at its sandbox itself.
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({
+  sandboxOptions: {},
+  keys: {},
+  logTo: undefined,
+  env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', REWARD_API_URL: 'http://127.0.0.1:9/papi/v1', REWARD_API_TOKEN: 'unused', ...KEYS_ENV },
+});
 
 function problemsOf(env: Record<string, string>): string[] {
   try {
@@ -58,29 +69,18 @@ describe('development without keys', () => {
 });
 
 describe('introspection and suggestions in production', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    // Production mode needs an upstream: the test harness points the client at its sandbox itself.
-    gw = await startTestGateway({
-      env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', REWARD_API_URL: 'http://127.0.0.1:9/papi/v1', REWARD_API_TOKEN: 'unused', ...KEYS_ENV },
-    });
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
-
-  it('refuses introspection and does not suggest field names', async () => {
-    const intro = await gw.gql('{ __schema { types { name } } }', {}, bearer(KEYS.reader));
+  it('refuses introspection and does not suggest field names', async ({ gateway }) => {
+    const intro = await gateway.gql('{ __schema { types { name } } }', {}, bearer(KEYS.reader));
     expect(intro.body.errors?.[0]?.message).toMatch(/introspection/i);
-    const typo = await gw.gql('{ regionz { id } }', {}, bearer(KEYS.reader));
+    const typo = await gateway.gql('{ regionz { id } }', {}, bearer(KEYS.reader));
     expect(typo.body.errors?.[0]?.message).not.toMatch(/Did you mean/);
-    const ok = await gw.gql('{ regions { id } }', {}, bearer(KEYS.reader));
+    const ok = await gateway.gql('{ regions { id } }', {}, bearer(KEYS.reader));
     expect(ok.body.data.regions.length).toBeGreaterThan(0);
   });
 
-  it('refuses introspection over WebSocket too', async () => {
+  it('refuses introspection over WebSocket too', async ({ gateway }) => {
     const { subscribeWs, wsClient } = await import('../support/live.js');
-    const client = wsClient(gw.url, { connectionParams: bearer(KEYS.reader) });
+    const client = wsClient(await gateway.listen(), { connectionParams: bearer(KEYS.reader) });
     try {
       const stream = subscribeWs(client, '{ __schema { queryType { name } } }');
       await stream.ended;
@@ -90,22 +90,18 @@ describe('introspection and suggestions in production', () => {
     }
   });
 
-  it('does not serve GraphiQL', async () => {
-    const res = await fetch(`${gw.url}/graphql`, { headers: { accept: 'text/html' } });
+  it('does not serve GraphiQL', async ({ gateway }) => {
+    const res = await gateway.fetch('/graphql', { headers: { accept: 'text/html' } });
     expect(await res.text()).not.toContain('reward-gateway');
   });
 });
 
 describe('the GraphiQL page is the only unauthenticated GET', () => {
-  it('answers 401 to a GET that carries an operation, whatever it accepts', async () => {
-    const gw = await startTestGateway({ env: { ...KEYS_ENV, GRAPHIQL: 'false' } });
-    try {
-      const res = await fetch(`${gw.url}/graphql?query=${encodeURIComponent('{ __typename }')}`, {
-        headers: { accept: 'text/html', 'x-graphql-yoga-csrf': '1' },
-      });
-      expect(res.status).toBe(401);
-    } finally {
-      await gw.close();
-    }
+  it('answers 401 to a GET that carries an operation, whatever it accepts', async ({ gatewayWith }) => {
+    const gateway = await gatewayWith({ env: { ...KEYS_ENV, GRAPHIQL: 'false' } });
+    const res = await gateway.fetch(`/graphql?query=${encodeURIComponent('{ __typename }')}`, {
+      headers: { accept: 'text/html', 'x-graphql-yoga-csrf': '1' },
+    });
+    expect(res.status).toBe(401);
   });
 });

@@ -1,8 +1,13 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { createRateLimiter } from '../../src/security/rate-limit.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { subscribeWs, wsClient } from '../support/live.js';
+import { it, test } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
+
+// The gateway of the HTTP and WebSocket tests: a refill so slow that the bucket does not refill during the test.
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { ...KEYS_ENV, RATE_LIMIT_BURST: '3', RATE_LIMIT_PER_SECOND: '0.01' } });
 
 describe('token bucket', () => {
   it('allows a burst, then refills at the rate, with a retry hint in between', () => {
@@ -18,19 +23,10 @@ describe('token bucket', () => {
 });
 
 describe('per-key rate limit over HTTP', () => {
-  let gw: TestGateway;
-  beforeAll(async () => {
-    // A refill so slow that the bucket does not refill during the test.
-    gw = await startTestGateway({ env: { ...KEYS_ENV, RATE_LIMIT_BURST: '3', RATE_LIMIT_PER_SECOND: '0.01' } });
-  });
-  afterAll(async () => {
-    await gw?.close();
-  });
-
-  it('answers 429 RATE_LIMITED with Retry-After once a key spends its burst; other keys are unaffected', async () => {
-    for (let i = 0; i < 3; i++) expect((await gw.gql('{ regions { id } }', {}, bearer(KEYS.reader))).status).toBe(200);
-    await gw.upstreamDelta();
-    const res = await fetch(`${gw.url}/graphql`, {
+  it('answers 429 RATE_LIMITED with Retry-After once a key spends its burst; other keys are unaffected', async ({ gateway }) => {
+    for (let i = 0; i < 3; i++) expect((await gateway.gql('{ regions { id } }', {}, bearer(KEYS.reader))).status).toBe(200);
+    await gateway.upstreamDelta();
+    const res = await gateway.fetch('/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', ...bearer(KEYS.reader) },
       body: JSON.stringify({ query: '{ regions { id } }' }),
@@ -39,18 +35,18 @@ describe('per-key rate limit over HTTP', () => {
     expect(Number(res.headers.get('retry-after'))).toBeGreaterThan(0);
     const body = await res.json();
     expect(body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
-    expect(await gw.upstreamDelta()).toEqual({});
-    expect((await gw.gql('{ regions { id } }', {}, bearer(KEYS.writer))).status).toBe(200);
+    expect(await gateway.upstreamDelta()).toEqual({});
+    expect((await gateway.gql('{ regions { id } }', {}, bearer(KEYS.writer))).status).toBe(200);
   });
 
-  it('refuses a WebSocket subscribe past the rate with the error an HTTP request gets', async () => {
+  it('refuses a WebSocket subscribe past the rate with the error an HTTP request gets', async ({ gateway }) => {
     // connection_init spends one operation of the burst (3), each subscribe one more.
-    const client = wsClient(gw.url, { connectionParams: bearer(KEYS.treasurer) });
+    const client = wsClient(await gateway.listen(), { connectionParams: bearer(KEYS.treasurer) });
     try {
       for (let i = 0; i < 2; i++) expect((await subscribeWs(client, '{ __typename }').next()).data).toEqual({ __typename: 'Query' });
       const refused = subscribeWs(client, '{ __typename }');
       await refused.ended;
-      const http = await gw.gql('{ __typename }', {}, bearer(KEYS.treasurer));
+      const http = await gateway.gql('{ __typename }', {}, bearer(KEYS.treasurer));
       expect(http.status).toBe(429);
       expect(refused.error).toEqual(http.body.errors);
     } finally {

@@ -1,5 +1,6 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import type { InProcessGateway } from '../support/gateway.js';
+import { it, test } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // A caller's x-request-id is echoed in the response, written on every log line and sent upstream: an id that
@@ -7,20 +8,16 @@ import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
-let gw: TestGateway;
 const lines: string[] = [];
 
-beforeAll(async () => {
-  gw = await startTestGateway({ env: { ...KEYS_ENV, LOG_LEVEL: 'debug' }, logTo: { write: (line: string) => void lines.push(line) } });
-});
-afterAll(async () => {
-  await gw?.close();
-});
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, env: { ...KEYS_ENV, LOG_LEVEL: 'debug' }, logTo: { write: (line: string) => void lines.push(line) } });
 
-async function withId(id: string) {
+async function withId(gw: InProcessGateway, id: string) {
   lines.splice(0);
   await gw.sandbox.control.reset();
-  const res = await fetch(`${gw.url}/graphql`, {
+  const res = await gw.fetch('/graphql', {
     method: 'POST',
     headers: { 'content-type': 'application/json', ...bearer(KEYS.reader), 'x-request-id': id },
     body: JSON.stringify({ query: '{ viewer { username } }' }),
@@ -31,36 +28,36 @@ async function withId(id: string) {
 }
 
 describe('x-request-id', () => {
-  it('keeps a plain id of up to 64 letters, digits, dots, dashes and underscores', async () => {
+  it('keeps a plain id of up to 64 letters, digits, dots, dashes and underscores', async ({ gateway }) => {
     const id = `Abc.def-0_${'9'.repeat(54)}`;
     expect(id).toHaveLength(64);
-    const { echoed, log, upstreamIds } = await withId(id);
+    const { echoed, log, upstreamIds } = await withId(gateway, id);
     expect(echoed).toBe(id);
     expect(log).toContain(`"requestId":"${id}"`);
     expect(upstreamIds).toEqual([id]);
   });
 
-  it('replaces an id that is too long or holds anything else with a fresh one', async () => {
+  it('replaces an id that is too long or holds anything else with a fresh one', async ({ gateway }) => {
     for (const id of ['a'.repeat(65), 'a:b', 'a/b', 'a+b=', 'me@example', 'a b', 'é']) {
-      const { echoed, upstreamIds } = await withId(id);
+      const { echoed, upstreamIds } = await withId(gateway, id);
       expect(echoed, id).toMatch(UUID);
       expect(upstreamIds).toEqual([echoed]);
     }
   });
 
-  const secrets = [
+  const secrets: [string, (gateway: InProcessGateway) => string][] = [
     ['its own API key', () => KEYS.reader.key],
     ['another API key', () => KEYS.treasurer.key],
-    ['the upstream token', () => gw.sandbox.sandbox.token],
+    ['the upstream token', (gateway) => gateway.sandbox.sandbox.token],
     ['an API key inside a longer id', () => `trace-${KEYS.writer.key}-1`],
     ['an API key upper-cased', () => KEYS.reader.key.toUpperCase()],
     ['the start of an API key', () => KEYS.reader.key.slice(0, 12)],
-  ] as const;
+  ];
   for (const [name, secret] of secrets) {
-    it(`never keeps ${name}: not echoed, not logged, not sent upstream`, async () => {
-      const id = secret();
+    it(`never keeps ${name}: not echoed, not logged, not sent upstream`, async ({ gateway }) => {
+      const id = secret(gateway);
       expect(id).toMatch(/^[A-Za-z0-9._-]{1,64}$/);
-      const { echoed, body, log, upstreamIds } = await withId(id);
+      const { echoed, body, log, upstreamIds } = await withId(gateway, id);
       expect(echoed).toMatch(UUID);
       expect(upstreamIds).toEqual([echoed]);
       expect(log).toContain(echoed);

@@ -1,6 +1,7 @@
 import net from 'node:net';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { createTestGateway } from '../support/gateway.js';
+import { test } from '../support/test.js';
 import { KEYS_ENV } from './keys.js';
 
 // Requests fetch cannot send: a full URL or `*` as the request target, a Host no URL can be built from. Each
@@ -43,25 +44,26 @@ const CASES = [
 ];
 
 const lines: string[] = [];
-const withKeys = { env: { ...KEYS_ENV, LOG_LEVEL: 'trace' }, logTo: { write: (line: string) => void lines.push(line) } };
-let open: TestGateway;
-let loopbackOnly: TestGateway;
+const logTo = { write: (line: string) => void lines.push(line) };
 
-beforeAll(async () => {
-  open = await startTestGateway(withKeys);
-  loopbackOnly = await startTestGateway({ env: { LOG_LEVEL: 'trace' }, logTo: withKeys.logTo });
+// Two gateways writing to `lines`, both listening: the file's, with keys (open to any Host), and a keyless one
+// over the same sandbox (loopback names only).
+const it = test.extend('loopbackOnly', { scope: 'file' }, async ({ sandbox }, { onCleanup }) => {
+  const loopbackOnly = createTestGateway(sandbox, { env: { LOG_LEVEL: 'trace' }, logTo });
+  onCleanup(() => loopbackOnly.close());
+  return loopbackOnly;
 });
-afterAll(async () => {
-  await open?.close();
-  await loopbackOnly?.close();
-});
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+it.override({ sandboxOptions: {}, keys: {}, env: { ...KEYS_ENV, LOG_LEVEL: 'trace' }, logTo });
 
 describe('request targets and Host headers no URL can be built from', () => {
   for (const { name, request, code } of CASES) {
-    it(`${name}: 400 ${code}, one JSON line, one debug log line, no stack`, async () => {
+    it(`${name}: 400 ${code}, one JSON line, one debug log line, no stack`, async ({ gateway: open, loopbackOnly }) => {
       for (const gateway of [open, loopbackOnly]) {
+        const url = await gateway.listen();
         lines.splice(0);
-        const answer = await send(gateway.url, request);
+        const answer = await send(url, request);
         expect(answer.status).toBe(400);
         expect(answer.headers.toLowerCase()).toContain('content-type: application/json');
         expect(answer.body.trim()).not.toContain('\n');
@@ -73,9 +75,10 @@ describe('request targets and Host headers no URL can be built from', () => {
     });
   }
 
-  it('still serves well-formed Hosts: a name with a port, IPv4, IPv6', async () => {
+  it('still serves well-formed Hosts: a name with a port, IPv4, IPv6', async ({ loopbackOnly }) => {
+    const url = await loopbackOnly.listen();
     for (const host of ['localhost:4000', '127.0.0.1', '[::1]:8080']) {
-      const answer = await send(loopbackOnly.url, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
+      const answer = await send(url, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
       expect(answer.status, host).toBe(200);
     }
   });

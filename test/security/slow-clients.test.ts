@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect, vi } from 'vitest';
 import { PollWatch, subscribeSse } from '../support/live.js';
+import { test } from '../support/test.js';
 
 // What a client can make the HTTP server hold: headers sent byte by byte (slowloris), a body that never
 // ends, an idle keep-alive connection and more connections than the cap are all let go on the configured
@@ -11,22 +11,27 @@ const HEADERS_MS = 300;
 const REQUEST_MS = 600;
 const KEEP_ALIVE_MS = 200;
 
-let gw: TestGateway;
-const watch = new PollWatch();
-beforeAll(async () => {
-  gw = await startTestGateway({
-    env: {
-      HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
-      HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
-      HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
-      POLL_INTERVAL_MS: '50',
-      POLL_INTERVAL_FLOOR_MS: '10',
-    },
-  });
-  gw.gateway.live.listen(watch);
-});
-afterAll(async () => {
-  await gw?.close();
+// The file's gateway, listening (everything here is about its socket); `url` is where, `watch` its polls.
+const it = test
+  .extend('watch', { scope: 'file' }, async ({ gateway }) => {
+    const watch = new PollWatch();
+    gateway.gateway.live.listen(watch);
+    return watch;
+  })
+  .extend('url', { scope: 'file' }, async ({ gateway }) => gateway.listen());
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+it.override({
+  sandboxOptions: {},
+  keys: {},
+  logTo: undefined,
+  env: {
+    HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
+    HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
+    HTTP_KEEP_ALIVE_TIMEOUT_MS: String(KEEP_ALIVE_MS),
+    POLL_INTERVAL_MS: '50',
+    POLL_INTERVAL_FLOOR_MS: '10',
+  },
 });
 
 interface Raw {
@@ -65,20 +70,20 @@ async function trickle(raw: Raw, text: string, everyMs: number): Promise<number>
 const health = async (url: string) => (await fetch(`${url}/health`, { headers: { connection: 'close' } })).status;
 
 describe('slow clients', () => {
-  it('closes a connection trickling its headers (slowloris) with 408 after HTTP_HEADERS_TIMEOUT_MS, serving others meanwhile', async () => {
-    const raw = await open(gw.url);
+  it('closes a connection trickling its headers (slowloris) with 408 after HTTP_HEADERS_TIMEOUT_MS, serving others meanwhile', async ({ url }) => {
+    const raw = await open(url);
     const headers = `GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\nX-Slow: ${'a'.repeat(2_000)}\r\n\r\n`;
     const sending = trickle(raw, headers, 10);
-    expect(await health(gw.url)).toBe(200);
+    expect(await health(url)).toBe(200);
     const openFor = await raw.closed;
     expect(await sending).toBeLessThan(headers.length);
     expect(raw.received()).toMatch(/^HTTP\/1\.1 408 /);
     expect(openFor).toBeGreaterThanOrEqual(HEADERS_MS);
-    expect(await health(gw.url)).toBe(200);
+    expect(await health(url)).toBe(200);
   });
 
-  it('closes a connection trickling its body with 408 after HTTP_REQUEST_TIMEOUT_MS', async () => {
-    const raw = await open(gw.url);
+  it('closes a connection trickling its body with 408 after HTTP_REQUEST_TIMEOUT_MS', async ({ url }) => {
+    const raw = await open(url);
     const body = JSON.stringify({ query: `{ viewer { username } } #${'x'.repeat(2_000)}` });
     raw.socket.write(`POST /graphql HTTP/1.1\r\nHost: 127.0.0.1\r\nContent-Type: application/json\r\nContent-Length: ${body.length}\r\n\r\n`);
     const sent = await trickle(raw, body, 10);
@@ -88,23 +93,29 @@ describe('slow clients', () => {
     expect(openFor).toBeGreaterThanOrEqual(REQUEST_MS);
   });
 
-  it('counts only the request: an answer and an SSE stream may outlast HTTP_REQUEST_TIMEOUT_MS', async () => {
-    const stream = subscribeSse(gw.url, 'subscription { fundsChanged { funds { balances { currency } } } }');
+  it('counts only the request: an answer and an SSE stream may outlast HTTP_REQUEST_TIMEOUT_MS', async ({ gateway, url, watch }) => {
+    const stream = subscribeSse(url, 'subscription { fundsChanged { funds { balances { currency } } } }');
     await watch.until(() => watch.completed('funds') >= 1);
     // Every read of the balances is slow meanwhile, the poller's too: the query's own is certain to be.
-    await gw.sandbox.control.fault({ route: 'GET /funds', latency_ms: 2 * REQUEST_MS, rate: 1, count: 1_000 });
-    const slow = await gw.gql('{ funds { balances { currency } } }');
-    await gw.sandbox.control.clearFaults();
+    await gateway.sandbox.control.fault({ route: 'GET /funds', latency_ms: 2 * REQUEST_MS, rate: 1, count: 1_000 });
+    // Over the socket, where the request timeout applies (the in-process gql would not pass through it).
+    const answer = await fetch(`${url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ funds { balances { currency } } }' }),
+    });
+    const slow = { status: answer.status, body: (await answer.json()) as { errors?: unknown[] } };
+    await gateway.sandbox.control.clearFaults();
     expect(slow.status).toBe(200);
     expect(slow.body.errors).toBeUndefined();
     // The stream has been open longer than the request timeout by now, and still delivers.
-    await gw.sandbox.control.topUp('USD', 50_000);
+    await gateway.sandbox.control.topUp('USD', 50_000);
     expect((await stream.next()).data.fundsChanged.funds.balances.length).toBeGreaterThan(0);
     stream.close();
   });
 
-  it('closes an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_MS', async () => {
-    const raw = await open(gw.url);
+  it('closes an idle keep-alive connection after HTTP_KEEP_ALIVE_TIMEOUT_MS', async ({ url }) => {
+    const raw = await open(url);
     raw.socket.write('GET /health HTTP/1.1\r\nHost: 127.0.0.1\r\n\r\n');
     const openFor = await raw.closed;
     expect(raw.received()).toMatch(/^HTTP\/1\.1 200 /);
@@ -113,17 +124,9 @@ describe('slow clients', () => {
 });
 
 describe('HTTP_MAX_CONNECTIONS', () => {
-  let capped: TestGateway;
-  beforeAll(async () => {
-    capped = await startTestGateway({ env: { HTTP_MAX_CONNECTIONS: '3' } });
-  });
-  afterAll(async () => {
-    await capped?.close();
-  });
-
-  const connections = () => new Promise<number>((resolve) => capped.gateway.server.getConnections((_e, n) => resolve(n)));
-
-  it('drops connections past the cap before reading them, and accepts again once one closes', async () => {
+  it('drops connections past the cap before reading them, and accepts again once one closes', async ({ gatewayWith }) => {
+    const capped = await gatewayWith({ env: { HTTP_MAX_CONNECTIONS: '3' }, listen: true });
+    const connections = () => new Promise<number>((resolve) => capped.gateway.server.getConnections((_e, n) => resolve(n)));
     const held = await Promise.all([open(capped.url), open(capped.url), open(capped.url)]);
     await vi.waitFor(async () => expect(await connections()).toBe(3));
     const extra = await open(capped.url);

@@ -1,7 +1,7 @@
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { subscribeSse, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
+import { test } from '../support/test.js';
 import { FORMS } from './secret-forms.js';
 
 // Subscription events are results too: an order whose recipients' names carry the upstream token (in some of
@@ -18,27 +18,25 @@ const CHANGES = /* GraphQL */ `
   }
 `;
 
-let gw: TestGateway;
-let ws: ReturnType<typeof wsClient>;
-
-beforeAll(async () => {
-  gw = await startTestGateway();
-  ws = wsClient(gw.url);
+// One WebSocket client for the file, to the file's gateway listening; disposed before the gateway stops.
+const it = test.extend('ws', { scope: 'file' }, async ({ gateway }, { onCleanup }) => {
+  const ws = wsClient(await gateway.listen());
+  onCleanup(() => ws.dispose());
+  return ws;
 });
-afterAll(async () => {
-  await ws?.dispose();
-  await gw?.close();
-});
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+it.override({ sandboxOptions: {}, env: {}, keys: {}, logTo: undefined });
 
 describe.each(['graphql-ws', 'sse'] as const)('giftStatusChanged over %s', (transport) => {
-  it('blanks the token in every form it is in from the events', async () => {
-    const token = gw.sandbox.sandbox.token;
+  it('blanks the token in every form it is in from the events', async ({ gateway, ws }) => {
+    const token = gateway.sandbox.sandbox.token;
     const id = uniqueId('leaky');
     // Every form that fits in a name (the reward API takes up to 200 characters).
     const leaks = FORMS.filter(([, encode]) => encode(token).length <= 200);
     expect(leaks.length).toBeGreaterThan(FORMS.length / 2);
     const contacts = leaks.map(([, encode], i) => ({ email: `r${i}@example.com`, firstname: encode(token), lastname: `Last${i}` }));
-    const created = await gw.sandbox.api('POST', '/campaign', {
+    const created = await gateway.sandbox.api('POST', '/campaign', {
       id,
       price_in_cents: 1000,
       brand_codes: ['sbxcoffeeus'],
@@ -48,7 +46,8 @@ describe.each(['graphql-ws', 'sse'] as const)('giftStatusChanged over %s', (tran
     });
     expect(created.status, JSON.stringify(created.body)).toBe(200);
 
-    const stream: ResultStream = transport === 'sse' ? subscribeSse(gw.url, CHANGES, { campaign: id }) : subscribeWs(ws, CHANGES, { campaign: id });
+    const stream: ResultStream =
+      transport === 'sse' ? subscribeSse(await gateway.listen(), CHANGES, { campaign: id }) : subscribeWs(ws, CHANGES, { campaign: id });
     try {
       const events = await stream.take(leaks.length);
       const names = events.map((e) => e.data.giftStatusChanged.gift.recipientName as string);

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { parse } from 'graphql';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import type { InProcessGateway } from '../support/gateway.js';
+import { it, test } from '../support/test.js';
 
 // Trusted-documents mode: only the operations in the codegen manifest run, by hash.
 
@@ -10,17 +11,12 @@ const manifestPath = fileURLToPath(new URL('../../operations/__generated__/persi
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, string>;
 const idOf = (name: string) => Object.entries(manifest).find(([, doc]) => doc.includes(`query ${name}`))![0];
 
-let gw: TestGateway;
+// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
+// override stays in force for the files after it.
+test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { TRUSTED_DOCUMENTS: manifestPath } });
 
-beforeAll(async () => {
-  gw = await startTestGateway({ env: { TRUSTED_DOCUMENTS: manifestPath } });
-});
-afterAll(async () => {
-  await gw?.close();
-});
-
-async function send(body: unknown) {
-  const res = await fetch(`${gw.url}/graphql`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
+async function send(gateway: InProcessGateway, body: unknown) {
+  const res = await gateway.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });
   return { status: res.status, body: await res.json() };
 }
 
@@ -34,37 +30,37 @@ describe('trusted documents', () => {
     }
   });
 
-  it('runs a listed operation by documentId, with or without the sha256: prefix', async () => {
+  it('runs a listed operation by documentId, with or without the sha256: prefix', async ({ gateway }) => {
     const id = idOf('FundsWidget');
     for (const documentId of [id, id.replace('sha256:', '')]) {
-      const res = await send({ documentId });
+      const res = await send(gateway, { documentId });
       expect(res.status).toBe(200);
       expect(res.body.data.funds.balances.length).toBeGreaterThan(0);
     }
   });
 
-  it('accepts the Apollo persistedQuery extension too', async () => {
-    const res = await send({
+  it('accepts the Apollo persistedQuery extension too', async ({ gateway }) => {
+    const res = await send(gateway, {
       extensions: { persistedQuery: { version: 1, sha256Hash: idOf('BrandPicker').replace('sha256:', '') } },
       variables: { first: 2 },
     });
     expect(res.body.data.brands.edges).toHaveLength(2);
   });
 
-  it('refuses arbitrary queries and unknown ids, without calling the upstream', async () => {
-    await gw.upstreamDelta();
-    const arbitrary = await send({ query: '{ funds { balances { currency } } }' });
+  it('refuses arbitrary queries and unknown ids, without calling the upstream', async ({ gateway }) => {
+    await gateway.upstreamDelta();
+    const arbitrary = await send(gateway, { query: '{ funds { balances { currency } } }' });
     expect(arbitrary.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_ONLY');
-    const unknown = await send({ documentId: `sha256:${'0'.repeat(64)}` });
+    const unknown = await send(gateway, { documentId: `sha256:${'0'.repeat(64)}` });
     expect(unknown.body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
-    expect(await gw.upstreamDelta()).toEqual({});
+    expect(await gateway.upstreamDelta()).toEqual({});
   });
 });
 
 describe('trusted documents over WebSocket', () => {
-  it('applies the same allow-list to graphql-ws subscribe messages', async () => {
+  it('applies the same allow-list to graphql-ws subscribe messages', async ({ gateway }) => {
     const { subscribeWs, wsClient } = await import('../support/live.js');
-    const client = wsClient(gw.url);
+    const client = wsClient(await gateway.listen());
     try {
       const arbitrary = subscribeWs(client, '{ viewer { username } }');
       await arbitrary.ended;
@@ -83,16 +79,16 @@ describe('trusted documents over WebSocket', () => {
     }
   });
 
-  it('refuses a query sent beside a documentId, and a payload naming no document, in the words HTTP uses', async () => {
+  it('refuses a query sent beside a documentId, and a payload naming no document, in the words HTTP uses', async ({ gateway }) => {
     const { subscribeWs, wsClient } = await import('../support/live.js');
     const payloads = [
       { query: '{ viewer { username } }', extra: { documentId: idOf('FundsWidget') } },
       { query: '', extra: {} },
     ];
-    const client = wsClient(gw.url);
+    const client = wsClient(await gateway.listen());
     try {
       for (const { query, extra } of payloads) {
-        const http = await send({ query: query || undefined, ...extra });
+        const http = await send(gateway, { query: query || undefined, ...extra });
         expect(http.body.errors).toHaveLength(1);
         const ws = subscribeWs(client, query, undefined, extra);
         await ws.ended;
