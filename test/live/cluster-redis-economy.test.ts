@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, startReplica, type Replica } from '../support/cluster.js';
+import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -45,10 +44,7 @@ async function commandsRun(): Promise<number> {
 it.beforeAll(async ({ sandbox, redis }) => {
   admin = new Redis(redis.url);
   const env = {
-    REWARD_API_URL: sandbox.sandbox.baseUrl,
-    REWARD_API_TOKEN: sandbox.sandbox.token,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    ...replicaEnv(sandbox, redis),
     POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
     POLL_INTERVAL_FLOOR_MS: '10',
     LIVE_MAX_WATCHED_PER_KEY: String(ORDERS),

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
-import { eventually, freePort, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { eventually, freePort, killReplicas, type Replica, replicaEnv, startRedis, startReplica, type TestRedis } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
@@ -82,10 +81,7 @@ beforeAll(async () => {
   sandbox = await startTestSandbox();
   redis = await startRedis();
   const env = {
-    REWARD_API_URL: sandbox.sandbox.baseUrl,
-    REWARD_API_TOKEN: sandbox.sandbox.token,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    ...replicaEnv(sandbox, redis),
     POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
     POLL_INTERVAL_FLOOR_MS: '10',
     LIVE_LEASE_MS: String(LIVE_LEASE_MS),

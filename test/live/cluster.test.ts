@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, startReplica, type Replica } from '../support/cluster.js';
+import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -57,10 +57,7 @@ const uuidsOf = (stream: ResultStream) => stream.received.map((r) => r.data?.gif
 // replicas are processes of their own, started and killed here.
 it.beforeAll(async ({ sandbox, redis }) => {
   const env = {
-    REWARD_API_URL: sandbox.sandbox.baseUrl,
-    REWARD_API_TOKEN: sandbox.sandbox.token,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    ...replicaEnv(sandbox, redis),
     POLL_INTERVAL_MS: '100',
     POLL_INTERVAL_FLOOR_MS: '10',
     // Twenty intervals: three processes share two busy cores, and a lease lapsing under a stalled event loop

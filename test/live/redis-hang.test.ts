@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, startReplica, type Replica } from '../support/cluster.js';
+import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -32,10 +31,7 @@ let client: Client;
 // replica is a process of its own, started and killed here.
 it.beforeAll(async ({ sandbox, redis }) => {
   replica = await startReplica({
-    REWARD_API_URL: sandbox.sandbox.baseUrl,
-    REWARD_API_TOKEN: sandbox.sandbox.token,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    ...replicaEnv(sandbox, redis),
     POLL_INTERVAL_MS: '100',
     POLL_INTERVAL_FLOOR_MS: '10',
     LIVE_LEASE_MS: '1000',

@@ -1,8 +1,7 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect } from 'vitest';
 import { bearer, KEYS, KEYS_ENV } from '../security/keys.js';
-import { eventually, killReplicas, startReplica, type Replica } from '../support/cluster.js';
+import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { subscribeSse, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { test as it } from '../support/test.js';
 
@@ -21,10 +20,7 @@ const clients: Client[] = [];
 it.beforeAll(async ({ sandbox, redis }) => {
   const env = {
     ...KEYS_ENV,
-    REWARD_API_URL: sandbox.sandbox.baseUrl,
-    REWARD_API_TOKEN: sandbox.sandbox.token,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    ...replicaEnv(sandbox, redis),
     POLL_INTERVAL_MS: '100',
     POLL_INTERVAL_FLOOR_MS: '10',
     LIVE_LEASE_MS: '2000',

@@ -1,7 +1,6 @@
-import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, startReplica, within, type Replica } from '../support/cluster.js';
+import { eventually, killReplicas, type Replica, replicaEnv, startReplica, within } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -35,10 +34,7 @@ const clients: Client[] = [];
 // replicas are processes of their own, started and killed here.
 it.beforeAll(async ({ sandbox, redis }) => {
   const env = {
-    REWARD_API_URL: sandbox.sandbox.baseUrl,
-    REWARD_API_TOKEN: sandbox.sandbox.token,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    ...replicaEnv(sandbox, redis),
     POLL_INTERVAL_MS: String(POLL_INTERVAL_MS),
     POLL_INTERVAL_FLOOR_MS: '10',
     LIVE_LEASE_MS: String(LIVE_LEASE_MS),

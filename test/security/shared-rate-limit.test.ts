@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killReplicas, startRedis, startReplica, type Replica, type TestRedis } from '../support/cluster.js';
+import { eventually, killReplicas, type Replica, replicaEnv, startRedis, startReplica, type TestRedis } from '../support/cluster.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 // In cluster mode a key's limit is kept in Redis: its burst spread over the replicas admits one burst, not one
@@ -39,10 +39,7 @@ beforeAll(async () => {
   admin.on('error', () => undefined);
   const env = {
     GATEWAY_API_KEYS: JSON.stringify(Object.values(KEYS)),
-    REWARD_API_URL: sandbox.sandbox.baseUrl,
-    REWARD_API_TOKEN: sandbox.sandbox.token,
-    REDIS_URL: redis.url,
-    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+    ...replicaEnv(sandbox, redis),
     REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
     // The default lease (3 × the 5 s poll interval): what a hung command used to wait for.
     LIVE_LEASE_MS: '15000',

@@ -1,7 +1,9 @@
+import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { TEST_ENV } from './gateway.js';
+import type { TestSandbox } from './sandbox.js';
 
 // Cluster tests run real processes: a redis-server of their own (free port, no persistence, so suites never
 // share state and a restart comes back empty) and gateway replicas started with `node --import tsx
@@ -100,6 +102,17 @@ export async function killReplicas(): Promise<void> {
       return exited;
     }),
   );
+}
+
+/** What every replica of a cluster suite is given: the suite's sandbox as upstream, its Redis, and a key prefix of
+ * its own (so suites never read each other's keys). Suites add their intervals and limits. */
+export function replicaEnv(sandbox: TestSandbox, redis: { url: string }): Record<string, string> {
+  return {
+    REWARD_API_URL: sandbox.sandbox.baseUrl,
+    REWARD_API_TOKEN: sandbox.sandbox.token,
+    REDIS_URL: redis.url,
+    REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`,
+  };
 }
 
 export async function startReplica(env: Record<string, string>): Promise<Replica> {
