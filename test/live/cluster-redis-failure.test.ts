@@ -3,7 +3,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
 import { eventually, freePort, killReplicas, type Replica, replicaEnv, startRedis, startReplica, type TestRedis } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { subscribeWs, wsClient, type ResultStream } from '../support/live.js';
+import { RESUMABLE_GIFT_CHANGES, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 // Redis failing under three replicas that serve subscribers: hung (SIGSTOP, its connections stay open and
@@ -19,17 +19,6 @@ const POLL_INTERVAL_MS = 100;
 const LIVE_LEASE_MS = 4_000;
 /** Short against the lease, long enough that two busy cores do not make Redis look hung when it is not. */
 const COMMAND_TIMEOUT_MS = 1_000;
-const GIFT_CHANGES = /* GraphQL */ `
-  subscription ($campaign: ID, $after: String) {
-    giftStatusChanged(campaign: $campaign, after: $after) {
-      gift {
-        uuid
-        status
-      }
-      cursor
-    }
-  }
-`;
 
 interface Order {
   id: string;
@@ -98,7 +87,7 @@ beforeAll(async () => {
     clients.push(client);
     for (const order of orders) {
       for (let i = 0; i < PER_ORDER_PER_REPLICA; i++)
-        watchers.push({ replica, order, stream: subscribeWs(client, GIFT_CHANGES, { campaign: order.id }) });
+        watchers.push({ replica, order, stream: subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id }) });
     }
   }
   await eventually(async () => (await sum('reward_gateway_live_subscribers')) === watchers.length);
@@ -172,7 +161,7 @@ describe('Redis hung, killed, restarted empty (3 replicas)', () => {
 
     // A cursor of the log before the restart was valid once: CURSOR_EXPIRED, saying why.
     const [watcher] = watchers;
-    const stale = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: watcher!.order.id, after: before.get(watcher!) });
+    const stale = subscribeWs(clients[0]!, RESUMABLE_GIFT_CHANGES, { campaign: watcher!.order.id, after: before.get(watcher!) });
     expect(await stale.ended).toBe('complete');
     expect(stale.received[0]?.errors?.[0]?.extensions?.code).toBe('CURSOR_EXPIRED');
     expect(stale.received[0]?.errors?.[0]?.message).toMatch(/restarted|reset|another/i);
@@ -187,7 +176,10 @@ describe('Redis hung, killed, restarted empty (3 replicas)', () => {
     const [key, epoch, id] = JSON.parse(Buffer.from(cursor, 'base64url').toString('utf8')) as [string, string, string];
     const [ms] = id.split('-');
     for (const forged of [`${Number(ms) + 86_400_000}-0`, `${ms}-99999999999999999999`, '99999999999999999999-0']) {
-      const stream = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: watcher!.order.id, after: encodeCursor({ key, epoch, id: forged }) });
+      const stream = subscribeWs(clients[0]!, RESUMABLE_GIFT_CHANGES, {
+        campaign: watcher!.order.id,
+        after: encodeCursor({ key, epoch, id: forged }),
+      });
       expect(await stream.ended).toBe('complete');
       expect(stream.received[0]?.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
     }
