@@ -5,6 +5,7 @@ import { describe, expect, it } from 'vitest';
 // `npm start` as a process: it comes up on the embedded sandbox with nothing configured, serves, writes only
 // JSON lines on stdout, and leaves cleanly on SIGTERM (exit 0) or at once on a second signal (exit 1).
 // PORT=0 and SANDBOX_PORT=0 keep parallel runs apart; the bound URL is read from the "gateway listening" line.
+// One test starts it as an operator's supervisor does, through `npm start`, and signals npm itself.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
@@ -14,8 +15,9 @@ interface LogLine {
   [field: string]: unknown;
 }
 
-function runMain(env: Record<string, string> = {}) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+function runMain(env: Record<string, string> = {}, { viaNpm = false } = {}) {
+  const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+  const child = spawn(command, args, {
     cwd: root,
     env: {
       ...process.env,
@@ -37,7 +39,8 @@ function runMain(env: Record<string, string> = {}) {
   const lines = () =>
     stdout
       .split('\n')
-      .filter(Boolean)
+      // npm prints the script it runs ("> reward-gateway@… start") before the gateway's own lines.
+      .filter((l) => l && !(viaNpm && l.startsWith('>')))
       .map((l) => JSON.parse(l) as LogLine);
   child.stdout.on('data', (d) => {
     stdout += d;
@@ -105,6 +108,23 @@ describe.concurrent('npm start (src/main.ts)', { timeout: 90_000 }, () => {
       // The newcomer's welcome is on stderr, and nothing else is.
       expect(run.stderr()).toContain(`reward-gateway is listening on ${url}/graphql`);
       expect(run.stderr()).not.toMatch(/error/i);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('`npm start` is the gateway itself: SIGTERM to npm drains it, closes its port and exits 0', async () => {
+    const run = runMain({}, { viaNpm: true });
+    try {
+      const { url, pid } = (await run.line('gateway listening')) as LogLine & { url: string; pid: number };
+      expect(await gql(url, '{ viewer { username } }')).toMatchObject({ data: { viewer: { username: expect.any(String) } } });
+
+      run.child.kill('SIGTERM');
+      expect(await run.exited).toBe(0);
+      expect(run.lines().map((l) => l.msg)).toContain('stopped');
+      // Nothing left behind: no orphaned gateway process, nothing listening on its port.
+      expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+      await expect(fetch(`${url}/health`)).rejects.toThrow();
     } finally {
       run.child.kill('SIGKILL');
     }
