@@ -30,7 +30,7 @@ export interface ClusterResult {
   /** Cluster ÷ single node: 1 when the cluster polls each order once. */
   costRatio: number;
   eventLatency: { samples: number; missing: number; p50Ms: number; p99Ms: number; maxMs: number };
-  /** Idle: nothing changes; per watched order too (the goal: at most 3 commands per order per interval). */
+  /** Idle: nothing changes; per watched order too (the goal: at most 4 commands per order per interval). */
   redis: {
     commandsPerEvent: number;
     commandsPerDelivery: number;

@@ -15,7 +15,7 @@ export function createRedisStore(connection: RedisConnection, { leaseMs, retenti
   const watchTtlMs = 3 * leaseMs;
   const listeners = new Set<(key: string | null) => void>();
   // What this replica knows of leases, so a quiet key costs Redis almost nothing: a lease held here is renewed
-  // (GETEX, one command) once half of it has run, and the leader key with it once half the retention has; a
+  // (one script comparing the token) once half of it has run, and the leader key with it once half the retention has; a
   // lease held elsewhere is looked at again (PTTL, one command) only when it would lapse unrenewed.
   const held = new Map<string, { value: string; lease: Lease; renewedAt: number; leaderAt: number }>();
   const elsewhereUntil = new Map<string, number>();
@@ -52,7 +52,8 @@ export function createRedisStore(connection: RedisConnection, { leaseMs, retenti
       const mine = held.get(key);
       if (mine && now - mine.renewedAt < leaseMs / 2) return mine.lease;
       if (mine && now - mine.leaderAt < retentionMs / 2) {
-        const value = await guard(connection.client.getex(k.lease(key), 'PX', leaseMs));
+        // A script, not GETEX: a lease another replica took meanwhile must keep its own expiry.
+        const value = (await run('rgRenew', k.lease(key), mine.value, leaseMs)) as string | null;
         if (value === mine.value) {
           mine.renewedAt = now;
           return mine.lease;

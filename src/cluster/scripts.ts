@@ -21,6 +21,14 @@ if previous == ARGV[1] then previous = false end
 return {token, previous}
 `;
 
+// KEYS lease; ARGV leaseValue leaseMs. Extends the lease only if it still holds this replica's token; replies
+// the value found (false when none), so the caller learns whether it still holds the key.
+const RENEW = `
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return cur
+`;
+
 // KEYS lease leader; ARGV leaseValue channel key. Publishes the key so replicas waiting for the lease to lapse
 // look again at once.
 const RELEASE = `
@@ -159,6 +167,7 @@ return redis.call('ZCARD', KEYS[1])
 /** Each script as a command of the connection (ioredis defineCommand), with its number of keys. */
 export const SCRIPTS = {
   rgClaim: { lua: CLAIM, keys: 3 },
+  rgRenew: { lua: RENEW, keys: 1 },
   rgRelease: { lua: RELEASE, keys: 2 },
   rgCommit: { lua: COMMIT, keys: 4 },
   rgTail: { lua: TAIL, keys: 2 },
