@@ -20,7 +20,7 @@ afterAll(async () => {
 describe('lease renewal', () => {
   it("never touches another replica's lease", async ({ redis }) => {
     const prefix = `lease-${Date.now()}:`;
-    const connection = connectRedis({ url: redis.url, prefix, commandTimeoutMs: 2_000 });
+    const connection = connectRedis({ target: { url: redis.url }, prefix, commandTimeoutMs: 2_000 });
     const store = createRedisStore(connection, { leaseMs: LEASE_MS, retentionMs: 60_000 });
     stores.push(store);
     admin = new Redis(redis.url);
