@@ -218,7 +218,7 @@ export function connectRedis({ target, tls, username, password, prefix, commandT
   const heartbeat = setInterval(() => {
     if (up === true && Date.now() - lastSentAt >= commandTimeoutMs / 2) {
       guard(answers()).then(
-        (yes) => !yes && up === true && down('a server of the cluster does not answer'),
+        (yes) => !yes && up === true && down('a server does not answer'),
         () => undefined,
       );
     }
