@@ -118,7 +118,7 @@ export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Chec
 export function renderCluster(c: ClusterResult): string {
   const rows: [string, string, string][] = [
     [
-      `${c.replicas} replicas × ${c.subscribersPerReplica} subscribers on ${c.orders} orders, poll ${c.pollIntervalMs} ms, lease ${c.leaseMs} ms`,
+      `${c.replicas} replicas × ${c.subscribersPerReplica} subscribers on ${c.orders} orders, poll ${c.pollIntervalMs} ms, lease ${c.leaseMs} ms, Redis ${c.redisForm ?? 'single'}`,
       `upstream ${n(c.cluster.requestsPerInterval, 2)}/interval (×${n(c.costRatio, 2)} single node)`,
       `single node, same orders: ${n(c.singleNode.requestsPerInterval, 2)}/interval`,
     ],
@@ -130,7 +130,7 @@ export function renderCluster(c: ClusterResult): string {
     [
       'Redis commands (INFO stats, idle traffic taken out)',
       `${n(c.redis.commandsPerEvent)} per event · ${n(c.redis.commandsPerDelivery, 3)} per delivery · idle ${n(c.redis.idleCommandsPerSecond)}/s (${n(c.redis.idleCommandsPerSecondPerOrder, 2)}/s per order, ${n(c.redis.idleCommandsPerOrderPerInterval, 2)} per order per interval)`,
-      'idle ≤ 3 per order per interval',
+      'idle ≤ 4 per order per interval',
     ],
     [
       `kill -9 the replica leading ${c.failover.leaderKeys} keys, redeem one reward per order`,

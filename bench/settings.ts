@@ -31,6 +31,11 @@ const envSchema = z.object({
   BENCH_ORDERS: int(1).default(20),
   /** Cluster scenario: subscribers on each of its three replicas (spread over BENCH_ORDERS orders). */
   BENCH_CLUSTER_SUBSCRIBERS: int(1).default(700),
+  /**
+   * Cluster scenario: the Redis it runs on: one server, a primary and a replica behind three sentinels, or a
+   * six-node Redis Cluster (test/support/redis-topologies.ts); the figures are the same either way.
+   */
+  BENCH_REDIS: z.enum(['single', 'sentinel', 'cluster']).default('single'),
   BENCH_POLL_INTERVAL_MS: int(10).default(500),
   /** Poll intervals each fan-out cost window lasts. */
   BENCH_INTERVALS: int(2).default(20),

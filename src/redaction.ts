@@ -98,8 +98,11 @@ function scan({ gram, stride, bitmap, grams }: Index, text: string, found: (from
 }
 
 /** The secrets configuration names: the upstream token (when set) and every gateway API key. */
-export function configuredSecrets(config: Pick<Config, 'REWARD_API_TOKEN' | 'GATEWAY_API_KEYS'>): string[] {
-  return [...(config.REWARD_API_TOKEN ? [config.REWARD_API_TOKEN] : []), ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)];
+export function configuredSecrets(
+  config: Pick<Config, 'REWARD_API_TOKEN' | 'GATEWAY_API_KEYS' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD'>,
+): string[] {
+  const passwords = [config.REWARD_API_TOKEN, config.REDIS_PASSWORD, config.REDIS_SENTINEL_PASSWORD].filter((s): s is string => Boolean(s));
+  return [...passwords, ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)];
 }
 
 export function createRedactor(secrets: Iterable<string> = []): Redactor {

@@ -6,9 +6,10 @@ import { percentile, sleep, type BenchContext } from '../context.js';
 import { round } from '../load.js';
 import { freePort, metricValue, startGatewayProcess, type GatewayProcess } from '../processes.js';
 import { closeSubscribers, GIFT_CHANGES, openSubscribers, waitForGauges, type Subscriber } from '../subscribers.js';
+import { startClusterTopology, startSentinelTopology } from '../../test/support/redis-topologies.js';
 
-// Cluster mode: a redis-server of the scenario's own (free port, no persistence) and three gateway processes
-// on it, BENCH_CLUSTER_SUBSCRIBERS subscribers each spread over BENCH_ORDERS orders. Measured: the upstream's
+// Cluster mode: a Redis of the scenario's own (BENCH_REDIS: one redis-server, Sentinel or a Redis Cluster; no
+// persistence) and three gateway processes on it, BENCH_CLUSTER_SUBSCRIBERS subscribers each spread over BENCH_ORDERS orders. Measured: the upstream's
 // requests per poll interval against the single-node gateway watching the same orders (one poller per order
 // across the cluster means they should match); redeem → event latency at every subscriber; Redis commands per
 // event (INFO stats total_commands_processed over the redemption rounds, idle traffic taken out); and
@@ -19,6 +20,8 @@ const REPLICAS = 3;
 const ROUNDS = 3;
 
 export interface ClusterResult {
+  /** BENCH_REDIS: the form of Redis the replicas ran on. */
+  redisForm: 'single' | 'sentinel' | 'cluster';
   replicas: number;
   subscribersPerReplica: number;
   orders: number;
@@ -30,7 +33,7 @@ export interface ClusterResult {
   /** Cluster ÷ single node: 1 when the cluster polls each order once. */
   costRatio: number;
   eventLatency: { samples: number; missing: number; p50Ms: number; p99Ms: number; maxMs: number };
-  /** Idle: nothing changes; per watched order too (the goal: at most 3 commands per order per interval). */
+  /** Idle: nothing changes; per watched order too (the goal: at most 4 commands per order per interval). */
   redis: {
     commandsPerEvent: number;
     commandsPerDelivery: number;
@@ -40,6 +43,45 @@ export interface ClusterResult {
   };
   failover: { leaderKeys: number; killToFirstEventMs: number; killToLastOrderMs: number; missing: number; takeovers: number };
   subscriberErrors: number;
+}
+
+interface BenchRedis {
+  /** What the replicas are given to use it. */
+  env: Record<string, string>;
+  /** Every primary, where commands are counted (a replica's counts repeat its primary's). */
+  primaries(): Promise<Redis[]>;
+  stop(): Promise<void>;
+}
+
+async function startBenchRedis(form: ClusterResult['redisForm']): Promise<BenchRedis> {
+  if (form === 'single') {
+    const server = await startRedis();
+    const client = new Redis(server.url);
+    return {
+      env: { REDIS_URL: server.url },
+      primaries: async () => [client],
+      async stop() {
+        client.disconnect();
+        await server.stop();
+      },
+    };
+  }
+  const topology = form === 'sentinel' ? await startSentinelTopology() : await startClusterTopology();
+  const clients = new Map<string, Redis>();
+  return {
+    env: topology.env,
+    async primaries() {
+      return (await topology.primaries()).map((address) => {
+        const [host, port] = address.split(':');
+        if (!clients.has(address)) clients.set(address, new Redis({ host, port: Number(port) }));
+        return clients.get(address)!;
+      });
+    },
+    async stop() {
+      for (const client of clients.values()) client.disconnect();
+      await topology.stop();
+    },
+  };
 }
 
 async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
@@ -65,8 +107,12 @@ async function startRedis(): Promise<{ url: string; stop(): Promise<void> }> {
   };
 }
 
-async function commandsProcessed(redis: Redis): Promise<number> {
-  return Number(/total_commands_processed:(\d+)/.exec(await redis.info('stats'))?.[1] ?? NaN);
+/** Commands every primary has processed: the whole cluster's, whatever the form. */
+async function commandsProcessed(redis: BenchRedis): Promise<number> {
+  const counts = await Promise.all(
+    (await redis.primaries()).map(async (p) => Number(/total_commands_processed:(\d+)/.exec(await p.info('stats'))?.[1] ?? NaN)),
+  );
+  return counts.reduce((a, b) => a + b, 0);
 }
 
 async function upstreamPerInterval(ctx: BenchContext, intervals: number) {
@@ -106,14 +152,13 @@ export async function cluster(ctx: BenchContext): Promise<ClusterResult> {
   await closeSubscribers(single);
   await waitForGauges(ctx.gateway, { subscriptions: 0, pollers: 0 });
 
-  const redisServer = await startRedis();
-  const redis = new Redis(redisServer.url);
+  const redis = await startBenchRedis(settings.BENCH_REDIS);
   const replicas: GatewayProcess[] = [];
   const subscribers: { s: Subscriber; order: number; replica: number }[] = [];
   try {
-    log(`cluster: ${REPLICAS} replicas on redis ${redisServer.url}, ${perReplica} subscribers each on ${orderCount} orders`);
+    log(`cluster: ${REPLICAS} replicas on redis (${settings.BENCH_REDIS}), ${perReplica} subscribers each on ${orderCount} orders`);
     const env = {
-      REDIS_URL: redisServer.url,
+      ...redis.env,
       REDIS_KEY_PREFIX: `bench-${randomBytes(4).toString('hex')}:`,
       LIVE_LEASE_MS: String(leaseMs),
       LOG_LEVEL: 'info',
@@ -172,6 +217,7 @@ export async function cluster(ctx: BenchContext): Promise<ClusterResult> {
     }
     const events = ROUNDS * orderCount;
     return {
+      redisForm: settings.BENCH_REDIS,
       replicas: REPLICAS,
       subscribersPerReplica: perReplica,
       orders: orderCount,
@@ -207,7 +253,6 @@ export async function cluster(ctx: BenchContext): Promise<ClusterResult> {
   } finally {
     await closeSubscribers(subscribers.map((x) => x.s)).catch(() => undefined);
     await Promise.all(replicas.map((r) => r.stop()));
-    redis.disconnect();
-    await redisServer.stop();
+    await redis.stop();
   }
 }

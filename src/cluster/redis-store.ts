@@ -7,40 +7,40 @@ import { EXPIRY, type Lease, type LogPosition, type LogRead, type SharedStore, t
 // per step that must be atomic, scripts.ts), the watch admissions, and the notifications of appends.
 
 export function createRedisStore(connection: RedisConnection, { leaseMs, retentionMs }: StoreTiming): SharedStore {
-  const { keys: k, guard, run, events } = connection;
+  const { keys: k, guard, run, publishCommand } = connection;
   const owner = `${hostname()}-${process.pid}-${randomUUID().slice(0, 8)}`.replaceAll('|', '-');
-  const channel = k.appended;
   // A crashed replica's watch admissions lapse after this; renewed every interval, so a replica whose event
   // loop stalls for a while does not lose its admissions to the cap.
   const watchTtlMs = 3 * leaseMs;
   const listeners = new Set<(key: string | null) => void>();
   // What this replica knows of leases, so a quiet key costs Redis almost nothing: a lease held here is renewed
-  // (GETEX, one command) once half of it has run, and the leader key with it once half the retention has; a
+  // (one script comparing the token) once half of it has run, and the leader key with it once half the retention has; a
   // lease held elsewhere is looked at again (PTTL, one command) only when it would lapse unrenewed.
   const held = new Map<string, { value: string; lease: Lease; renewedAt: number; leaderAt: number }>();
   const elsewhereUntil = new Map<string, number>();
   /** When each API key's watch admissions were last renewed: they last 3 leases, renewed once per lease. */
   const refreshedAt = new Map<string, { at: number; members: string }>();
 
-  // Whatever happened while Redis was up or down (a restart, leases lapsing), it is asked afresh.
+  /** Keys this replica held when Redis went away or came back: their next claim asks the script at once. */
+  const reclaim = new Set<string>();
+  // Whatever happened while Redis was up or down (a restart, a failover, leases lapsing), it is asked afresh;
+  // a lease still this replica's (it survived) is taken up again at once rather than waited out.
   connection.onStateChange(() => {
+    for (const key of held.keys()) reclaim.add(key);
     held.clear();
     elsewhereUntil.clear();
     refreshedAt.clear();
   });
-  void events.subscribe(channel).catch(() => undefined);
   // Pub/sub loses what is published while its connection is down: once it is back (ioredis subscribes again),
   // every key is read, so a replica's slow sweep is only a last resort.
-  let subscribed = false;
-  events.on('ready', () => {
-    if (subscribed) for (const listener of [...listeners]) listener(null);
-    subscribed = true;
+  connection.onResubscribed(() => {
+    for (const listener of [...listeners]) listener(null);
   });
-  events.on('message', (_channel: string, key: string) => {
+  const appended = (key: string) => {
     // The key's log grew or its lease was released: a replica waiting for the lease asks again.
     elsewhereUntil.delete(key);
     for (const listener of [...listeners]) listener(key);
-  });
+  };
 
   return {
     owner,
@@ -52,7 +52,8 @@ export function createRedisStore(connection: RedisConnection, { leaseMs, retenti
       const mine = held.get(key);
       if (mine && now - mine.renewedAt < leaseMs / 2) return mine.lease;
       if (mine && now - mine.leaderAt < retentionMs / 2) {
-        const value = await guard(connection.client.getex(k.lease(key), 'PX', leaseMs));
+        // A script, not GETEX: a lease another replica took meanwhile must keep its own expiry.
+        const value = (await run('rgRenew', k.lease(key), mine.value, leaseMs)) as string | null;
         if (value === mine.value) {
           mine.renewedAt = now;
           return mine.lease;
@@ -61,7 +62,7 @@ export function createRedisStore(connection: RedisConnection, { leaseMs, retenti
         if (value !== null) return null;
       }
       if (!mine && (elsewhereUntil.get(key) ?? 0) > now) return null;
-      if (!mine) {
+      if (!mine && !reclaim.delete(key)) {
         const ttl = await guard(connection.client.pttl(k.lease(key)));
         if (ttl > 0) {
           elsewhereUntil.set(key, now + ttl);
@@ -79,7 +80,8 @@ export function createRedisStore(connection: RedisConnection, { leaseMs, retenti
     },
     async release(key, token) {
       held.delete(key);
-      await run('rgRelease', k.lease(key), k.leader(key), `${owner}|${token}`, channel, key);
+      reclaim.delete(key);
+      await run('rgRelease', k.lease(key), k.leader(key), `${owner}|${token}`, publishCommand, k.appended(key), key);
     },
     async snapshot(key): Promise<Snapshot | null> {
       const held = await guard(connection.client.hgetall(k.snap(key)));
@@ -92,12 +94,13 @@ export function createRedisStore(connection: RedisConnection, { leaseMs, retenti
         k.lease(key),
         k.snap(key),
         k.log(key),
-        k.epoch,
+        k.epoch(key),
         `${owner}|${token}`,
         state,
         retentionMs,
         connection.newEpoch(),
-        channel,
+        publishCommand,
+        k.appended(key),
         key,
         ...events,
       )) as [string, string] | null;
@@ -106,11 +109,14 @@ export function createRedisStore(connection: RedisConnection, { leaseMs, retenti
       return reply ? { epoch: reply[0], id: reply[1] } : null;
     },
     async tail(key): Promise<LogPosition> {
-      const [epoch, id] = (await run('rgTail', k.log(key), k.epoch, connection.newEpoch())) as [string, string];
+      const [epoch, id] = (await run('rgTail', k.log(key), k.epoch(key), connection.newEpoch(), retentionMs)) as [string, string];
       return { epoch, id };
     },
     async read(key, from, maxAgeMs = 0): Promise<LogRead> {
-      const reply = (await run('rgRead', k.log(key), k.epoch, connection.newEpoch(), from.epoch, from.id, maxAgeMs)) as [string, ...unknown[]];
+      const reply = (await run('rgRead', k.log(key), k.epoch(key), connection.newEpoch(), from.epoch, from.id, maxAgeMs, retentionMs)) as [
+        string,
+        ...unknown[],
+      ];
       if (reply[0] === 'ahead') return { expired: true, ahead: true };
       if (reply[0] !== 'ok') return { expired: true, reason: reply[0] === 'other' ? EXPIRY.otherLog : EXPIRY.retention };
       const [, epoch, entries] = reply as ['ok', string, [string, string[]][]];
@@ -120,6 +126,7 @@ export function createRedisStore(connection: RedisConnection, { leaseMs, retenti
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    follow: (key) => connection.subscribe(k.appended(key), () => appended(key)),
     async admit(group, member, max) {
       return (await run('rgAdmit', k.watch(group), member, owner, max, watchTtlMs)) === 1;
     },

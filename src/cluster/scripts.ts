@@ -1,5 +1,7 @@
 // The Lua scripts of the cluster. A Redis script runs alone, so a lease check and the writes it guards cannot
-// interleave with another replica's: every step that must be atomic is one script. Key names: keys.ts.
+// interleave with another replica's: every step that must be atomic is one script. Key names: keys.ts; every
+// script's keys (and the channel it publishes on) share one hash tag, so each runs on one slot of a Cluster.
+// Scripts that publish are given the command (PUBLISH, or SPUBLISH on a Cluster: RedisConnection.publishCommand).
 
 // KEYS lease fence leader; ARGV owner leaseMs retentionMs. Replies {token, previous holder or false}, or false
 // while another replica holds the lease.
@@ -21,23 +23,34 @@ if previous == ARGV[1] then previous = false end
 return {token, previous}
 `;
 
-// KEYS lease leader; ARGV leaseValue channel key. Publishes the key so replicas waiting for the lease to lapse
-// look again at once.
+// KEYS lease; ARGV leaseValue leaseMs. Extends the lease only if it still holds this replica's token; replies
+// the value found (false when none), so the caller learns whether it still holds the key.
+const RENEW = `
+local cur = redis.call('GET', KEYS[1])
+if cur == ARGV[1] then redis.call('PEXPIRE', KEYS[1], ARGV[2]) end
+return cur
+`;
+
+// KEYS lease leader; ARGV leaseValue publishCommand channel key. Publishes the key so replicas waiting for the
+// lease to lapse look again at once.
 const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then
   redis.call('DEL', KEYS[1])
   redis.call('DEL', KEYS[2])
-  redis.call('PUBLISH', ARGV[2], ARGV[3])
+  redis.call(ARGV[2], ARGV[3], ARGV[4])
 end
 return 1
 `;
 
-/** Shared by the scripts that touch the log: the epoch (created on first use) and the stream's ids. */
+/**
+ * Shared by the scripts that touch the log: the key's epoch (created on first use, kept as long as the log) and
+ * the stream's ids.
+ */
 const LOG_HELPERS = `
-local function epoch_of(key, fresh)
+local function epoch_of(key, fresh, ttl)
   local epoch = redis.call('GET', key)
   if not epoch then
-    redis.call('SET', key, fresh)
+    redis.call('SET', key, fresh, 'PX', ttl)
     epoch = fresh
   end
   return epoch
@@ -64,19 +77,20 @@ local function now_ms()
 end
 `;
 
-// KEYS lease snap log epoch; ARGV leaseValue state retention freshEpoch channel key events...
+// KEYS lease snap log epoch; ARGV leaseValue state retention freshEpoch publishCommand channel key events...
 const COMMIT = `${LOG_HELPERS}
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return false end
-local epoch = epoch_of(KEYS[4], ARGV[4])
 local retention = tonumber(ARGV[3])
+local epoch = epoch_of(KEYS[4], ARGV[4], retention)
+redis.call('PEXPIRE', KEYS[4], retention)
 local minid = tostring(math.max(0, now_ms() - retention))
 local id = nil
-for i = 7, #ARGV do
+for i = 8, #ARGV do
   id = redis.call('XADD', KEYS[3], 'MINID', minid, '*', 'e', ARGV[i])
 end
 if id then
   redis.call('PEXPIRE', KEYS[3], retention)
-  redis.call('PUBLISH', ARGV[5], ARGV[6])
+  redis.call(ARGV[5], ARGV[6], ARGV[7])
 else
   local ids = stream_ids(KEYS[3])
   id = ids and ids['last-generated-id'] or '0-0'
@@ -86,24 +100,25 @@ redis.call('PEXPIRE', KEYS[2], retention)
 return {epoch, id}
 `;
 
-// KEYS log epoch; ARGV freshEpoch
+// KEYS log epoch; ARGV freshEpoch retention
 const TAIL = `${LOG_HELPERS}
-local epoch = epoch_of(KEYS[2], ARGV[1])
+local epoch = epoch_of(KEYS[2], ARGV[1], ARGV[2])
 local ids = stream_ids(KEYS[1])
 return {epoch, ids and ids['last-generated-id'] or '0-0'}
 `;
 
-// KEYS log epoch; ARGV freshEpoch fromEpoch fromId maxAgeMs (0: no age limit). Replies {'other'} (another
-// log's position), {'old'} (too old or trimmed), {'ahead'} (past this log's end: never issued) or the entries.
+// KEYS log epoch; ARGV freshEpoch fromEpoch fromId maxAgeMs (0: no age limit) retention. Replies {'old'} (too
+// old or trimmed: a key's epoch lapses with its log, so age is told first), {'other'} (another log's position),
+// {'ahead'} (past this log's end: never issued) or the entries.
 const READ = `${LOG_HELPERS}
-local epoch = epoch_of(KEYS[2], ARGV[1])
-if ARGV[2] ~= epoch then return {'other'} end
+local epoch = epoch_of(KEYS[2], ARGV[1], ARGV[5])
 local from = ARGV[3]
 local max_age = tonumber(ARGV[4])
 local ms = parse_id(from)
 local now = now_ms()
-if ms > now then return {'ahead'} end
 if max_age > 0 and ms < now - max_age then return {'old'} end
+if ARGV[2] ~= epoch then return {'other'} end
+if ms > now then return {'ahead'} end
 local ids = stream_ids(KEYS[1])
 if not ids then
   if from == '0-0' then return {'ok', epoch, {}} end
@@ -159,6 +174,7 @@ return redis.call('ZCARD', KEYS[1])
 /** Each script as a command of the connection (ioredis defineCommand), with its number of keys. */
 export const SCRIPTS = {
   rgClaim: { lua: CLAIM, keys: 3 },
+  rgRenew: { lua: RENEW, keys: 1 },
   rgRelease: { lua: RELEASE, keys: 2 },
   rgCommit: { lua: COMMIT, keys: 4 },
   rgTail: { lua: TAIL, keys: 2 },

@@ -75,6 +75,11 @@ export interface SharedStore {
    * the removal.
    */
   onAppend(listener: (key: string | null) => void): () => void;
+  /**
+   * This replica watches `key` from now on: its appends reach `onAppend`'s listeners (notifications are per key,
+   * so a replica hears of the keys it watches only). Returns the end of it.
+   */
+  follow(key: string): () => void;
   /** Admits `member` (a watched order) into `group` (an API key) under `max` distinct members. */
   admit(group: string, member: string, max: number): Promise<boolean>;
   /** `member` is no longer watched by this replica for `group`. */

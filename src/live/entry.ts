@@ -63,6 +63,8 @@ export interface Entry<E extends LiveEvent> {
   /** The snapshot as this replica last committed or loaded it, and when (Date.now()). */
   committed: { state: string; at: number } | null;
   stopped: boolean;
+  /** Stops the notifications of the key's appends (SharedStore.follow). */
+  unfollow(): void;
 }
 
 export type TickReport = { polled: boolean; baseline: boolean; events: number };

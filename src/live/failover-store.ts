@@ -39,6 +39,7 @@ export function createFailoverStore(redis: SharedStore, local: LiveStore): LiveS
     },
     appendLocal: (key, events) => local.appendLocal(key, events),
     onAppend: (listener) => redis.onAppend(listener),
+    follow: (key) => redis.follow(key),
     admit: (group, member, max) =>
       either(
         () => redis.admit(group, member, max),

@@ -183,6 +183,7 @@ export class LiveHub {
       sinceRead: SWEEP_TICKS,
       committed: null,
       stopped: false,
+      unfollow: this.options.store.follow(key),
       poller: new Poller(this.options.schedule, {
         run: async (signal) => {
           report = await tick(this.hub, entry, signal);
@@ -204,6 +205,7 @@ export class LiveHub {
     if (entry.subscribers.size > 0 || this.entries.get(entry.key) !== (entry as Entry<LiveEvent>)) return;
     entry.stopped = true;
     entry.poller.stop();
+    entry.unfollow();
     this.entries.delete(entry.key);
     if (entry.lease) void this.options.store.release(entry.key, entry.lease.token).catch(() => undefined);
     entry.lease = null;

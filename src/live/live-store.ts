@@ -1,13 +1,15 @@
-import { connectRedis, redisHost } from '../cluster/redis.js';
+import { connectRedis } from '../cluster/redis.js';
 import { createRedisStore } from '../cluster/redis-store.js';
 import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
+import { redisHost, redisTarget } from '../cluster/target.js';
 import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
 import type { LiveStore } from './store.js';
 
-// The one place that picks the mode: REDIS_URL set → cluster mode on Redis (with this replica's memory as the
-// fallback while Redis is unreachable); unset → one process, everything in memory.
+// The one place that picks the mode: REDIS_URL, REDIS_SENTINELS or REDIS_CLUSTER_NODES set → cluster mode on
+// Redis (with this replica's memory as the fallback while Redis is unreachable); none → one process, everything
+// in memory.
 
 export interface LiveStoreHandle {
   store: LiveStore;
@@ -27,16 +29,38 @@ export interface RedisStateChange {
 }
 
 export function createLiveStore(
-  config: Pick<Config, 'REDIS_URL' | 'REDIS_KEY_PREFIX' | 'REDIS_COMMAND_TIMEOUT_MS' | 'LIVE_LEASE_MS' | 'LIVE_RETENTION_MS'>,
+  config: Pick<
+    Config,
+    | 'REDIS_URL'
+    | 'REDIS_SENTINELS'
+    | 'REDIS_SENTINEL_MASTER'
+    | 'REDIS_SENTINEL_PASSWORD'
+    | 'REDIS_CLUSTER_NODES'
+    | 'REDIS_USERNAME'
+    | 'REDIS_PASSWORD'
+    | 'REDIS_TLS'
+    | 'REDIS_KEY_PREFIX'
+    | 'REDIS_COMMAND_TIMEOUT_MS'
+    | 'LIVE_LEASE_MS'
+    | 'LIVE_RETENTION_MS'
+  >,
   onRedisState?: (change: RedisStateChange) => void,
 ): LiveStoreHandle {
   const timing = { leaseMs: config.LIVE_LEASE_MS, retentionMs: config.LIVE_RETENTION_MS };
   const local = createMemoryStore(timing);
-  if (!config.REDIS_URL) {
+  const target = redisTarget(config);
+  if (!target) {
     return { store: local, redisUp: () => null, connected: async () => undefined };
   }
-  const host = redisHost(config.REDIS_URL);
-  const connection = connectRedis({ url: config.REDIS_URL, prefix: config.REDIS_KEY_PREFIX, commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS });
+  const host = redisHost(target);
+  const connection = connectRedis({
+    target,
+    tls: config.REDIS_TLS,
+    username: config.REDIS_USERNAME,
+    password: config.REDIS_PASSWORD,
+    prefix: config.REDIS_KEY_PREFIX,
+    commandTimeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
+  });
   const redis = createRedisStore(connection, timing);
   connection.onStateChange((up, reason) => onRedisState?.({ up, host, reason }));
   return {

@@ -104,6 +104,8 @@ export function createMemoryStore(timing: StoreTiming, now: () => number = Date.
       listeners.add(listener);
       return () => listeners.delete(listener);
     },
+    // One process hears of every append already.
+    follow: () => () => undefined,
     async admit(group, member, max) {
       const members = admitted.get(group) ?? new Set<string>();
       if (!members.has(member) && members.size >= max) return false;

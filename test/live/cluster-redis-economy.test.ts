@@ -6,9 +6,11 @@ import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
 
-// What a quiet cluster costs Redis: three replicas watching orders where nothing changes send at most three
+// What a quiet cluster costs Redis: three replicas watching orders where nothing changes send at most four
 // commands per watched order per poll interval between them (commands run inside scripts count), counted by
-// Redis itself (INFO commandstats). The lease is the default three intervals, as in production.
+// Redis itself (INFO commandstats). The lease is the default three intervals, as in production. (Three until a
+// lease renewal became a script that checks the token, GET and PEXPIRE, instead of a GETEX that extended
+// another replica's lease: about 3.4 since.)
 
 const ORDERS = 10;
 const PER_ORDER_PER_REPLICA = 2;
@@ -70,7 +72,7 @@ afterAll(async () => {
 });
 
 describe('Redis economy of a quiet cluster', () => {
-  it('at most 3 Redis commands per watched order per poll interval for the whole cluster', async () => {
+  it('at most 4 Redis commands per watched order per poll interval for the whole cluster', async () => {
     // Past the start: every leader's first snapshot written, every replica's first reads done.
     await new Promise((resolve) => setTimeout(resolve, 10 * POLL_INTERVAL_MS));
     const before = await commandsRun();
@@ -81,6 +83,6 @@ describe('Redis economy of a quiet cluster', () => {
     const perOrderPerInterval = commands / ORDERS / intervals;
     expect(await sum('reward_gateway_live_leases')).toBe(ORDERS);
     expect(perOrderPerInterval).toBeGreaterThan(0);
-    expect(perOrderPerInterval, `${commands} commands in ${intervals.toFixed(1)} intervals`).toBeLessThanOrEqual(3);
+    expect(perOrderPerInterval, `${commands} commands in ${intervals.toFixed(1)} intervals`).toBeLessThanOrEqual(4);
   });
 });

@@ -93,6 +93,7 @@ function createCluster() {
         listeners.add(listener);
         return () => listeners.delete(listener);
       },
+      follow: () => () => undefined,
       admit: async () => true,
       dismiss: async () => undefined,
       refresh: async () => undefined,

@@ -120,6 +120,32 @@ describe('configuration errors', () => {
     ]);
   });
 
+  it('cluster mode takes exactly one form of Redis: two at once name both', () => {
+    const both = 'set only one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES, not REDIS_URL and REDIS_CLUSTER_NODES';
+    expect(problemsOf({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).toEqual([both]);
+    expect(problemsOf({ REDIS_SENTINELS: '10.0.0.1:26379' })).toEqual(['REDIS_SENTINEL_MASTER is required with REDIS_SENTINELS']);
+    expect(problemsOf({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2' }).join('\n')).toMatch(
+      /^REDIS_CLUSTER_NODES must be comma-separated host:port pairs/,
+    );
+    expect(problemsOf({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PASSWORD: 'secret-pass' })).toEqual([
+      'REDIS_PASSWORD is for REDIS_SENTINELS and REDIS_CLUSTER_NODES; with REDIS_URL put it in the URL',
+    ]);
+    expect(problemsOf({ REDIS_KEY_PREFIX: 'rg{1}:' }).join('\n')).toMatch(/^REDIS_KEY_PREFIX must not contain \{ or \}/);
+    const config = loadConfig({ REDIS_SENTINELS: 'a.example:26379, [::1]:26380', REDIS_SENTINEL_MASTER: 'main', REDIS_TLS: 'true' });
+    expect(config.REDIS_SENTINELS).toEqual([
+      { host: 'a.example', port: 26379 },
+      { host: '::1', port: 26380 },
+    ]);
+    expect(config.REDIS_TLS).toBe(true);
+  });
+
+  it('REDIS_SENTINELS and REDIS_CLUSTER_NODES together: npm start names both, without a stack, and exits 1', { timeout: 90_000 }, async () => {
+    const run = await start({ REDIS_SENTINELS: '127.0.0.1:26379', REDIS_SENTINEL_MASTER: 'main', REDIS_CLUSTER_NODES: '127.0.0.1:7000' });
+    expect(run.code).toBe(1);
+    expect(run.stderr).toContain('set only one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES, not REDIS_SENTINELS and REDIS_CLUSTER_NODES');
+    expect(run.stderr).not.toMatch(/\n\s+at /);
+  });
+
   it('NODE_ENV=production npm start prints all three problems in one go and exits 1', { timeout: 90_000 }, async () => {
     const run = await start({ NODE_ENV: 'production' });
     expect(run.code).toBe(1);
