@@ -38,13 +38,15 @@ export default defineConfig({
       {
         extends: true,
         test: {
-          // Everything that runs the gateway, the sandbox or the upstream client in this process. Each file
-          // gets its own module graph (vitest's default): a file's top-level `test.override` of the shared
-          // fixtures (test/support/test.ts) replaces them for the module, so with a shared graph it leaked
-          // into the next file of the worker (another file's API keys, another sandbox balance).
+          // Everything that runs the gateway, the sandbox or the upstream client in this process. Importing
+          // the schema, yoga and undici is most of a file's cost, so the files of a worker share one module
+          // graph (isolate: false). Safe because every file builds its own gateway, sandbox, metrics registry
+          // and clock, nothing in src/ keeps per-run state at module level, and a file's fixture options live
+          // on its own `test` (testWith in test/support/test.ts), not on the shared one.
           name: 'in-process',
           include: ['test/**/*.test.ts'],
           exclude: processSuites,
+          isolate: false,
         },
       },
       {

@@ -1,4 +1,5 @@
-import type { IncomingMessage, ServerResponse } from 'node:http';
+import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { Duplex } from 'node:stream';
 import { describeFailure, errorBody } from './errors/gateway-error.js';
 
 // What a request must look like before anything else reads it. The fetch adapter under yoga builds a URL from
@@ -33,14 +34,28 @@ export function refuseRequestTarget(req: Pick<IncomingMessage, 'url' | 'headers'
 }
 
 /** The refusal as one JSON line; the connection closes (the catalogue says so), as nothing well-behaved sent the request. */
-export function answerRefusal(res: ServerResponse, { code }: TargetRefusal): void {
+function refusalAnswer({ code }: TargetRefusal): { status: number; headers: Record<string, string>; body: string } {
   const failure = describeFailure(code);
   const body = JSON.stringify(errorBody(failure));
-  res.writeHead(failure.status, {
+  const headers = {
     'content-type': 'application/json',
     'cache-control': 'no-store',
-    'content-length': Buffer.byteLength(body),
+    'content-length': String(Buffer.byteLength(body)),
     ...failure.headers,
-  });
+  };
+  return { status: failure.status, headers, body };
+}
+
+export function answerRefusal(res: ServerResponse, refusal: TargetRefusal): void {
+  const { status, headers, body } = refusalAnswer(refusal);
+  res.writeHead(status, headers);
   res.end(body);
+}
+
+/** The same answer to an upgrade request, which has its socket and no ServerResponse; the socket closes after it. */
+export function answerUpgradeRefusal(socket: Duplex, refusal: TargetRefusal): void {
+  const { status, headers, body } = refusalAnswer(refusal);
+  const head = [`HTTP/1.1 ${status} ${STATUS_CODES[status]}`, ...Object.entries(headers).map(([name, value]) => `${name}: ${value}`)];
+  socket.once('finish', () => socket.destroy());
+  socket.end(`${head.join('\r\n')}\r\n\r\n${body}`);
 }

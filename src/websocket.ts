@@ -11,6 +11,7 @@ import type { GraphQLParams, OnParamsEventPayload, YogaServerInstance } from 'gr
 import { WebSocketServer, type WebSocket } from 'ws';
 import type { Config } from './config.js';
 import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
+import { answerUpgradeRefusal, refuseRequestTarget } from './request-target.js';
 import { refusalError } from './security/refusal.js';
 import type { Caller } from './security/scopes.js';
 import type { WebSocketPolicy } from './security/security.js';
@@ -132,7 +133,15 @@ export function attachWebSocket(
     maxPayload: limits.maxPayloadBytes,
     verifyClient: ({ req }: { req: IncomingMessage }) => policy.upgradeAllowed(req),
   });
-  server.on('upgrade', (req, socket, head) => wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req)));
+  server.on('upgrade', (req, socket, head) => {
+    // The request-target check HTTP requests meet first (http-entry.ts), with the same answer and log line.
+    const malformed = refuseRequestTarget(req);
+    if (malformed) {
+      log.debug({ code: malformed.code, method: req.method }, 'request refused before authentication');
+      return answerUpgradeRefusal(socket, malformed);
+    }
+    wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
+  });
   const graphqlWs = makeServer<Record<string, unknown> | undefined, Extra>({
     // The same authentication and rate limit as HTTP: an unknown key cannot open a connection (graphql-ws
     // closes it with 4403), and connection_init and every subscribe spend from the key's rate like an HTTP

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Money is whole cents in one 53-bit-safe scalar: a balance past 2^31 cents ($21,474,836.48) reads, and a
 // top-up that crosses that line is answered (and replayed) as the success it was upstream.
@@ -8,7 +8,7 @@ import { it, test } from '../support/test.js';
 const LINE = 2 ** 31;
 const START = LINE - 100_000;
 
-test.override({ sandboxOptions: { balances: { USD: START } } });
+const it = testWith({ sandboxOptions: { balances: { USD: START } } });
 
 const ADD = `mutation($input: AddFundsInput!) { addFunds(input: $input) {
   __typename

@@ -1,18 +1,17 @@
 import { describe, expect } from 'vitest';
 import { createDirectLinkOrder, createEmailOrder } from '../support/fixtures.js';
-import { test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Every field that needs its own upstream call fails alone: it is null, its error names its path, and the
 // object above it (the order header, the reward, the brand in a list) keeps its data.
 
 // Lifetime: the file. An order of one reward, whose campaign lists two brands.
-const it = test.extend('order', { scope: 'file' }, async ({ sandbox }) => {
+const it = testWith({ env: { UPSTREAM_RETRY_ATTEMPTS: '2', CATALOG_CACHE_TTL_MS: '0' } }).extend('order', { scope: 'file' }, async ({ sandbox }) => {
   const order = await createEmailOrder(sandbox, { recipients: 1, brandCodes: ['sbxcoffeeus', 'sbxbooksus'] });
   const gifts = await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`);
   return { ...order, giftUuid: gifts.body.gifts[0].uuid as string };
 });
 // No catalog cache: each test must reach GET /brands/:code to see its fault.
-it.override({ env: { UPSTREAM_RETRY_ATTEMPTS: '2', CATALOG_CACHE_TTL_MS: '0' } });
 it.afterEach(async ({ sandbox }) => {
   await sandbox.control.clearFaults();
 });

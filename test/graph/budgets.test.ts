@@ -1,13 +1,13 @@
 import { describe, expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
-import { test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // The upstream cost of nested reads, counted by the sandbox itself.
 
 const BRANDS = ['sbxcoffeeus', 'sbxbooksus', 'sbxgroceryus'];
 
 // Lifetime: the file. Ten orders of three rewards each, referred to by id and by uuid in turn.
-const it = test.extend('refs', { scope: 'file' }, async ({ sandbox }) => {
+const it = testWith({ sandboxOptions: { latencyMs: 40 } }).extend('refs', { scope: 'file' }, async ({ sandbox }) => {
   const refs: string[] = [];
   for (let i = 0; i < 10; i += 1) {
     const order = await createEmailOrder(sandbox, { recipients: 3, brandCodes: [BRANDS[i % 3]!], priceInCents: 1000 });
@@ -17,7 +17,6 @@ const it = test.extend('refs', { scope: 'file' }, async ({ sandbox }) => {
   return refs;
 });
 // Latency makes concurrency observable: sequential fetching would never have 10 requests in flight.
-it.override({ sandboxOptions: { latencyMs: 40 } });
 
 const NESTED = `query($refs: [ID!]!) { campaigns(refs: $refs) { uuid gifts(first: 20) {
   edges { node { uuid campaign { uuid } brand { name } } } } } }`;

@@ -2,7 +2,7 @@ import { describe, expect } from 'vitest';
 import { createEmailOrder, uniqueId } from '../support/fixtures.js';
 import type { InProcessGateway } from '../support/gateway.js';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // A document runs interpreted (graphql-js) on its first execution and compiled (graphql-jit) from its second
 // (src/ops/use-compiled-execution.ts). Whatever the operation, the compiled answer must be the interpreted one
@@ -11,13 +11,10 @@ import { test } from '../support/test.js';
 const logs: string[] = [];
 
 // Lifetime: the file. An order of two rewards over two brands.
-const it = test.extend('order', { scope: 'file' }, ({ sandbox }) =>
-  createEmailOrder(sandbox, { recipients: 2, brandCodes: ['sbxcoffeeus', 'sbxbooksus'] }),
-);
-it.override({
+const it = testWith({
   env: { LOG_LEVEL: 'debug', UPSTREAM_RETRY_ATTEMPTS: '1', CATALOG_CACHE_TTL_MS: '0' },
   logTo: { write: (line: string) => void logs.push(line) },
-});
+}).extend('order', { scope: 'file' }, ({ sandbox }) => createEmailOrder(sandbox, { recipients: 2, brandCodes: ['sbxcoffeeus', 'sbxbooksus'] }));
 it.afterEach(async ({ sandbox }) => {
   await sandbox.control.clearFaults();
 });

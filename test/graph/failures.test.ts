@@ -1,10 +1,10 @@
 import { describe, expect } from 'vitest';
 import type { TestSandbox } from '../support/sandbox.js';
-import { it } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Upstream failures become stable error codes on the failing field only; nothing internal leaks.
 
-it.override({ env: { UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_RETRY_ATTEMPTS: '2' } });
+const it = testWith({ env: { UPSTREAM_TIMEOUT_MS: '300', UPSTREAM_RETRY_ATTEMPTS: '2' } });
 it.afterEach(async ({ sandbox }) => {
   await sandbox.control.clearFaults();
 });

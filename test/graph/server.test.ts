@@ -1,9 +1,8 @@
 import { describe, expect } from 'vitest';
-import { test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Lifetime: the file. The file's gateway listening: /health is answered outside yoga.
-const it = test.extend('url', { scope: 'file' }, ({ gateway }) => gateway.listen());
-it.override({ env: { READY_CACHE_MS: '0' } });
+const it = testWith({ env: { READY_CACHE_MS: '0' } }).extend('url', { scope: 'file' }, ({ gateway }) => gateway.listen());
 
 describe('server endpoints', () => {
   it('/health answers without touching the upstream', async ({ gateway, url }) => {

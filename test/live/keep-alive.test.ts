@@ -1,9 +1,10 @@
 import type { AddressInfo } from 'node:net';
 import { makeServer } from 'graphql-ws';
 import { createSchema } from 'graphql-yoga';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
 import { serveGraphqlWs } from '../../src/graphql-ws-adapter.js';
+import { test } from '../support/test.js';
 
 // The WebSocket adapter's one keep-alive timer for all sockets: a socket that answers pings stays, one that
 // does not is cut by the next round. Waits on pings and closes, never on time.
@@ -12,20 +13,18 @@ const KEEP_ALIVE_MS = 20;
 /** Nothing in these tests should reach the adapter's error log. */
 const SILENT = { error: () => undefined, debug: () => undefined };
 
-let wss: WebSocketServer;
-let endpoint: { dispose(): Promise<void> };
-let url: string;
-
-beforeAll(async () => {
-  wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
+/** Lifetime: the test. A graphql-ws endpoint of the adapter alone on a WebSocketServer of its own; its URL. */
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+const it = test.extend('url', async ({}, { onCleanup }) => {
+  const wss = new WebSocketServer({ port: 0, host: '127.0.0.1' });
   await new Promise((resolve) => wss.once('listening', resolve));
-  url = `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
   const schema = createSchema({ typeDefs: 'type Query { ok: Boolean }', resolvers: { Query: { ok: () => true } } });
-  endpoint = serveGraphqlWs(wss, makeServer({ schema }), () => ({}), SILENT, { keepAliveMs: KEEP_ALIVE_MS });
+  const endpoint = serveGraphqlWs(wss, makeServer({ schema }), () => ({}), SILENT, { keepAliveMs: KEEP_ALIVE_MS });
+  onCleanup(() => endpoint.dispose());
+  return `ws://127.0.0.1:${(wss.address() as AddressInfo).port}`;
 });
-afterAll(() => endpoint?.dispose());
 
-function connect(autoPong: boolean): Promise<WebSocket> {
+function connect(url: string, autoPong: boolean): Promise<WebSocket> {
   const socket = new WebSocket(url, 'graphql-transport-ws', { autoPong });
   return new Promise((resolve, reject) => {
     socket.once('open', () => resolve(socket));
@@ -36,8 +35,8 @@ function connect(autoPong: boolean): Promise<WebSocket> {
 const closed = (socket: WebSocket) => new Promise<number>((resolve) => socket.once('close', (code) => resolve(code)));
 
 describe('WebSocket keep-alive', () => {
-  it('keeps a socket that answers pings, and it still speaks graphql-ws', async () => {
-    const socket = await connect(true);
+  it('keeps a socket that answers pings, and it still speaks graphql-ws', async ({ url }) => {
+    const socket = await connect(url, true);
     let pings = 0;
     await new Promise<void>((resolve) => socket.on('ping', () => ++pings === 3 && resolve()));
     expect(socket.readyState).toBe(WebSocket.OPEN);
@@ -49,8 +48,8 @@ describe('WebSocket keep-alive', () => {
     expect(await code).toBe(1005);
   });
 
-  it('cuts a socket that does not answer a ping by the next round', async () => {
-    const socket = await connect(false);
+  it('cuts a socket that does not answer a ping by the next round', async ({ url }) => {
+    const socket = await connect(url, false);
     const pinged = new Promise((resolve) => socket.once('ping', resolve));
     const code = closed(socket);
     await pinged;

@@ -1,12 +1,12 @@
 import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
 import type { InProcessGateway } from '../support/gateway.js';
-import { it } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Money safety under a flaky upstream: every create succeeds exactly once, counted by the sandbox's own
 // record of orders created per caller id (not by our logs).
 
-it.override({
+const it = testWith({
   sandboxOptions: { balances: { USD: 100_000_000 } },
   env: { UPSTREAM_RETRY_ATTEMPTS: '8', UPSTREAM_RETRY_BUDGET_MS: '8000' },
 });

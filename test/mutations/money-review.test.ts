@@ -1,12 +1,12 @@
 import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
 import type { TestSandbox } from '../support/sandbox.js';
-import { it } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Findings of an adversarial review of the money paths, each reproduced through the gateway against the
 // sandbox and counted in /__sandbox/stats.
 
-it.override({ sandboxOptions: { balances: { USD: 100_000_000 } } });
+const it = testWith({ sandboxOptions: { balances: { USD: 100_000_000 } } });
 it.afterEach(async ({ sandbox }) => {
   await sandbox.control.clearFaults();
 });

@@ -2,13 +2,13 @@ import { describe, expect } from 'vitest';
 import { addDays, pacificToday } from '../../src/shared/pacific-time.js';
 import { createDirectLinkOrder, createEmailOrder, uniqueId } from '../support/fixtures.js';
 import type { TestSandbox } from '../support/sandbox.js';
-import { it } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Money safety when answers are lost: the gateway never reports another order as this request's success,
 // never loses or duplicates an order, and says "outcome unknown" (typed, with what to do) for any write that
 // may have happened. Every count is the sandbox's own (`/__sandbox/stats`), not the gateway's.
 
-it.override({ sandboxOptions: { balances: { USD: 100_000_000 } } });
+const it = testWith({ sandboxOptions: { balances: { USD: 100_000_000 } } });
 it.afterEach(async ({ sandbox }) => {
   await sandbox.control.clearFaults();
 });

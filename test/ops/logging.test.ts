@@ -7,7 +7,7 @@ import { createGateway } from '../../src/server.js';
 import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 import type { InProcessGateway } from '../support/gateway.js';
-import { test as it } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Log lines as an operator gets them: JSON, one per line, with the request id of the operation on each of
 // them, and never a credential, whatever fails.
@@ -36,7 +36,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 // The file's gateway (the request-id tests') logs at debug level into `gatewayLogs`.
 const gatewayLogs = collector();
-it.override({ env: { LOG_LEVEL: 'debug' }, logTo: gatewayLogs.logTo });
+const it = testWith({ env: { LOG_LEVEL: 'debug' }, logTo: gatewayLogs.logTo });
 
 describe('log redaction', () => {
   it('never writes the upstream token or a client key, through auth failures, 5xx, resets and 429s', async ({ gatewayWith }) => {

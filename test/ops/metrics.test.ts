@@ -1,14 +1,14 @@
 import { describe, expect } from 'vitest';
 import type { LiveListener } from '../../src/live/listener.js';
 import type { InProcessGateway } from '../support/gateway.js';
-import { test as it } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { scrape, valueOf } from './prometheus.js';
 
 // /metrics after real traffic through a real gateway and sandbox: every series is checked by its exact labels
 // and value, so a renamed label or a double count fails here.
 
 // Four attempts per call, set here rather than taken from the default, so the fault counts below line up.
-it.override({ env: { POLL_INTERVAL_FLOOR_MS: '10', POLL_INTERVAL_MS: '50', UPSTREAM_RETRY_ATTEMPTS: '4' } });
+const it = testWith({ env: { POLL_INTERVAL_FLOOR_MS: '10', POLL_INTERVAL_MS: '50', UPSTREAM_RETRY_ATTEMPTS: '4' } });
 
 /** Resolves with the first report a live hook of `gw` gives. */
 function next<K extends keyof LiveListener>(gw: InProcessGateway, hook: K): Promise<Parameters<NonNullable<LiveListener[K]>>[0]> {

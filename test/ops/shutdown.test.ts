@@ -1,12 +1,42 @@
 import { connect } from 'node:net';
-import { afterEach, describe, expect, it, vi } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import WebSocket from 'ws';
 import { killReplicas, startReplica } from '../support/cluster.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { test } from '../support/test.js';
 
 // Gateway.stop with work under way: in-flight operations finish, new connections are refused, /ready says
 // 503 while draining, WebSockets close with 1001 (Going Away) and pollers stop. Time is never measured: slow
 // answers come from sandbox latency faults and every wait is on an event or on the sandbox's counters.
+
+// Lifetime: the test. Starts src/main.ts on its embedded sandbox with `env`, upstream calls that only the stop
+// can end, and the sandbox's next answer on `route` held for `latencyMs`; `held()` resolves once that call has
+// reached the sandbox. The process is killed after the test.
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+const it = test.extend('holdingReplica', async ({}, { onCleanup }) => {
+  onCleanup(() => killReplicas());
+  return async (env: Record<string, string>, { route, latencyMs }: { route: string; latencyMs: number }) => {
+    const replica = await startReplica({
+      SANDBOX_PORT: '0',
+      REWARD_API_URL: '',
+      UPSTREAM_TIMEOUT_MS: '120000',
+      UPSTREAM_RETRY_BUDGET_MS: '240000',
+      ...env,
+    });
+    const control = replica.lines().find((l) => l.controlUrl)!.controlUrl as string;
+    await fetch(`${control}faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ route, latency_ms: latencyMs, rate: 1, count: 1 }),
+    });
+    const held = () =>
+      vi.waitFor(
+        async () => expect(((await (await fetch(`${control}stats`)).json()) as { requests: Record<string, number> }).requests[route]).toBe(1),
+        { timeout: 10_000, interval: 10 },
+      );
+    return { replica, held };
+  };
+});
 
 let gw: TestGateway | null = null;
 let stopped = false;
@@ -230,81 +260,41 @@ describe('the shutdown deadline', () => {
 });
 
 describe('the shutdown deadline of the process (src/main.ts)', { timeout: 90_000 }, () => {
-  it('exits within SHUTDOWN_DEADLINE_MS and a margin while a readiness probe waits on a hanging upstream', async () => {
+  it('exits within SHUTDOWN_DEADLINE_MS and a margin while a readiness probe waits on a hanging upstream', async ({ holdingReplica }) => {
     const DEADLINE_MS = 1_000;
-    const replica = await startReplica({
-      SANDBOX_PORT: '0',
-      REWARD_API_URL: '',
-      SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS),
-      READY_CACHE_MS: '0',
-      UPSTREAM_TIMEOUT_MS: '120000',
-      UPSTREAM_RETRY_BUDGET_MS: '240000',
-    });
-    try {
-      const control = replica.lines().find((l) => l.controlUrl)!.controlUrl as string;
-      await fetch(`${control}faults`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ route: 'GET /ping', latency_ms: 60_000, rate: 1, count: 1 }),
-      });
-      const probe = fetch(`${replica.url}/ready`).catch(() => 'cut');
-      await vi.waitFor(
-        async () => expect(((await (await fetch(`${control}stats`)).json()) as { requests: Record<string, number> }).requests['GET /ping']).toBe(1),
-        { timeout: 10_000, interval: 10 },
-      );
-      const began = performance.now();
-      await replica.kill('SIGTERM');
-      const took = performance.now() - began;
-      expect(replica.child.exitCode).toBe(0);
-      expect(took).toBeLessThan(DEADLINE_MS + 1_000);
-      expect(await probe).toBe('cut');
-    } finally {
-      await killReplicas();
-    }
+    const { replica, held } = await holdingReplica(
+      { SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS), READY_CACHE_MS: '0' },
+      { route: 'GET /ping', latencyMs: 60_000 },
+    );
+    const probe = fetch(`${replica.url}/ready`).catch(() => 'cut');
+    await held();
+    const began = performance.now();
+    await replica.kill('SIGTERM');
+    const took = performance.now() - began;
+    expect(replica.child.exitCode).toBe(0);
+    expect(took).toBeLessThan(DEADLINE_MS + 1_000);
+    expect(await probe).toBe('cut');
   });
 
-  it('exits within SHUTDOWN_DEADLINE_MS and a margin while a client holds a request and a WebSocket open', async () => {
+  it('exits within SHUTDOWN_DEADLINE_MS and a margin while a client holds a request and a WebSocket open', async ({ holdingReplica }) => {
     const DEADLINE_MS = 2_000;
-    // Upstream calls that only the stop can end.
-    const replica = await startReplica({
-      SANDBOX_PORT: '0',
-      REWARD_API_URL: '',
-      SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS),
-      UPSTREAM_TIMEOUT_MS: '120000',
-      UPSTREAM_RETRY_BUDGET_MS: '240000',
-    });
-    try {
-      const control = replica.lines().find((l) => l.controlUrl)!.controlUrl as string;
-      await fetch(`${control}faults`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ route: 'GET /funds', latency_ms: 30_000, rate: 1, count: 1 }),
-      });
-      const slow = fetch(`${replica.url}/graphql`, {
-        method: 'POST',
-        headers: { 'content-type': 'application/json' },
-        body: JSON.stringify({ query: '{ funds { balances { currency } } }' }),
-      }).catch(() => 'cut');
-      await vi.waitFor(
-        async () => expect(((await (await fetch(`${control}stats`)).json()) as { requests: Record<string, number> }).requests['GET /funds']).toBe(1),
-        {
-          timeout: 10_000,
-          interval: 10,
-        },
-      );
-      const socket = await unresponsiveWebSocket(replica.url);
-      const stream = openEventStream(replica.url);
+    const { replica, held } = await holdingReplica({ SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS) }, { route: 'GET /funds', latencyMs: 30_000 });
+    const slow = fetch(`${replica.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ query: '{ funds { balances { currency } } }' }),
+    }).catch(() => 'cut');
+    await held();
+    const socket = await unresponsiveWebSocket(replica.url);
+    const stream = openEventStream(replica.url);
 
-      const began = performance.now();
-      await replica.kill('SIGTERM');
-      const took = performance.now() - began;
-      expect(replica.child.exitCode).toBe(0);
-      expect(took).toBeLessThan(DEADLINE_MS + 1_500);
-      expect(await slow).toBe('cut');
-      socket.terminate();
-      stream.abort();
-    } finally {
-      await killReplicas();
-    }
+    const began = performance.now();
+    await replica.kill('SIGTERM');
+    const took = performance.now() - began;
+    expect(replica.child.exitCode).toBe(0);
+    expect(took).toBeLessThan(DEADLINE_MS + 1_500);
+    expect(await slow).toBe('cut');
+    socket.terminate();
+    stream.abort();
   });
 });

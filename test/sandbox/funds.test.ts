@@ -1,10 +1,10 @@
 // Balances per currency, top-ups, and the queue of orders waiting for funds (released strictly oldest first).
 import { describe, expect } from 'vitest';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { balance, campaign, create, emailOrder, expectError, gift, giftsOf, linkOrder, rawControl } from './helpers.js';
 
-test.override({ sandboxOptions: { balances: { USD: 10_000, CAD: 50_000 } } });
-test.beforeEach(({ sandbox }) => sandbox.control.reset());
+const it = testWith({ sandboxOptions: { balances: { USD: 10_000, CAD: 50_000 } } });
+it.beforeEach(({ sandbox }) => sandbox.control.reset());
 
 /** A USD direct-link order of `links` × $10 (sbxbooksus). */
 const usdOrder = (id: string, links: number) => linkOrder({ id, price_in_cents: 1000, link_count: links });

@@ -2,12 +2,12 @@
 // and that the process survives whatever a client sends.
 import net from 'node:net';
 import { describe, expect } from 'vitest';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { type TestSandbox } from '../support/sandbox.js';
 import { expectError } from './helpers.js';
 
-test.override({ sandboxOptions: { token: 'secret-token-1' } });
-test.beforeEach(({ sandbox }) => sandbox.control.reset());
+const it = testWith({ sandboxOptions: { token: 'secret-token-1' } });
+it.beforeEach(({ sandbox }) => sandbox.control.reset());
 
 const raw = (sandbox: TestSandbox, path: string, init: RequestInit = {}) =>
   fetch(sandbox.sandbox.baseUrl + path, init).then(async (res) => ({ status: res.status, body: (await res.json()) as any, headers: res.headers }));

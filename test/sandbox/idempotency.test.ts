@@ -1,10 +1,10 @@
 // The caller id as idempotency key on every creating POST.
 import { describe, expect } from 'vitest';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { balance, create, emailOrder, expectError, giftsOf, linkOrder } from './helpers.js';
 
-test.override({ sandboxOptions: { latencyMs: 0 } });
-test.beforeEach(({ sandbox }) => sandbox.control.reset());
+const it = testWith({ sandboxOptions: { latencyMs: 0 } });
+it.beforeEach(({ sandbox }) => sandbox.control.reset());
 
 describe('idempotency', () => {
   it.for([

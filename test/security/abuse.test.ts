@@ -1,17 +1,12 @@
 import { describe, expect } from 'vitest';
 import { connect } from 'node:net';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Hostile or broken requests: each gets a clear 4xx or GraphQL error, no upstream call is made, and the
 // process keeps serving.
 
 // Over the file gateway's socket (its listen()): the door (body size, HTTP parsing) is part of what is tested.
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({
-  sandboxOptions: {},
-  keys: {},
-  logTo: undefined,
+const it = testWith({
   env: { MAX_DEPTH: '8', MAX_ALIASES: '5', MAX_TOKENS: '400', MAX_COST: '2000', MAX_BODY_BYTES: '4096' },
 });
 

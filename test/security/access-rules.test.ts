@@ -2,7 +2,7 @@ import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
 import { createTestGateway } from '../support/gateway.js';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // One access pipeline: every rule refuses alike over every transport, with the same code and the same
@@ -72,19 +72,7 @@ const RULES: { rule: string; gateway: 'production' | 'trusted'; query: string; c
 
 // Two gateways, both listening: the file's, in production mode with tight limits, and one in trusted-documents
 // mode over the same sandbox (every rule here refuses before any upstream call).
-const it = test.extend('trusted', { scope: 'file' }, async ({ sandbox }, { onCleanup }) => {
-  const trusted = createTestGateway(sandbox, {
-    env: { ...KEYS_ENV, TRUSTED_DOCUMENTS: fileURLToPath(new URL('../../operations/__generated__/persisted-documents.json', import.meta.url)) },
-  });
-  onCleanup(() => trusted.close());
-  return trusted;
-});
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-it.override({
-  sandboxOptions: {},
-  keys: {},
-  logTo: undefined,
+const it = testWith({
   env: {
     NODE_ENV: 'production',
     LOG_LEVEL: 'silent',
@@ -95,6 +83,12 @@ it.override({
     MAX_ALIASES: '2',
     MAX_COST: '50',
   },
+}).extend('trusted', { scope: 'file' }, async ({ sandbox }, { onCleanup }) => {
+  const trusted = createTestGateway(sandbox, {
+    env: { ...KEYS_ENV, TRUSTED_DOCUMENTS: fileURLToPath(new URL('../../operations/__generated__/persisted-documents.json', import.meta.url)) },
+  });
+  onCleanup(() => trusted.close());
+  return trusted;
 });
 
 describe.each(RULES)('$rule', ({ gateway, query, code }) => {

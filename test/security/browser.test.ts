@@ -1,13 +1,11 @@
 import { describe, expect } from 'vitest';
 import type { InProcessGateway } from '../support/gateway.js';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Browser protections: CSRF (a page on another site cannot make a browser run an operation with a "simple"
 // request) and a CORS allow-list.
 
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { CORS_ORIGINS: 'https://tools.example.com' } });
+const it = testWith({ env: { CORS_ORIGINS: 'https://tools.example.com' } });
 
 describe('CSRF prevention', () => {
   it('refuses simple cross-site requests (GET without the header, form posts) without calling upstream', async ({ gateway }) => {

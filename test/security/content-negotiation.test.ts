@@ -1,11 +1,7 @@
 import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
 import type { InProcessGateway } from '../support/gateway.js';
-import { it, test } from '../support/test.js';
-
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, env: {}, keys: {}, logTo: undefined });
+import { it } from '../support/test.js';
 
 // A response format the client does not accept is refused before the operation runs: a mutation answered
 // 406 must not have created anything.

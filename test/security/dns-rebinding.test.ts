@@ -1,12 +1,8 @@
 import { request } from 'node:http';
 import { describe, expect } from 'vitest';
 import WebSocket from 'ws';
-import { it, test } from '../support/test.js';
+import { it } from '../support/test.js';
 import { KEYS, KEYS_ENV } from './keys.js';
-
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, env: {}, keys: {}, logTo: undefined });
 
 // DNS rebinding: a page on a foreign origin whose name resolves to 127.0.0.1 reaches the gateway with its
 // own name in Host. Without API keys (development) the gateway trusts every caller, so it serves loopback

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // Parse and validation errors quote the document they refuse: a key pasted into a query comes back in the
@@ -16,9 +16,7 @@ const DOCUMENTS = [
   ['an enum value where a string goes', `{ brands(filter: { region: ${AS_NAME} }) { totalCount } }`],
 ] as const;
 
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: KEYS_ENV });
+const it = testWith({ env: KEYS_ENV });
 
 const leaked = (text: string) => [KEY, AS_NAME].some((k) => text.includes(k.slice(0, 12)) || text.includes(k.slice(-12)));
 

@@ -1,16 +1,10 @@
 import { randomBytes } from 'node:crypto';
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/ops/logger.js';
-import { createMetrics } from '../../src/ops/metrics.js';
-import { configuredSecrets, createRedactor } from '../../src/redaction.js';
-import { createGateway, type Gateway } from '../../src/server.js';
-import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
-import type { UpstreamClient } from '../../src/upstream/types.js';
-import { TEST_ENV } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { gatewayOver } from '../support/gateway.js';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { startQuirksServer, type QuirksServer, type Recorded } from '../upstream/quirks-server.js';
+import { test } from '../support/test.js';
+import { startQuirksServer, type Recorded } from '../upstream/quirks-server.js';
 import { FORMS } from './secret-forms.js';
 
 // An upstream that echoes the token it receives in every form a leak can take (secret-forms.ts): in the
@@ -75,35 +69,30 @@ const query = (form: number) =>
   `order: campaign(ref: "order-${form}") { message subject } ` +
   `gift(uuid: "gift-${form}") { recipientName managementDashboardLink shortlink } }`;
 
-let upstream: QuirksServer;
-let gateway: Gateway;
-let client: UpstreamClient;
-let url: string;
 const logLines: string[] = [];
 
-beforeAll(async () => {
-  upstream = await startQuirksServer();
+// Lifetime: the file. The echoing upstream, and a gateway over it listening at `url` (WebSocket, SSE and
+// /metrics are part of what is checked), logging at trace into logLines.
+// eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+const it = test.extend('url', { scope: 'file' }, async ({}, { onCleanup }) => {
+  const upstream = await startQuirksServer();
   FORMS.forEach((_, form) => {
     upstream.on(`GET /campaign/rejected-${form}`, rejection);
     upstream.on(`GET /campaign/order-${form}`, campaign);
     upstream.on(`GET /gifts/gift-${form}`, gift);
   });
-  const config = loadConfig({
-    ...TEST_ENV,
-    LOG_LEVEL: 'trace',
-    GATEWAY_API_KEYS: JSON.stringify([{ name: 'echo-test', key: KEY, scopes: ['rewards:read'] }]),
+  const gateway = gatewayOver(
+    { baseUrl: upstream.baseUrl, token: TOKEN },
+    {
+      env: { LOG_LEVEL: 'trace', GATEWAY_API_KEYS: JSON.stringify([{ name: 'echo-test', key: KEY, scopes: ['rewards:read'] }]) },
+      logTo: { write: (line: string) => void logLines.push(line) },
+    },
+  );
+  onCleanup(async () => {
+    await gateway.close();
+    await upstream.close();
   });
-  const redactor = createRedactor([TOKEN, ...configuredSecrets(config)]);
-  const logger = createLogger({ level: 'trace', redactor, destination: { write: (line: string) => void logLines.push(line) } });
-  const metrics = createMetrics();
-  client = upstreamClientFromConfig(config, { baseUrl: upstream.baseUrl, token: TOKEN }, { onCall: metrics.upstreamCall, logger });
-  gateway = createGateway({ config, client, logger, metrics, redactor });
-  url = await gateway.start(0);
-});
-afterAll(async () => {
-  await gateway?.stop(500);
-  await client?.close();
-  await upstream?.close();
+  return gateway.listen();
 });
 
 /** No form of the token or the key, and no 8 characters of either in any case. */
@@ -114,7 +103,7 @@ function expectNoLeak(text: string, where: string): void {
   }
 }
 
-async function post(body: object): Promise<{ json: any; text: string }> {
+async function post(url: string, body: object): Promise<{ json: any; text: string }> {
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
     headers: { 'content-type': 'application/json', accept: 'application/json', ...AUTH },
@@ -127,8 +116,8 @@ async function post(body: object): Promise<{ json: any; text: string }> {
 
 describe('an upstream echoing the token in every form, in errors and in 200 answers', () => {
   FORMS.forEach(([name], form) => {
-    it(`over HTTP: ${name}`, async () => {
-      const { json, text } = await post({ query: query(form) });
+    it(`over HTTP: ${name}`, async ({ url }) => {
+      const { json, text } = await post(url, { query: query(form) });
       expectNoLeak(text, name);
       // The upstream's answers did arrive, redacted where the token was (the test would pass vacuously otherwise).
       expect(json.errors).toEqual([
@@ -141,7 +130,7 @@ describe('an upstream echoing the token in every form, in errors and in 200 answ
     });
   });
 
-  it('over WebSocket the same', async () => {
+  it('over WebSocket the same', async ({ url }) => {
     const ws = wsClient(url, { connectionParams: { authorization: AUTH.authorization } });
     try {
       for (let form = 0; form < FORMS.length; form++) {
@@ -156,7 +145,7 @@ describe('an upstream echoing the token in every form, in errors and in 200 answ
     }
   });
 
-  it('over SSE the same', async () => {
+  it('over SSE the same', async ({ url }) => {
     for (let form = 0; form < FORMS.length; form++) {
       const res = await fetch(`${url}/graphql`, {
         method: 'POST',
@@ -170,15 +159,15 @@ describe('an upstream echoing the token in every form, in errors and in 200 answ
     }
   });
 
-  it('an API key used as the operation name stays out of /metrics and the logs', async () => {
-    const { json } = await post({ query: `query ${KEY} { __typename }` });
+  it('an API key used as the operation name stays out of /metrics and the logs', async ({ url }) => {
+    const { json } = await post(url, { query: `query ${KEY} { __typename }` });
     expect(json.data).toEqual({ __typename: 'Query' });
     const metrics = await (await fetch(`${url}/metrics`)).text();
     expect(metrics).toContain('operation_name="[redacted]"');
     expectNoLeak(metrics, '/metrics');
   });
 
-  it('nothing in the logs or /metrics', async () => {
+  it('nothing in the logs or /metrics', async ({ url }) => {
     expect(logLines.length).toBeGreaterThan(FORMS.length);
     expectNoLeak(logLines.join('\n'), 'logs');
     expectNoLeak(await (await fetch(`${url}/metrics`)).text(), '/metrics');

@@ -1,14 +1,12 @@
 import { describe, expect } from 'vitest';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // One key floods fan-out queries at its rate limit against a slow upstream while another key reads its
 // account and a load balancer polls /health. The flood must not starve them: its lookups wait in its own lane
 // of the bulkhead, its worst operations are refused by cost before they run, and /health never queues.
 
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_BURST: '20' } });
+const it = testWith({ env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_BURST: '20' } });
 
 const refs = Array.from({ length: 100 }, (_, i) => `flood-${i}`);
 const wide = `query($v: [ID!]!) { ${Array.from({ length: 20 }, (_, i) => `a${i}: campaigns(refs: $v) { uuid }`).join(' ')} }`;

@@ -1,15 +1,9 @@
 import type { ServerResponse } from 'node:http';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { loadConfig } from '../../src/config.js';
-import { createLogger } from '../../src/ops/logger.js';
-import { createMetrics } from '../../src/ops/metrics.js';
-import { createRedactor } from '../../src/redaction.js';
-import { createGateway, type Gateway } from '../../src/server.js';
-import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
-import type { UpstreamClient } from '../../src/upstream/types.js';
-import { TEST_ENV } from '../support/gateway.js';
+import { describe, expect } from 'vitest';
+import { gatewayOver } from '../support/gateway.js';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { startQuirksServer, type Recorded, type QuirksServer } from '../upstream/quirks-server.js';
+import { test } from '../support/test.js';
+import { startQuirksServer, type QuirksServer, type Recorded } from '../upstream/quirks-server.js';
 
 // An upstream that echoes the Authorization header it receives in every field of every error it sends: the
 // JSON envelope (code and message), the recorded `text` shape, an HTML 5xx page, and response headers, each
@@ -55,35 +49,33 @@ const html = (status: number) => (req: Recorded, res: ServerResponse) => {
   res.end(`<html><body><h1>${status}</h1><pre>${echoes(req).join('\n')}</pre></body></html>`);
 };
 
-let upstream: QuirksServer;
-let gateway: Gateway;
-let client: UpstreamClient;
-let url: string;
 const logLines: string[] = [];
 
-beforeAll(async () => {
-  upstream = await startQuirksServer();
-  upstream.on('POST /funds', envelope(422));
-  upstream.on('DELETE /gifts/g1', envelope(400));
-  upstream.on('GET /funds', textShape(400));
-  upstream.on('GET /campaign/a', envelope(409));
-  upstream.on('GET /campaign/b', textShape(418));
-  upstream.on('GET /regions', html(503));
-  upstream.on('GET /ping', html(500));
-  const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'trace', UPSTREAM_RETRY_ATTEMPTS: '2' });
-  // The logger knows the token (as main.ts sets it up): its own scrubbing is the last line of defence.
-  const redactor = createRedactor([TOKEN]);
-  const logger = createLogger({ level: 'trace', redactor, destination: { write: (line: string) => void logLines.push(line) } });
-  const metrics = createMetrics();
-  client = upstreamClientFromConfig(config, { baseUrl: upstream.baseUrl, token: TOKEN }, { onCall: metrics.upstreamCall, logger });
-  gateway = createGateway({ config, client, logger, metrics, redactor });
-  url = await gateway.start(0);
-});
-afterAll(async () => {
-  await gateway?.stop(500);
-  await client?.close();
-  await upstream?.close();
-});
+// Lifetime: the file. The echoing upstream, and a gateway over it listening at `url` (WebSocket and /metrics
+// are part of what is checked), logging at trace into logLines. The logger knows the token (as main.ts sets
+// it up): its own scrubbing is the last line of defence.
+const it = test
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+  .extend('upstream', { scope: 'file' }, async ({}, { onCleanup }): Promise<QuirksServer> => {
+    const upstream = await startQuirksServer();
+    onCleanup(() => upstream.close());
+    upstream.on('POST /funds', envelope(422));
+    upstream.on('DELETE /gifts/g1', envelope(400));
+    upstream.on('GET /funds', textShape(400));
+    upstream.on('GET /campaign/a', envelope(409));
+    upstream.on('GET /campaign/b', textShape(418));
+    upstream.on('GET /regions', html(503));
+    upstream.on('GET /ping', html(500));
+    return upstream;
+  })
+  .extend('url', { scope: 'file' }, async ({ upstream }, { onCleanup }) => {
+    const gateway = gatewayOver(
+      { baseUrl: upstream.baseUrl, token: TOKEN },
+      { env: { LOG_LEVEL: 'trace', UPSTREAM_RETRY_ATTEMPTS: '2' }, logTo: { write: (line: string) => void logLines.push(line) } },
+    );
+    onCleanup(() => gateway.close());
+    return gateway.listen();
+  });
 
 const OPERATIONS = [
   'mutation { addFunds(input: { id: "t1", currency: "USD", amountInCents: 50000 }) { __typename ... on Error { message } ... on UpstreamRejected { code status } } }',
@@ -100,7 +92,7 @@ function expectNoLeak(text: string): void {
 }
 
 describe('an upstream echoing the credentials in its errors', () => {
-  it('over HTTP: codes that do not look like codes become UPSTREAM_ERROR; free text is redacted', async () => {
+  it('over HTTP: codes that do not look like codes become UPSTREAM_ERROR; free text is redacted', async ({ url, upstream }) => {
     const bodies: string[] = [];
     for (const query of OPERATIONS) {
       const res = await fetch(`${url}/graphql`, {
@@ -121,7 +113,7 @@ describe('an upstream echoing the credentials in its errors', () => {
     expect(upstream.requests.length).toBeGreaterThanOrEqual(OPERATIONS.length);
   });
 
-  it('over WebSocket the same', async () => {
+  it('over WebSocket the same', async ({ url }) => {
     const ws = wsClient(url);
     try {
       for (const query of OPERATIONS) {
@@ -136,7 +128,7 @@ describe('an upstream echoing the credentials in its errors', () => {
     }
   });
 
-  it('in logs and metrics', async () => {
+  it('in logs and metrics', async ({ url }) => {
     expect(logLines.length).toBeGreaterThan(0);
     expectNoLeak(logLines.join('\n'));
     const metrics = await (await fetch(`${url}/metrics`)).text();

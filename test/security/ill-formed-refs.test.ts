@@ -1,9 +1,5 @@
 import { describe, expect } from 'vitest';
-import { it, test } from '../support/test.js';
-
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, env: {}, keys: {}, logTo: undefined });
+import { it } from '../support/test.js';
 
 // Ids, uuids, refs and codes become one path segment of an upstream URL. A lone surrogate cannot be
 // percent-encoded at all, and `.`, `..` or slashes change which resource the path names: all are refused as

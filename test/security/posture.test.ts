@@ -1,19 +1,14 @@
 import { describe, expect } from 'vitest';
 import { ConfigError, loadConfig } from '../../src/config.js';
 import { createSecurity } from '../../src/security/security.js';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // How the gateway starts: refusals in production, and the open development mode that stays on loopback.
 
 // The file's gateway, in production mode (for the introspection tests). Production mode needs an upstream:
 // the test harness points the client at its sandbox itself.
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({
-  sandboxOptions: {},
-  keys: {},
-  logTo: undefined,
+const it = testWith({
   env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', REWARD_API_URL: 'http://127.0.0.1:9/papi/v1', REWARD_API_TOKEN: 'unused', ...KEYS_ENV },
 });
 

@@ -1,13 +1,11 @@
 import { describe, expect } from 'vitest';
 import { createRateLimiter } from '../../src/security/rate-limit.js';
 import { subscribeWs, wsClient } from '../support/live.js';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // The gateway of the HTTP and WebSocket tests: a refill so slow that the bucket does not refill during the test.
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { ...KEYS_ENV, RATE_LIMIT_BURST: '3', RATE_LIMIT_PER_SECOND: '0.01' } });
+const it = testWith({ env: { ...KEYS_ENV, RATE_LIMIT_BURST: '3', RATE_LIMIT_PER_SECOND: '0.01' } });
 
 describe('token bucket', () => {
   it('allows a burst, then refills at the rate, with a retry hint in between', () => {

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import type { InProcessGateway } from '../support/gateway.js';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // A caller's x-request-id is echoed in the response, written on every log line and sent upstream: an id that
@@ -10,9 +10,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{1
 
 const lines: string[] = [];
 
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, keys: {}, env: { ...KEYS_ENV, LOG_LEVEL: 'debug' }, logTo: { write: (line: string) => void lines.push(line) } });
+const it = testWith({ env: { ...KEYS_ENV, LOG_LEVEL: 'debug' }, logTo: { write: (line: string) => void lines.push(line) } });
 
 async function withId(gw: InProcessGateway, id: string) {
   lines.splice(0);

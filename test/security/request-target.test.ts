@@ -1,12 +1,14 @@
 import net from 'node:net';
 import { describe, expect } from 'vitest';
+import WebSocket from 'ws';
 import { createTestGateway } from '../support/gateway.js';
-import { test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { KEYS_ENV } from './keys.js';
 
 // Requests fetch cannot send: a full URL or `*` as the request target, a Host no URL can be built from. Each
 // is refused before authentication with a 400 naming the problem in one JSON line, and one debug log line:
-// never a 500 carrying a stack trace.
+// never a 500 carrying a stack trace. A WebSocket upgrade is refused alike (ws, left to it, would upgrade a
+// malformed Host and answer a full URL with an HTML page).
 
 interface RawAnswer {
   status: number;
@@ -43,36 +45,48 @@ const CASES = [
   { name: 'a Host with a port out of range', request: 'GET /health HTTP/1.1\r\nHost: 127.0.0.1:99999\r\n\r\n', code: 'MALFORMED_HOST' },
 ];
 
+/** The same request as a WebSocket upgrade (as graphql-ws clients open their socket). */
+const asUpgrade = (request: string) =>
+  request.replace(
+    '\r\n',
+    '\r\nConnection: Upgrade\r\nUpgrade: websocket\r\nSec-WebSocket-Version: 13\r\nSec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==\r\nSec-WebSocket-Protocol: graphql-transport-ws\r\n',
+  );
+
+const TRANSPORTS = { HTTP: (request: string) => request, 'a WebSocket upgrade': asUpgrade };
+
 const lines: string[] = [];
 const logTo = { write: (line: string) => void lines.push(line) };
 
 // Two gateways writing to `lines`, both listening: the file's, with keys (open to any Host), and a keyless one
 // over the same sandbox (loopback names only).
-const it = test.extend('loopbackOnly', { scope: 'file' }, async ({ sandbox }, { onCleanup }) => {
-  const loopbackOnly = createTestGateway(sandbox, { env: { LOG_LEVEL: 'trace' }, logTo });
-  onCleanup(() => loopbackOnly.close());
-  return loopbackOnly;
-});
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-it.override({ sandboxOptions: {}, keys: {}, env: { ...KEYS_ENV, LOG_LEVEL: 'trace' }, logTo });
+const it = testWith({ env: { ...KEYS_ENV, LOG_LEVEL: 'trace' }, logTo }).extend(
+  'loopbackOnly',
+  { scope: 'file' },
+  async ({ sandbox }, { onCleanup }) => {
+    const loopbackOnly = createTestGateway(sandbox, { env: { LOG_LEVEL: 'trace' }, logTo });
+    onCleanup(() => loopbackOnly.close());
+    return loopbackOnly;
+  },
+);
 
 describe('request targets and Host headers no URL can be built from', () => {
-  for (const { name, request, code } of CASES) {
-    it(`${name}: 400 ${code}, one JSON line, one debug log line, no stack`, async ({ gateway: open, loopbackOnly }) => {
-      for (const gateway of [open, loopbackOnly]) {
-        const url = await gateway.listen();
-        lines.splice(0);
-        const answer = await send(url, request);
-        expect(answer.status).toBe(400);
-        expect(answer.headers.toLowerCase()).toContain('content-type: application/json');
-        expect(answer.body.trim()).not.toContain('\n');
-        expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: expect.any(String), extensions: { code } }] });
-        expect(answer.body).not.toMatch(/\bat .*:\d+/);
-        expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'debug', code })]);
-        expect(lines.join('')).not.toMatch(/stack|\bat .*:\d+/);
-      }
-    });
+  for (const [transport, shaped] of Object.entries(TRANSPORTS)) {
+    for (const { name, request, code } of CASES) {
+      it(`${name} over ${transport}: 400 ${code}, one JSON line, one debug log line, no stack`, async ({ gateway: open, loopbackOnly }) => {
+        for (const gateway of [open, loopbackOnly]) {
+          const url = await gateway.listen();
+          lines.splice(0);
+          const answer = await send(url, shaped(request));
+          expect(answer.status).toBe(400);
+          expect(answer.headers.toLowerCase()).toContain('content-type: application/json');
+          expect(answer.body.trim()).not.toContain('\n');
+          expect(JSON.parse(answer.body)).toEqual({ errors: [{ message: expect.any(String), extensions: { code } }] });
+          expect(answer.body).not.toMatch(/\bat .*:\d+/);
+          expect(lines.map((line) => JSON.parse(line))).toEqual([expect.objectContaining({ level: 'debug', code })]);
+          expect(lines.join('')).not.toMatch(/stack|\bat .*:\d+/);
+        }
+      });
+    }
   }
 
   it('still serves well-formed Hosts: a name with a port, IPv4, IPv6', async ({ loopbackOnly }) => {
@@ -80,6 +94,18 @@ describe('request targets and Host headers no URL can be built from', () => {
     for (const host of ['localhost:4000', '127.0.0.1', '[::1]:8080']) {
       const answer = await send(url, `GET /health HTTP/1.1\r\nHost: ${host}\r\nConnection: close\r\n\r\n`);
       expect(answer.status, host).toBe(200);
+    }
+  });
+
+  it('still upgrades a WebSocket with a well-formed Host', async ({ loopbackOnly }) => {
+    const url = await loopbackOnly.listen();
+    for (const host of ['localhost:4000', '[::1]:8080']) {
+      const socket = new WebSocket(`${url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws', { headers: { host } });
+      await new Promise((resolve, reject) => {
+        socket.once('open', resolve);
+        socket.once('error', reject);
+      });
+      socket.close();
     }
   });
 });

@@ -2,14 +2,12 @@ import { getNamedType } from 'graphql';
 import { describe, expect } from 'vitest';
 import { schema } from '../../src/schema/index.js';
 import { uniqueId } from '../support/fixtures.js';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // keys.ts's keys, not apiKeys: an apiKeys key holds its holder's name, so the gateway's redaction of key
 // fragments would mask the name in the FORBIDDEN message this suite checks word for word.
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: KEYS_ENV });
+const it = testWith({ env: KEYS_ENV });
 
 const CREATE = `mutation($input: CreateCampaignInput!) { createCampaign(input: $input) { __typename } }`;
 const createInput = () => ({

@@ -1,8 +1,8 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startRedis, startReplica, type TestRedis } from '../support/cluster.js';
-import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { describe, expect } from 'vitest';
+import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { test } from '../support/test.js';
 
 // In cluster mode a key's limit is kept in Redis: its burst spread over the replicas admits one burst, not one
 // per replica. While Redis hangs (SIGSTOP: connections open, nothing answers) or is gone, no operation waits
@@ -26,36 +26,30 @@ const KEYS = {
   down: key('down'),
 };
 
-let sandbox: TestSandbox;
-let redis: TestRedis;
-let admin: Redis;
-let replicas: Replica[];
-
-beforeAll(async () => {
-  sandbox = await startTestSandbox();
-  redis = await startRedis();
-  admin = new Redis(redis.url, { lazyConnect: true });
-  // It reconnects in vain once the last test stops Redis.
-  admin.on('error', () => undefined);
-  const env = {
-    GATEWAY_API_KEYS: JSON.stringify(Object.values(KEYS)),
-    ...replicaEnv(sandbox, redis),
-    REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
-    // The default lease (3 × the 5 s poll interval): what a hung command used to wait for.
-    LIVE_LEASE_MS: '15000',
-    RATE_LIMIT_BURST: String(BURST),
-    // A refill so slow that no limit refills during the test.
-    RATE_LIMIT_PER_SECOND: '0.001',
-  };
-  replicas = await Promise.all(Array.from({ length: REPLICAS }, () => startReplica(env)));
-}, 120_000);
-
-afterAll(async () => {
-  admin?.disconnect();
-  await killReplicas();
-  await redis?.stop();
-  await sandbox?.close();
-});
+// Lifetime: the file. REPLICAS gateway processes over the file's sandbox and Redis, killed after the last
+// test; `admin`, a Redis connection of the file's own, connects only when a test asks (it reconnects in vain
+// once the last test stops Redis).
+const it = test
+  .extend('replicas', { scope: 'file' }, async ({ sandbox, redis }, { onCleanup }): Promise<Replica[]> => {
+    onCleanup(() => killReplicas());
+    const env = {
+      GATEWAY_API_KEYS: JSON.stringify(Object.values(KEYS)),
+      ...replicaEnv(sandbox, redis),
+      REDIS_COMMAND_TIMEOUT_MS: String(COMMAND_TIMEOUT_MS),
+      // The default lease (3 × the 5 s poll interval): what a hung command used to wait for.
+      LIVE_LEASE_MS: '15000',
+      RATE_LIMIT_BURST: String(BURST),
+      // A refill so slow that no limit refills during the test.
+      RATE_LIMIT_PER_SECOND: '0.001',
+    };
+    return Promise.all(Array.from({ length: REPLICAS }, () => startReplica(env)));
+  })
+  .extend('admin', { scope: 'file' }, ({ redis }, { onCleanup }) => {
+    const admin = new Redis(redis.url, { lazyConnect: true });
+    admin.on('error', () => undefined);
+    onCleanup(() => admin.disconnect());
+    return admin;
+  });
 
 interface Answer {
   status: number;
@@ -79,8 +73,9 @@ const ask = (replica: Replica, caller: { key: string }) => send(replica, caller,
 /** The replica count a replica last logged. */
 const knownReplicas = (replica: Replica) => replica.lines().findLast((l) => l.msg === 'rate limit: replicas known')?.replicas;
 
-describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
-  it('a burst spread over the replicas admits one burst, not one per replica', async () => {
+// The first test also starts the replicas: two processes under a loaded machine.
+describe('rate limit shared across replicas', { timeout: 120_000 }, () => {
+  it('a burst spread over the replicas admits one burst, not one per replica', async ({ replicas }) => {
     const statuses: number[] = [];
     for (let i = 0; i < BURST * REPLICAS; i++) statuses.push((await ask(replicas[i % REPLICAS]!, KEYS.spread)).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(BURST);
@@ -90,7 +85,7 @@ describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
   });
 
   describe('while Redis hangs with its connections open', () => {
-    it('queries and a create answer within the command timeout, not the lease', async () => {
+    it('queries and a create answer within the command timeout, not the lease', async ({ replicas, redis }) => {
       await eventually(() => replicas.every((r) => knownReplicas(r) === REPLICAS));
       await redis.signal('SIGSTOP');
       const answers = [await ask(replicas[0]!, KEYS.hung), await ask(replicas[1]!, KEYS.hung)];
@@ -118,7 +113,7 @@ describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
       expect(create.ms).toBeLessThan(ANSWER_WITHIN_MS);
     });
 
-    it('each replica admits its share: the burst divided by the replicas it last knew of', async () => {
+    it('each replica admits its share: the burst divided by the replicas it last knew of', async ({ replicas }) => {
       const answers: Answer[] = [];
       for (let i = 0; i < BURST; i++) answers.push(await ask(replicas[0]!, KEYS.share));
       // KEYS.share spent one operation in Redis before the hang; the local share starts afresh.
@@ -127,7 +122,7 @@ describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
       expect(answers[3]!.body.errors[0].extensions).toMatchObject({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
     });
 
-    it('once Redis answers again, the shared limit applies again', async () => {
+    it('once Redis answers again, the shared limit applies again', async ({ replicas, redis, admin }) => {
       // A hang longer than a replica's entry lasts (3 s): every entry has lapsed when Redis wakes up.
       await new Promise((resolve) => setTimeout(resolve, 3_500));
       await redis.signal('SIGCONT');
@@ -140,7 +135,7 @@ describe('rate limit shared across replicas', { timeout: 60_000 }, () => {
     });
   });
 
-  it('with Redis down, each replica admits its share (never open)', async () => {
+  it('with Redis down, each replica admits its share (never open)', async ({ replicas, redis }) => {
     // The hang made every replica entry lapse; the first beats after it must not have lowered the count.
     expect(replicas.map(knownReplicas)).toEqual([REPLICAS, REPLICAS]);
     await redis.stop();

@@ -1,7 +1,7 @@
 import { connect, type Socket } from 'node:net';
 import { describe, expect, vi } from 'vitest';
 import { PollWatch, subscribeSse } from '../support/live.js';
-import { test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // What a client can make the HTTP server hold: headers sent byte by byte (slowloris), a body that never
 // ends, an idle keep-alive connection and more connections than the cap are all let go on the configured
@@ -12,19 +12,7 @@ const REQUEST_MS = 600;
 const KEEP_ALIVE_MS = 200;
 
 // The file's gateway, listening (everything here is about its socket); `url` is where, `watch` its polls.
-const it = test
-  .extend('watch', { scope: 'file' }, async ({ gateway }) => {
-    const watch = new PollWatch();
-    gateway.gateway.live.listen(watch);
-    return watch;
-  })
-  .extend('url', { scope: 'file' }, async ({ gateway }) => gateway.listen());
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-it.override({
-  sandboxOptions: {},
-  keys: {},
-  logTo: undefined,
+const it = testWith({
   env: {
     HTTP_HEADERS_TIMEOUT_MS: String(HEADERS_MS),
     HTTP_REQUEST_TIMEOUT_MS: String(REQUEST_MS),
@@ -32,7 +20,13 @@ it.override({
     POLL_INTERVAL_MS: '50',
     POLL_INTERVAL_FLOOR_MS: '10',
   },
-});
+})
+  .extend('watch', { scope: 'file' }, async ({ gateway }) => {
+    const watch = new PollWatch();
+    gateway.gateway.live.listen(watch);
+    return watch;
+  })
+  .extend('url', { scope: 'file' }, async ({ gateway }) => gateway.listen());
 
 interface Raw {
   socket: Socket;

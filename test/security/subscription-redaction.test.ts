@@ -24,9 +24,6 @@ const it = test.extend('ws', { scope: 'file' }, async ({ gateway }, { onCleanup 
   onCleanup(() => ws.dispose());
   return ws;
 });
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-it.override({ sandboxOptions: {}, env: {}, keys: {}, logTo: undefined });
 
 describe.each(['graphql-ws', 'sse'] as const)('giftStatusChanged over %s', (transport) => {
   it('blanks the token in every form it is in from the events', async ({ gateway, ws }) => {

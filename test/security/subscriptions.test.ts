@@ -1,19 +1,20 @@
 import { describe, expect } from 'vitest';
 import { PollWatch, subscribeSse, subscribeWs, wsClient } from '../support/live.js';
-import { test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // Subscriptions pass the same door and scope rules as queries, on both transports.
 
 // The file's gateway's polls, watched from the first test that asks.
-const it = test.extend('watch', { scope: 'file' }, async ({ gateway }) => {
-  const watch = new PollWatch();
-  gateway.gateway.live.listen(watch);
-  return watch;
-});
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-it.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { ...KEYS_ENV, POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' } });
+const it = testWith({ env: { ...KEYS_ENV, POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' } }).extend(
+  'watch',
+  { scope: 'file' },
+  async ({ gateway }) => {
+    const watch = new PollWatch();
+    gateway.gateway.live.listen(watch);
+    return watch;
+  },
+);
 
 const FUNDS = 'subscription { fundsChanged { funds { balances { currency } } } }';
 

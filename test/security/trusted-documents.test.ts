@@ -3,7 +3,7 @@ import { fileURLToPath } from 'node:url';
 import { parse } from 'graphql';
 import { describe, expect } from 'vitest';
 import type { InProcessGateway } from '../support/gateway.js';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 
 // Trusted-documents mode: only the operations in the codegen manifest run, by hash.
 
@@ -11,9 +11,7 @@ const manifestPath = fileURLToPath(new URL('../../operations/__generated__/persi
 const manifest = JSON.parse(readFileSync(manifestPath, 'utf8')) as Record<string, string>;
 const idOf = (name: string) => Object.entries(manifest).find(([, doc]) => doc.includes(`query ${name}`))![0];
 
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({ sandboxOptions: {}, keys: {}, logTo: undefined, env: { TRUSTED_DOCUMENTS: manifestPath } });
+const it = testWith({ env: { TRUSTED_DOCUMENTS: manifestPath } });
 
 async function send(gateway: InProcessGateway, body: unknown) {
   const res = await gateway.fetch('/graphql', { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify(body) });

@@ -1,4 +1,4 @@
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { afterAll, beforeAll, describe, expect, vi } from 'vitest';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
@@ -7,8 +7,9 @@ import { createRateLimiter } from '../../src/security/rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from '../../src/security/scopes.js';
 import { createRateLimit } from '../../src/security/use-rate-limit.js';
 import { attachWebSocket, type WebSocketEndpoint } from '../../src/websocket.js';
-import { startTestGateway, type TestGateway } from '../support/gateway.js';
+import { startTestGateway } from '../support/gateway.js';
 import { connected, PollWatch, subscribeWs, wsClient } from '../support/live.js';
+import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // Every operation limit answers with a stable code on both transports, and over WebSocket it fails that one
@@ -27,29 +28,36 @@ const LIMITS: [string, string, Record<string, unknown> | undefined, string][] = 
   ['cost', cost, { n: 100 }, 'COST_LIMIT_EXCEEDED'],
 ];
 
-let gw: TestGateway;
-const watch = new PollWatch();
-
-beforeAll(async () => {
-  gw = await startTestGateway({
-    env: { ...KEYS_ENV, MAX_DEPTH: '8', MAX_ALIASES: '5', MAX_TOKENS: '400', MAX_COST: '2000', POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' },
+// The file's gateway, with low limits, listening for the WebSocket tests (`url`), its polls watched (`watch`).
+// `capped`, for the tests of what one caller can make the endpoint hold, has caps of its own.
+const it = testWith({
+  env: { ...KEYS_ENV, MAX_DEPTH: '8', MAX_ALIASES: '5', MAX_TOKENS: '400', MAX_COST: '2000', POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' },
+})
+  .extend('watch', { scope: 'file' }, ({ gateway }) => {
+    const watch = new PollWatch();
+    gateway.gateway.live.listen(watch);
+    return watch;
+  })
+  .extend('url', { scope: 'file' }, ({ gateway }) => gateway.listen())
+  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+  .extend('capped', { scope: 'file' }, async ({}, { onCleanup }) => {
+    const capped = await startTestGateway({
+      env: { ...KEYS_ENV, WS_MAX_SUBSCRIPTIONS_PER_SOCKET: '2', WS_MAX_CONNECTIONS_PER_KEY: '2', WS_MAX_BUFFERED_BYTES: '65536' },
+    });
+    onCleanup(() => capped.close());
+    return capped;
   });
-  gw.gateway.live.listen(watch);
-});
-afterAll(async () => {
-  await gw?.close();
-});
 
 describe('operation limits', () => {
-  it.each(LIMITS)('over HTTP, %s carries a stable code', async (_name, query, variables, code) => {
-    await gw.upstreamDelta();
-    const res = await gw.gql(query, variables, bearer(KEYS.reader));
+  it.for(LIMITS)('over HTTP, %s carries a stable code', async ([, query, variables, code], { gateway }) => {
+    await gateway.upstreamDelta();
+    const res = await gateway.gql(query, variables, bearer(KEYS.reader));
     expect(res.body.errors?.[0]?.extensions?.code, res.text).toBe(code);
-    expect(await gw.upstreamDelta()).toEqual({});
+    expect(await gateway.upstreamDelta()).toEqual({});
   });
 
-  it('over WebSocket, each fails its own operation and the socket keeps serving', async () => {
-    const client = wsClient(gw.url, { connectionParams: { authorization: `Bearer ${KEYS.treasurer.key}` }, lazy: false });
+  it('over WebSocket, each fails its own operation and the socket keeps serving', async ({ gateway, url, watch }) => {
+    const client = wsClient(url, { connectionParams: { authorization: `Bearer ${KEYS.treasurer.key}` }, lazy: false });
     let closed = false;
     client.on('closed', () => (closed = true));
     try {
@@ -65,7 +73,7 @@ describe('operation limits', () => {
       expect(closed).toBe(false);
       // The subscription opened before the violations still delivers: a top-up after its first poll is an event.
       await watch.until(() => watch.completed('funds') >= 1);
-      await gw.sandbox.control.topUp('USD', 50_000);
+      await gateway.sandbox.control.topUp('USD', 50_000);
       await funds.next();
       const read = subscribeWs(client, '{ funds { balances { currency } } }');
       await read.ended;
@@ -77,15 +85,8 @@ describe('operation limits', () => {
 });
 
 describe('connection_init over the rate limit', () => {
-  let limited: TestGateway;
-  beforeAll(async () => {
-    limited = await startTestGateway({ env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '0.1', RATE_LIMIT_BURST: '1' } });
-  });
-  afterAll(async () => {
-    await limited?.close();
-  });
-
-  it('closes with 4429 and says when to retry (not 4403 like an unknown key)', async () => {
+  it('closes with 4429 and says when to retry (not 4403 like an unknown key)', async ({ gatewayWith }) => {
+    const limited = await gatewayWith({ listen: true, env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '0.1', RATE_LIMIT_BURST: '1' } });
     const params = { authorization: `Bearer ${KEYS.reader.key}` };
     const first = wsClient(limited.url, { connectionParams: params, lazy: false });
     await connected(first);
@@ -101,16 +102,6 @@ describe('connection_init over the rate limit', () => {
 });
 
 describe('what one caller can make a WebSocket endpoint hold', () => {
-  let capped: TestGateway;
-  beforeAll(async () => {
-    capped = await startTestGateway({
-      env: { ...KEYS_ENV, WS_MAX_SUBSCRIPTIONS_PER_SOCKET: '2', WS_MAX_CONNECTIONS_PER_KEY: '2', WS_MAX_BUFFERED_BYTES: '65536' },
-    });
-  });
-  afterAll(async () => {
-    await capped?.close();
-  });
-
   const ACCOUNT = 'subscription { giftStatusChanged { gift { uuid } } }';
   const closeOf = (client: ReturnType<typeof wsClient>) =>
     new Promise<{ code: number; reason: string }>((resolve) =>
@@ -120,7 +111,7 @@ describe('what one caller can make a WebSocket endpoint hold', () => {
       }),
     );
 
-  it('refuses an operation past WS_MAX_SUBSCRIPTIONS_PER_SOCKET with its own code, and the socket keeps serving', async () => {
+  it('refuses an operation past WS_MAX_SUBSCRIPTIONS_PER_SOCKET with its own code, and the socket keeps serving', async ({ capped }) => {
     const client = wsClient(capped.url, { connectionParams: bearer(KEYS.reader), lazy: false });
     let closed = false;
     client.on('closed', () => (closed = true));
@@ -147,7 +138,7 @@ describe('what one caller can make a WebSocket endpoint hold', () => {
     }
   });
 
-  it('closes a connection past WS_MAX_CONNECTIONS_PER_KEY with 4430, counting each key apart', async () => {
+  it('closes a connection past WS_MAX_CONNECTIONS_PER_KEY with 4430, counting each key apart', async ({ capped }) => {
     const open = [
       wsClient(capped.url, { connectionParams: bearer(KEYS.reader), lazy: false }),
       wsClient(capped.url, { connectionParams: bearer(KEYS.reader), lazy: false }),
@@ -166,7 +157,7 @@ describe('what one caller can make a WebSocket endpoint hold', () => {
     await Promise.all([open[1]!.dispose(), otherKey.dispose(), again.dispose()]);
   });
 
-  it('closes a reader that lets output pile up past WS_MAX_BUFFERED_BYTES with 4413, instead of buffering it', async () => {
+  it('closes a reader that lets output pile up past WS_MAX_BUFFERED_BYTES with 4413, instead of buffering it', async ({ capped }) => {
     const socket = new WebSocket(`${capped.url.replace(/^http/, 'ws')}/graphql`, 'graphql-transport-ws');
     await new Promise((resolve) => socket.once('open', resolve));
     const acked = new Promise<void>((resolve) => socket.once('message', () => resolve()));

@@ -1,6 +1,6 @@
 import { describe, expect } from 'vitest';
 import WebSocket from 'ws';
-import { it, test } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { KEYS, KEYS_ENV } from './keys.js';
 
 // What a client sends that graphql-transport-ws does not allow closes its socket with 4400 (Bad Request), the
@@ -8,11 +8,7 @@ import { KEYS, KEYS_ENV } from './keys.js';
 
 const lines: Record<string, unknown>[] = [];
 // The file's gateway, listening (the tests speak to its socket).
-// Every option is set: the in-process project runs files in one worker unisolated, where a file's top-level
-// override stays in force for the files after it.
-test.override({
-  sandboxOptions: {},
-  keys: {},
+const it = testWith({
   env: { ...KEYS_ENV, LOG_LEVEL: 'debug', WS_MAX_PAYLOAD_BYTES: '10000' },
   logTo: { write: (line: string) => void lines.push(JSON.parse(line) as Record<string, unknown>) },
 });

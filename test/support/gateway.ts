@@ -64,17 +64,43 @@ export const TEST_ENV = {
   RATE_LIMIT_BURST: '100000',
 };
 
-/** A gateway over `sandbox`, not listening: `gql` and `fetch` go through `yoga.fetch`. */
-export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions = {}): InProcessGateway {
+/** What a test gateway is built of over any reward API: a sandbox, or a scripted one (test/upstream/quirks-server.ts). */
+export interface GatewayOver {
+  gateway: Gateway;
+  client: UpstreamClient;
+  /** Starts listening on an ephemeral port (once) and returns the base URL. */
+  listen(): Promise<string>;
+  /** Stops the gateway and its upstream client. */
+  close(): Promise<void>;
+}
+
+/** A gateway over the reward API at `upstream`, not listening, with TEST_ENV and `options.env`; the token is a secret of its redactor. */
+export function gatewayOver(upstream: { baseUrl: string; token: string }, options: Omit<GatewayOptions, 'token'> = {}): GatewayOver {
   const config = loadConfig({ ...TEST_ENV, ...options.env });
-  const token = options.token ?? sandbox.sandbox.token;
-  const redactor = createRedactor([token, ...configuredSecrets(config)]);
+  const redactor = createRedactor([upstream.token, ...configuredSecrets(config)]);
   const logger = createLogger({ level: logLevel(config), redactor, destination: options.logTo });
   const metrics = createMetrics();
-  const client = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token }, { onCall: metrics.upstreamCall, logger });
+  const client = upstreamClientFromConfig(config, upstream, { onCall: metrics.upstreamCall, logger });
   const gateway = createGateway({ config, client, logger, metrics, redactor });
-  const fetchYoga = async (path: string, init?: RequestInit) => gateway.yoga.fetch(`http://127.0.0.1${path}`, init ?? {});
   let listening: Promise<string> | undefined;
+  return {
+    gateway,
+    client,
+    listen: () => (listening ??= gateway.start(0)),
+    async close() {
+      await gateway.stop(1_000);
+      await client.close();
+    },
+  };
+}
+
+/** A gateway over `sandbox`, not listening: `gql` and `fetch` go through `yoga.fetch`. */
+export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions = {}): InProcessGateway {
+  const { gateway, client, listen, close } = gatewayOver(
+    { baseUrl: sandbox.sandbox.baseUrl, token: options.token ?? sandbox.sandbox.token },
+    { env: options.env, logTo: options.logTo },
+  );
+  const fetchYoga = async (path: string, init?: RequestInit) => gateway.yoga.fetch(`http://127.0.0.1${path}`, init ?? {});
   let seen: Record<string, number> = {};
 
   return {
@@ -83,7 +109,7 @@ export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions 
     client,
     gql: graphqlOver((init) => fetchYoga('/graphql', init)),
     fetch: fetchYoga,
-    listen: () => (listening ??= gateway.start(0)),
+    listen,
     async upstreamDelta() {
       const { requests } = await sandbox.control.stats();
       const delta: Record<string, number> = {};
@@ -94,10 +120,7 @@ export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions 
       seen = { ...requests };
       return delta;
     },
-    async close() {
-      await gateway.stop(1_000);
-      await client.close();
-    },
+    close,
   };
 }
 

@@ -10,14 +10,15 @@ import { startTestSandbox, type TestSandbox } from './sandbox.js';
 
 // The suites' `test`/`it`: vitest fixtures for the sandbox, a gateway over it, its API keys, a Redis server
 // and a scripted upstream (quirks), in place of a beforeAll/afterAll pair per file. Fixtures are lazy: a test (or a `test.beforeAll`/
-// `test.afterEach` of this `test`) sets up only what it destructures, and what those need. Options are
-// fixtures too, set for a whole file at its top level (vitest refuses it inside a describe for file fixtures):
+// `test.afterEach` of this `test`) sets up only what it destructures, and what those need. A file that needs
+// other options than the defaults takes a `test` of its own with them:
 //
-//   test.override({ env: { UPSTREAM_RETRY_ATTEMPTS: '2' }, sandboxOptions: { balances: { USD: 0 } } });
+//   const test = testWith({ env: { UPSTREAM_RETRY_ATTEMPTS: '2' }, sandboxOptions: { balances: { USD: 0 } } });
 //   test('…', async ({ gateway, sandbox }) => { … });
 //
-// A suite adds fixtures of its own with `const it = test.extend('order', { scope: 'file' }, …)` and then sets
-// options on that `it`.
+// and adds fixtures of its own to it with `testWith({ … }).extend('order', { scope: 'file' }, …)`. Not
+// `test.override`: the in-process files of a worker share this module (isolate: false in vitest.config.ts),
+// and a top-level override replaces the fixtures of the one shared `test`, for every file after it.
 //
 // The helpers these wrap (startTestSandbox, createTestGateway, startTestGateway, startRedis) stay for the
 // suites that need several of a kind or a lifetime of their own.
@@ -41,13 +42,13 @@ export function apiKeys<N extends string>(scopes: Record<N, Scope[]>): Record<N,
 /** The Authorization header of a key. */
 export const bearer = (key: { key: string }) => ({ authorization: `Bearer ${key.key}` });
 
-export const test = base
-  // Options of the file's sandbox (balances, latency…). Set per file with test.override.
+const shared = base
+  // Options of the file's sandbox (balances, latency…). Set per file with testWith.
   .extend('sandboxOptions', { scope: 'file' }, {} as SandboxOptions)
-  // Settings the file's gateway adds to TEST_ENV. Set per file with test.override.
+  // Settings the file's gateway adds to TEST_ENV. Set per file with testWith.
   .extend('env', { scope: 'file' }, {} as Record<string, string>)
   // The gateway's API keys (GATEWAY_API_KEYS), by holder; none by default: development mode, every caller has
-  // every scope. Set per file with test.override({ keys: apiKeys({ … }) }); send one with bearer(keys.x).
+  // every scope. Set per file with testWith({ keys: apiKeys({ … }) }); send one with bearer(keys.x).
   .extend('keys', { scope: 'file' }, {} as Record<string, ApiKey>)
   // Where the file's gateway writes its log lines (silent unless env sets LOG_LEVEL). Set per file.
   .extend('logTo', { scope: 'file' }, undefined as GatewayOptions['logTo'])
@@ -72,7 +73,7 @@ export const test = base
   })
   // Lifetime: the file. A redis-server of the file's own (free port, nothing saved), started only when a test
   // uses it and stopped after the file's last test. A file's gateway uses it with
-  // test.override('env', { scope: 'file' }, ({ redis }) => ({ REDIS_URL: redis.url })).
+  // testWith().override('env', { scope: 'file' }, ({ redis }) => ({ REDIS_URL: redis.url })).
   .extend('redis', { scope: 'file' }, async ({}, { onCleanup }): Promise<TestRedis> => {
     const redis = await startRedis();
     onCleanup(() => redis.stop());
@@ -119,5 +120,31 @@ export const test = base
     }
     return gatewayWith;
   });
+
+/** What a file may set of its fixtures; each left out keeps its default. (A type, not an interface: override wants an index signature.) */
+export type FileOptions = {
+  sandboxOptions?: SandboxOptions;
+  env?: Record<string, string>;
+  keys?: Record<string, ApiKey>;
+  logTo?: GatewayOptions['logTo'];
+};
+
+/**
+ * A `test` of the file's own with these options. vitest copies the fixtures on extend, so overriding the copy
+ * (which is what a top-level override does: it replaces the instance's fixtures) touches no other file's.
+ */
+export function testWith(options: FileOptions = {}): typeof shared {
+  // extend({}) adds nothing; vitest types its result more loosely than the chain it copies.
+  const own = shared.extend({}) as unknown as typeof shared;
+  own.override(options);
+  return own;
+}
+
+/** The fixtures with their defaults. Refuses override, which would change them for every later file of the worker. */
+export const test: typeof shared = Object.assign(shared, {
+  override(): never {
+    throw new Error('test.override would change the shared fixtures for every later file of the worker: use testWith(options)');
+  },
+});
 
 export const it = test;
