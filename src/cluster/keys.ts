@@ -12,7 +12,11 @@
 //                           has, per replica
 //   P ratelimit:<api key>   the key's operations in the current window (rate-limiter-flexible appends ":<key>")
 //   P replicas              sorted set replica id → when its heartbeat lapses
+//   P cache:{<group>}       hash of the read cache's entries of one object (cluster/cache-store.ts), with
+//                           P cache:{<group>}:ver (its invalidation count) and P cache:{<group>}:fill:<field>
+//                           (who reads it from the upstream now); the braces keep them in one Redis Cluster slot
 // Channel P appended carries the key of every commit that appended, waking the replicas that watch it.
+// Channel P cache-invalidated carries the group of every cache invalidation, for the replicas' memory.
 
 export function clusterKeys(prefix: string) {
   return {
@@ -26,6 +30,8 @@ export function clusterKeys(prefix: string) {
     rateLimit: `${prefix}ratelimit`,
     replicas: `${prefix}replicas`,
     appended: `${prefix}appended`,
+    cache: (group: string) => `${prefix}cache:{${group}}`,
+    cacheInvalidated: `${prefix}cache-invalidated`,
   };
 }
 
