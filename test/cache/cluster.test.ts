@@ -43,7 +43,7 @@ it.beforeAll(async ({ sandbox, redis }) => {
   // A replica's first operations block its event loop for a while (compiling), long enough on a busy machine
   // for Redis commands to time out at the default 500 ms and the cache to fall back to memory alone: the
   // suite is about the replicas' steady state, so they are warmed up first and given a longer timeout.
-  const env = { ...replicaEnv(sandbox, redis), CACHE_TTL_MS: '60000', REDIS_COMMAND_TIMEOUT_MS: '2000' };
+  const env: Record<string, string> = { ...replicaEnv(sandbox, redis), CACHE_TTL_MS: '60000', REDIS_COMMAND_TIMEOUT_MS: '2000' };
   prefix = env.REDIS_KEY_PREFIX!;
   replicas = await Promise.all([startReplica(env), startReplica(env)]);
   const warmUp = await createEmailOrder(sandbox, { recipients: 1 });
