@@ -1,7 +1,8 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect } from 'vitest';
-import { killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
+import { subscribeSse } from '../support/live.js';
 import { test as it } from '../support/test.js';
 
 // The read cache across two gateway processes on one redis-server: the replicas share one fill per entry (50
@@ -30,10 +31,10 @@ const GIFT = `query ($uuid: ID!) { gift(uuid: $uuid) { status } }`;
 let replicas: Replica[];
 let prefix: string;
 
-async function gql(replica: Replica, query: string, variables: Record<string, unknown>): Promise<any> {
+async function gql(replica: Replica, query: string, variables: Record<string, unknown>, headers: Record<string, string> = {}): Promise<any> {
   const res = await fetch(`${replica.url}/graphql`, {
     method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/json' },
+    headers: { 'content-type': 'application/json', accept: 'application/json', ...headers },
     body: JSON.stringify({ query, variables }),
   });
   return res.json();
@@ -43,7 +44,14 @@ it.beforeAll(async ({ sandbox, redis }) => {
   // A replica's first operations block its event loop for a while (compiling), long enough on a busy machine
   // for Redis commands to time out at the default 500 ms and the cache to fall back to memory alone: the
   // suite is about the replicas' steady state, so they are warmed up first and given a longer timeout.
-  const env: Record<string, string> = { ...replicaEnv(sandbox, redis), CACHE_TTL_MS: '60000', REDIS_COMMAND_TIMEOUT_MS: '2000' };
+  const env: Record<string, string> = {
+    ...replicaEnv(sandbox, redis),
+    CACHE_TTL_MS: '60000',
+    REDIS_COMMAND_TIMEOUT_MS: '2000',
+    POLL_INTERVAL_MS: '200',
+    POLL_INTERVAL_FLOOR_MS: '100',
+    UPSTREAM_RETRY_ATTEMPTS: '1',
+  };
   prefix = env.REDIS_KEY_PREFIX!;
   replicas = await Promise.all([startReplica(env), startReplica(env)]);
   const warmUp = await createEmailOrder(sandbox, { recipients: 1 });
@@ -85,6 +93,50 @@ describe('cluster mode', () => {
     expect(view.data.campaign.gifts.edges.map((e: any) => e.node.status)).toContain('CANCELLED');
     expect(await b.metric('reward_gateway_cache_invalidations_total', { cause: 'write' })).toBe(0);
     expect(await a.metric('reward_gateway_cache_invalidations_total', { cause: 'write' })).toBeGreaterThan(0);
+  });
+
+  it('a redemption on an order watched on one replica shows in reads on the other once the poller saw it', async ({ sandbox }) => {
+    const order = await createEmailOrder(sandbox, { recipients: 2 });
+    const [a, b] = replicas as [Replica, Replica];
+    const listed = await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}&limit=100`);
+    const uuid = listed.body.gifts[0].uuid as string;
+    const polls = () => a.metric('reward_gateway_live_polls_total', { feed: 'campaign' });
+    const pollsBefore = await polls();
+    const stream = subscribeSse(a.url, `subscription ($c: ID) { giftStatusChanged(campaign: $c) { gift { uuid status } } }`, { c: order.id });
+    try {
+      expect((await gql(b, GIFT, { uuid })).data.gift.status).toBe('SENT_AND_REDEEMABLE');
+      // The poller's baseline, then the redemption.
+      await eventually(async () => (await polls()) > pollsBefore);
+      await sandbox.control.redeem(uuid);
+      expect((await stream.next()).data.giftStatusChanged.gift).toEqual({ uuid, status: 'REDEEMED' });
+      expect((await gql(b, GIFT, { uuid })).data.gift.status).toBe('REDEEMED');
+      expect(
+        (await a.metric('reward_gateway_cache_invalidations_total', { cause: 'poller' })) +
+          (await b.metric('reward_gateway_cache_invalidations_total', { cause: 'poller' })),
+      ).toBeGreaterThan(0);
+    } finally {
+      stream.close();
+    }
+  });
+
+  it('while every upstream call fails, a fresh read answers what Redis holds, marked stale, and fast', async ({ sandbox }) => {
+    const order = await createEmailOrder(sandbox, { recipients: 1 });
+    const other = await createEmailOrder(sandbox, { recipients: 1 });
+    const [a, b] = replicas as [Replica, Replica];
+    const warm = await gql(a, DASHBOARD, { ref: order.id });
+    await sandbox.control.fault({ status: 503, rate: 1 });
+    try {
+      const started = Date.now();
+      const stale = await gql(b, DASHBOARD, { ref: order.id }, { 'cache-control': 'no-cache' });
+      expect(Date.now() - started).toBeLessThan(2_000);
+      expect(stale.errors).toBeUndefined();
+      expect(stale.extensions.stale).toBe(true);
+      expect(stale.data).toEqual(warm.data);
+      expect((await gql(b, DASHBOARD, { ref: other.id })).errors?.length).toBeGreaterThan(0);
+      expect(await b.metric('reward_gateway_cache_reads_total', { outcome: 'stale' })).toBeGreaterThan(0);
+    } finally {
+      await sandbox.control.clearFaults();
+    }
   });
 
   it('keys and entries in Redis carry no upstream token and no upstream URL', async ({ sandbox, redis }) => {
