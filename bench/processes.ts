@@ -141,6 +141,9 @@ export async function startGatewayProcess(options: {
     POLL_INTERVAL_FLOOR_MS: String(Math.min(options.pollIntervalMs, 1_000)),
     LOG_LEVEL: 'warn',
     GRAPHIQL: 'false',
+    // These scenarios measure what each query costs the gateway and the upstream; the read cache would answer
+    // their repeated queries itself. The `dashboard` scenario measures the cache.
+    CACHE_TTL_MS: '0',
     ...options.env,
   };
   // The inspector listens on an ephemeral loopback port only so the bench can ask for a GC before reading heap.

@@ -4,6 +4,7 @@ import type { Machine, Settings } from './settings.js';
 import type { ClusterResult } from './scenarios/cluster.js';
 import type { CompareResult, RoundFigures, TargetResult } from './scenarios/compare.js';
 import type { CreateResult } from './scenarios/create.js';
+import type { DashboardResult } from './scenarios/dashboard.js';
 import type { FanOutResult } from './scenarios/fan-out.js';
 import type { NestedReadResult } from './scenarios/nested-read.js';
 import type { OverheadResult } from './scenarios/overhead.js';
@@ -20,6 +21,7 @@ export interface BenchResults {
   totalSeconds: number;
   /** Each scenario is there when BENCH_SCENARIOS ran it. */
   compare?: CompareResult;
+  dashboard?: DashboardResult;
   overhead?: OverheadResult;
   nestedRead?: NestedReadResult;
   create?: CreateResult;
@@ -45,6 +47,7 @@ const n = (v: number, digits = 1) => String(Math.round(v * 10 ** digits) / 10 **
 
 export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Check[] {
   const checks: Check[] = [];
+  if (r.dashboard) checks.push(...dashboardChecks(r.dashboard));
   const c = r.compare;
   if (c) {
     const first = c.targets[0]!;
@@ -285,6 +288,39 @@ export function renderTable(r: BenchResults): string {
   return ['| scenario | figure | measured | ideal / target |', '|---|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
+/** The goals of issue 24 for the dashboard: the gateway's upstream cost flat in viewers, fast when warm, never too old. */
+function dashboardChecks(d: DashboardResult): Check[] {
+  const ours = d.rows.filter((row) => row.target.startsWith('gateway'));
+  const one = ours.find((row) => row.viewers === 1);
+  const most = ours.reduce<(typeof ours)[number] | undefined>((best, row) => (!best || row.viewers > best.viewers ? row : best), undefined);
+  const peersAtMost = d.rows.filter((row) => !row.target.startsWith('gateway') && row.viewers === most?.viewers);
+  const bestPeerP50 = Math.min(...peersAtMost.map((row) => row.p50Ms));
+  return [
+    { name: 'dashboard: no errors', ok: d.rows.every((row) => row.errors === 0) },
+    {
+      name: `dashboard: ${most?.viewers} viewers cost the gateway ≤ 1.2× the upstream requests of one viewer`,
+      ok: Boolean(one && most && most.upstreamPerSecond <= 1.2 * one.upstreamPerSecond),
+    },
+    { name: `dashboard: no gateway answer older than CACHE_TTL_MS (${d.guaranteeMs} ms)`, ok: ours.every((row) => row.oldestAgeMs <= d.guaranteeMs) },
+    ...(peersAtMost.length > 0 && most
+      ? [{ name: `dashboard: gateway p50 at ${most.viewers} viewers ≤ 0.2× the best peer's`, ok: most.p50Ms <= 0.2 * bestPeerP50 }]
+      : []),
+  ];
+}
+
+export function renderDashboard(d: DashboardResult): string {
+  return [
+    `Dashboard (\`dashboard\`): viewers each reloading a 10-order view (orders → rewards → brands) every second for ${d.seconds} s while a reward is redeemed every 500 ms; the gateway with its read cache (CACHE_TTL_MS=${d.guaranteeMs}), the peers as they are. Oldest answer: how far behind the sandbox's truth the most outdated answer was (guarantee for the gateway: ${d.guaranteeMs} ms).`,
+    '',
+    '| target | viewers | answers | errors | upstream req/s | p50 ms | p99 ms | oldest answer ms |',
+    '|---|---:|---:|---:|---:|---:|---:|---:|',
+    ...d.rows.map(
+      (row) =>
+        `| ${row.label} | ${row.viewers} | ${row.answers} | ${row.errors} | ${row.upstreamPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${row.oldestAgeMs} |`,
+    ),
+  ].join('\n');
+}
+
 export function renderGenerated(r: BenchResults): string {
   const { machine: m, settings: s } = r;
   const env = Object.entries(r.gatewayEnv ?? {})
@@ -312,6 +348,7 @@ export function renderGenerated(r: BenchResults): string {
           '',
         ]
       : []),
+    ...(r.dashboard ? [renderDashboard(r.dashboard), ''] : []),
     ...(r.cluster ? ['Cluster (`cluster`: own redis-server, three gateway processes, LOG_LEVEL=info):', '', renderCluster(r.cluster), ''] : []),
     'Checks:',
     ...r.checks.map((c) => `- ${c.ok ? 'pass' : '**FAIL**'}: ${c.name}`),

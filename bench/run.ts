@@ -8,6 +8,7 @@ import { checksOf, renderCluster, renderCompare, renderTable, writeResults, type
 import { cluster } from './scenarios/cluster.js';
 import { compare } from './scenarios/compare.js';
 import { create } from './scenarios/create.js';
+import { dashboard } from './scenarios/dashboard.js';
 import { fanOut } from './scenarios/fan-out.js';
 import { hostileNeighbour } from './scenarios/hostile-neighbour.js';
 import { nestedRead } from './scenarios/nested-read.js';
@@ -49,9 +50,11 @@ try {
   const wanted = new Set(settings.BENCH_SCENARIOS);
   // The comparison starts and stops its own servers; the development gateway is not even running meanwhile.
   const compared = wanted.has('compare') ? await compare({ settings, sandbox, upstream, log }) : undefined;
+  // Likewise the dashboard: the gateway with its read cache and the peers, one after the other.
+  const dashboarded = wanted.has('dashboard') ? await dashboard({ settings, sandbox, upstream, log }) : undefined;
 
   let own: Partial<Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'cluster' | 'gatewayEnv'>> = {};
-  if ([...wanted].some((s) => s !== 'compare')) {
+  if ([...wanted].some((s) => s !== 'compare' && s !== 'dashboard')) {
     gateway = await startGatewayProcess({
       upstream: sandbox,
       pollIntervalMs: settings.BENCH_POLL_INTERVAL_MS,
@@ -70,7 +73,7 @@ try {
       cluster: wanted.has('cluster') ? await cluster(ctx) : undefined,
     };
   }
-  const measured = { machine, settings, compare: compared, ...own };
+  const measured = { machine, settings, compare: compared, dashboard: dashboarded, ...own };
   const results: BenchResults = { ...measured, totalSeconds: Math.round((performance.now() - began) / 1000), checks: checksOf(measured) };
   writeResults(BENCH_DIR, results);
   const h = results.hostileNeighbour;

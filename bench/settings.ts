@@ -4,7 +4,7 @@ import { z } from 'zod';
 // Every knob of `npm run bench`, from the environment, with the defaults that fit a 2-core machine in
 // under ten minutes (BENCH_QUICK=1: about two). A typo stops the run with a message rather than measuring the wrong thing.
 
-export const SCENARIOS = ['compare', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile', 'cluster'] as const;
+export const SCENARIOS = ['compare', 'dashboard', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile', 'cluster'] as const;
 export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'gateway-baseline', 'apollo', 'yoga'] as const;
 
 const int = (min: number) => z.coerce.number().int().min(min);
@@ -74,6 +74,13 @@ const envSchema = z.object({
         .filter(Boolean),
     )
     .pipe(z.array(z.enum(TARGETS)).min(1)),
+  /** Dashboard: seconds each viewer count runs, and the viewer counts (each reloads the view every second). */
+  BENCH_DASHBOARD_S: int(2).default(30),
+  BENCH_DASHBOARD_VIEWERS: z
+    .string()
+    .default('1,10,50')
+    .transform((s) => s.split(',').map((x) => Number(x.trim())))
+    .pipe(z.array(z.number().int().positive()).min(1)),
   /** A compiled gateway entry to use instead of building one (see bench/targets.ts). */
   BENCH_COMPILED_ENTRY: z.string().min(1).optional(),
   /**
@@ -97,6 +104,7 @@ const QUICK: Record<string, string> = {
   BENCH_CLUSTER_SUBSCRIBERS: '100',
   BENCH_INTERVALS: '4',
   BENCH_SOAK_S: '6',
+  BENCH_DASHBOARD_S: '5',
 };
 
 export type Settings = z.infer<typeof envSchema>;

@@ -91,6 +91,8 @@ export async function startGatewayTarget(
   entry: string,
   upstream: SandboxProcess,
   nodeArgs: string[] = [],
+  /** On top of the defaults below, e.g. the read cache for the `dashboard` scenario. */
+  extraEnv: Record<string, string> = {},
 ): Promise<Target> {
   const port = await freePort();
   const env = {
@@ -104,6 +106,10 @@ export async function startGatewayTarget(
     RATE_LIMIT_PER_SECOND: '1000000',
     RATE_LIMIT_BURST: '1000000',
     LOG_LEVEL: 'warn',
+    // The comparison is of what one query costs, the same upstream requests for every target: no read cache
+    // (the `dashboard` scenario measures it against the peers).
+    CACHE_TTL_MS: '0',
+    ...extraEnv,
   };
   const { child, lines } = launch(entry, env, nodeArgs, name === 'gateway-tsx');
   const url = `http://127.0.0.1:${port}`;

@@ -1,4 +1,5 @@
 import { z } from 'zod';
+import { cacheArea } from './cache/config.js';
 import { catalogArea } from './catalog/config.js';
 import { clusterArea } from './cluster/config.js';
 import type { ConfigArea, Deployment, VariableDocs } from './config-area.js';
@@ -13,11 +14,12 @@ import { upstreamArea } from './upstream/config.js';
 // module only puts them together, and renders them as the README's configuration table.
 
 /** In the order the README lists them. */
-const AREAS = [processArea, upstreamArea, catalogArea, securityArea, liveArea, clusterArea, connectionsArea] as const;
+const AREAS = [processArea, upstreamArea, cacheArea, catalogArea, securityArea, liveArea, clusterArea, connectionsArea] as const;
 
 const configSchema = z.object({
   ...processArea.variables,
   ...upstreamArea.variables,
+  ...cacheArea.variables,
   ...catalogArea.variables,
   ...securityArea.variables,
   ...liveArea.variables,

@@ -1,4 +1,6 @@
 import { randomUUID } from 'node:crypto';
+import { cachedClient, type Freshness } from './cache/cached-client.js';
+import type { ReadCache } from './cache/read-cache.js';
 import type { CatalogCache } from './catalog/catalog-cache.js';
 import type { Live } from './live/live.js';
 import { createLoaders, type LoaderHooks, type Loaders } from './loaders.js';
@@ -21,6 +23,8 @@ export interface GatewayContext {
   requestId: string;
   /** The gateway logger bound to `requestId`. */
   log: Logger;
+  /** What this operation asks of the read cache (fresh reads) and learns from it (a stale answer); cache/use-cache-freshness.ts. */
+  freshness: Freshness;
   /**
    * The loaders of one live event, shared by every subscriber it is delivered to: a subscription's resolver
    * swaps them in for each event, so an event's nested fields cost one upstream read, not one per subscriber.
@@ -35,6 +39,8 @@ export interface ContextDeps {
    */
   client: UpstreamClient;
   catalog: CatalogCache;
+  /** The read cache (src/cache/); null when CACHE_TTL_MS is 0. */
+  cache: ReadCache | null;
   live: Live;
   logger: Logger;
   onLoaderBatch?: LoaderHooks['onBatch'];
@@ -47,6 +53,8 @@ export interface RequestInfo {
   caller: Caller;
   /** Default: a fresh UUID (a context made outside any request still gets one). */
   requestId?: string;
+  /** Default: cached reads (a WebSocket operation has no Cache-Control of its own). */
+  freshness?: Freshness;
 }
 
 /**
@@ -59,19 +67,24 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
   // request signal: one subscriber leaving must not abort a read the others share (the shared scope's stop
   // signal and deadline still apply); no subscriber's lane or request id either, for the same reason.
   const loadersByEvent = new WeakMap<object, Loaders>();
+  const { cache } = deps;
+  const eventClient = cache ? cachedClient(deps.client, cache, { fresh: false, stale: false }) : deps.client;
   const eventLoaders = (event: object): Loaders => {
     let loaders = loadersByEvent.get(event);
-    if (!loaders) loadersByEvent.set(event, (loaders = createLoaders(deps.client, deps.catalog, undefined, hooks)));
+    if (!loaders) loadersByEvent.set(event, (loaders = createLoaders(eventClient, deps.catalog, undefined, hooks)));
     return loaders;
   };
   return (request) => {
     const requestId = request.requestId ?? randomUUID();
     const { caller } = request;
     const log = deps.logger.child({ requestId });
+    const freshness = request.freshness ?? { fresh: false, stale: false };
     // The lane of the caller's key: the bulkhead shares upstream concurrency fairly between keys.
-    const client = deps.client.inScope({ lane: `key:${caller.name}`, requestId, log });
+    const scoped = deps.client.inScope({ lane: `key:${caller.name}`, requestId, log });
+    const client = cache ? cachedClient(scoped, cache, freshness) : scoped;
     return {
       client,
+      freshness,
       live: deps.live,
       caller,
       requestId,

@@ -1,5 +1,6 @@
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { graphiqlEnabled, type Config } from './config.js';
+import { freshnessOf, useCacheFreshness } from './cache/use-cache-freshness.js';
 import type { GatewayContext, RequestInfo } from './context.js';
 import { redactingMaskError } from './error-masking.js';
 import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
@@ -56,6 +57,7 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       useResponseRedaction(redactor.redact),
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),
+      useCacheFreshness(),
       graphiqlPage.plugin,
       useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
     ],
@@ -64,7 +66,7 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
         requestId: requestIdOf(initial),
         ...(isWebSocketContext(initial)
           ? { caller: initial.caller }
-          : { signal: initial.request.signal, caller: security.callerOf(initial.request) }),
+          : { signal: initial.request.signal, caller: security.callerOf(initial.request), freshness: freshnessOf(initial.request) }),
       }),
   });
 }

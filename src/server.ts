@@ -1,5 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { observingClient } from './cache/cached-client.js';
+import { ReadCache } from './cache/read-cache.js';
 import { createCatalogCache } from './catalog/catalog-cache.js';
 import type { Config } from './config.js';
 import { contextFactory } from './context.js';
@@ -77,8 +79,20 @@ export function createGateway({
       ? logger.info({ redis: host, reason }, 'redis: connected; cluster mode')
       : logger.warn({ redis: host, reason }, 'redis: unreachable; subscriptions poll locally and limits apply per replica until it returns'),
   );
+  // The read cache under every operation's loaders (docs/caching.md); pollers read past it and drop what they
+  // see change.
+  const cache =
+    config.CACHE_TTL_MS > 0
+      ? new ReadCache({
+          ttlMs: config.CACHE_TTL_MS,
+          staleIfErrorMs: config.CACHE_STALE_IF_ERROR_MS,
+          maxBytes: config.CACHE_MAX_BYTES,
+          shared: shared.cache,
+          hooks: metrics.cache,
+        })
+      : null;
   const live = createLive({
-    client: upstream,
+    client: cache ? observingClient(upstream, cache) : upstream,
     store: shared.store,
     intervalMs: config.POLL_INTERVAL_MS,
     retentionMs: config.LIVE_RETENTION_MS,
@@ -99,7 +113,7 @@ export function createGateway({
     config,
     security,
     readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp }),
-    newContext: contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch }),
+    newContext: contextFactory({ client: upstream, catalog, cache, live, logger, onLoaderBatch: metrics.loaderBatch }),
     redactor,
     logger,
     metrics,

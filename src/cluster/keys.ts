@@ -26,6 +26,10 @@
 //                           has, per replica
 //   P ratelimit:<api key>   the key's operations in the current window (rate-limiter-flexible appends ":<key>")
 //   P replicas              sorted set replica id → when its heartbeat lapses
+//   P{cache:<group>}:entries  hash of the read cache's entries of one object (cluster/cache-store.ts), with
+//                           P{cache:<group>}:ver (its invalidation count) and P{cache:<group>}:fill:<field>
+//                           (who reads it from the upstream now)
+//   P{cache}:invalidated    channel: the group of every cache invalidation, for the replicas' memory layers
 
 export function clusterKeys(prefix: string) {
   /** A key (or channel) of `name` in the slot of `tag`: every name with the same tag shares a slot. */
@@ -42,6 +46,13 @@ export function clusterKeys(prefix: string) {
     watch: (group: string) => `${prefix}{watch:${group}}`,
     rateLimit: `${prefix}ratelimit`,
     replicas: `${prefix}replicas`,
+    cache: (group: string) => ({
+      entries: tagged(`cache:${group}`, 'entries'),
+      version: tagged(`cache:${group}`, 'ver'),
+      fill: (field: string) => tagged(`cache:${group}`, `fill:${field}`),
+    }),
+    // One channel for all invalidations (one slot on a Cluster): small messages, one per write or change seen.
+    cacheInvalidated: tagged('cache', 'invalidated'),
   };
 }
 

@@ -17,7 +17,7 @@ export interface LogPosition {
 
 export interface LogEntry {
   id: string;
-  /** The encoded entry (see live/codec.ts). */
+  /** The encoded entry (see cluster/codec.ts). */
   data: string;
 }
 

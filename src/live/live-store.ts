@@ -1,3 +1,4 @@
+import { redisCacheStore, type SharedCacheStore } from '../cluster/cache-store.js';
 import { connectRedis } from '../cluster/redis.js';
 import { createRedisStore } from '../cluster/redis-store.js';
 import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
@@ -19,6 +20,8 @@ export interface LiveStoreHandle {
   connected(timeoutMs: number): Promise<void>;
   /** Cluster mode: the Redis connection as the shared rate limit uses it; undefined in memory mode. */
   redis?: RedisLimits;
+  /** Cluster mode: the read cache's shared layer (src/cache/); undefined in memory mode. */
+  cache?: SharedCacheStore;
 }
 
 /** A change of Redis's state as an operator reads it: where (host and port only) and why. */
@@ -68,5 +71,6 @@ export function createLiveStore(
     redisUp: () => connection.healthy,
     connected: async (timeoutMs) => void (await connection.connected(timeoutMs)),
     redis: redisLimits(connection),
+    cache: redisCacheStore(connection),
   };
 }

@@ -1,5 +1,5 @@
 import type { LogPosition } from '../cluster/store.js';
-import { decode } from './codec.js';
+import { decode } from '../cluster/codec.js';
 import type { Entry, HubContext, Logged } from './entry.js';
 import type { LiveEvent } from './feed.js';
 import { deliver } from './subscriber.js';

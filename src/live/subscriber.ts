@@ -1,5 +1,5 @@
 import { EXPIRY, type LogPosition } from '../cluster/store.js';
-import { decode } from './codec.js';
+import { decode } from '../cluster/codec.js';
 import { cursorAhead, cursorExpired, encodeCursor, isAfter } from './cursor.js';
 import type { Entry, Logged, Subscriber } from './entry.js';
 import type { LiveEvent } from './feed.js';

@@ -1,5 +1,5 @@
 import type { Lease, LogPosition } from '../cluster/store.js';
-import { decode, encode } from './codec.js';
+import { decode, encode } from '../cluster/codec.js';
 import { IDLE, SWEEP_TICKS, type Entry, type HubContext, type Logged, type StoredState, type TickReport } from './entry.js';
 import type { LiveEvent } from './feed.js';
 import { catchUp } from './log-reader.js';

@@ -1,5 +1,5 @@
 import type { LogPosition } from '../cluster/store.js';
-import { decode, encode } from './codec.js';
+import { decode, encode } from '../cluster/codec.js';
 import { IDLE, type Entry, type HubContext, type Logged, type StoredState, type TickReport } from './entry.js';
 import type { LiveEvent } from './feed.js';
 import { fanOut } from './log-reader.js';

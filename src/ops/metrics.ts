@@ -1,7 +1,9 @@
 import type { ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
+import type { CacheHooks } from '../cache/read-cache.js';
 import type { Redact } from '../redaction.js';
 import type { CallEvent } from '../upstream/call-event.js';
+import { cacheMetrics } from './cache-metrics.js';
 import { liveMetrics } from './live-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
 import { upstreamMetrics } from './upstream-metrics.js';
@@ -16,6 +18,8 @@ export interface GatewayMetrics {
   upstreamCall(event: CallEvent): void;
   /** The loaders' `onBatch`. */
   loaderBatch(loader: string, size: number): void;
+  /** The read cache's hooks. */
+  cache: CacheHooks;
   /** Connects the live hub's counts and hooks; returns the disconnection. */
   watchLive: ReturnType<typeof liveMetrics>;
   /** Answers a scrape, its text through `redact` (label values such as operation names are clients' text). */
@@ -30,6 +34,7 @@ export function createMetrics(): GatewayMetrics {
     registry,
     upstreamCall: upstreamMetrics(registry),
     loaderBatch: loaderMetrics(registry),
+    cache: cacheMetrics(registry),
     watchLive: liveMetrics(registry),
     async respond(res, redact) {
       try {

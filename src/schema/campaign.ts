@@ -4,6 +4,7 @@ import type { CampaignStatusChange } from '../live/live.js';
 import { ref, refList } from '../orders/order-rules.js';
 import { REFS_MAX } from '../orders/limits.js';
 import { builder } from './builder.js';
+import { OBSERVED_AT } from './observed-at.js';
 import { MONEY } from './money.js';
 import { AFTER_DESCRIPTION, CHANGED_AT_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
 import { CampaignStatus, DeliveryType, GiftStatus } from './enums.js';
@@ -73,6 +74,7 @@ builder.node(CampaignRef, {
   fields: (t) => ({
     id: t.exposeID('id', { description: "The caller's id (idempotency key) given when the order was created." }),
     uuid: t.exposeID('uuid'),
+    observedAt: t.field(OBSERVED_AT),
     status: t.field({ type: CampaignStatus.ref, resolve: (c) => CampaignStatus.read(c.status) }),
     rawStatus: t.exposeString('status', { description: 'The status exactly as the upstream sent it.' }),
     deliveryType: t.field({ type: DeliveryType.ref, resolve: (c) => DeliveryType.read(c.deliveryType) }),

@@ -1,6 +1,7 @@
 import type { FundsChange } from '../live/live.js';
 import type { CurrencyBalance, Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { OBSERVED_AT } from './observed-at.js';
 import { MONEY } from './money.js';
 import { AFTER_DESCRIPTION, CHANGED_AT_DESCRIPTION, CURSOR_DESCRIPTION } from './cursor-docs.js';
 
@@ -26,6 +27,7 @@ export const CurrencyBalanceRef = builder.objectRef<CurrencyBalance>('CurrencyBa
 export const FundsRef = builder.objectRef<Funds>('Funds').implement({
   fields: (t) => ({
     balances: t.field({ type: [CurrencyBalanceRef], resolve: (funds) => funds.balances }),
+    observedAt: t.field(OBSERVED_AT),
     balance: t.field({
       type: CurrencyBalanceRef,
       nullable: true,

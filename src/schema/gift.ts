@@ -3,6 +3,7 @@ import { expiresAt } from '../orders/expiry.js';
 import type { Gift, GiftQuery } from '../upstream/types.js';
 import { ref } from '../orders/order-rules.js';
 import { builder } from './builder.js';
+import { OBSERVED_AT } from './observed-at.js';
 import { MONEY } from './money.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
 import { connectionTotal, pageToConnection, pageWindow, upstreamWindow } from './paging.js';
@@ -53,6 +54,7 @@ builder.node(GiftRef, {
     createdDate: t.expose('createdDate', { type: 'DateTime', nullable: true }),
     deliveryDate: t.expose('deliveryDate', { type: 'DateTime', nullable: true }),
     redeemedDate: t.expose('redeemedDate', { type: 'DateTime', nullable: true }),
+    observedAt: t.field(OBSERVED_AT),
     expiry: t.field({
       type: 'Date',
       nullable: true,

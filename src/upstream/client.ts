@@ -4,6 +4,7 @@
 //
 // Recovery after a lost answer (and naming the fields of an id conflict) is recovery.ts's.
 
+import { createHash } from 'node:crypto';
 import { pathSegment } from '../path-segment.js';
 import { createCaller, type Caller, type CallSpec } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
@@ -78,6 +79,10 @@ class ScopedClient implements UpstreamClient {
 
   inScope(fields: Partial<UpstreamScope>): UpstreamClient {
     return new ScopedClient(this.#core, { ...this.#scope, ...fields });
+  }
+
+  get identity(): string {
+    return this.#core.identity;
   }
 
   #call<T>(spec: CallSpec<T>, signal: AbortSignal | undefined): Promise<T> {
@@ -325,10 +330,17 @@ class ScopedClient implements UpstreamClient {
 interface Core {
   caller: Caller;
   recovery: Recovery;
+  identity: string;
+}
+
+/** The base URL (it may carry credentials) and the token, each hashed: nothing of either can be read back. */
+function identityOf(baseUrl: string, token: string): string {
+  const tokenHash = createHash('sha256').update(token).digest('hex');
+  return createHash('sha256').update(baseUrl).update('\0').update(tokenHash).digest('hex').slice(0, 16);
 }
 
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
   const config = resolveConfig(opts);
   const caller = createCaller(config);
-  return new ScopedClient({ caller, recovery: createRecovery(caller, config.logger) }, GATEWAY_SCOPE);
+  return new ScopedClient({ caller, recovery: createRecovery(caller, config.logger), identity: identityOf(opts.baseUrl, opts.token) }, GATEWAY_SCOPE);
 }

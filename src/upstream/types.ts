@@ -267,6 +267,11 @@ export interface UpstreamClient {
    * or replaced. The client itself works in the gateway's scope.
    */
   inScope(fields: Partial<UpstreamScope>): UpstreamClient;
+  /**
+   * Which upstream and account this client reads: a hash of the base URL and of the token, never either, so a
+   * cache can key answers by it (src/cache/).
+   */
+  readonly identity: string;
   ping(opts?: CallOptions): Promise<Account>;
   createCampaign(req: CreateCampaignRequest, opts?: CallOptions): Promise<CreatedCampaign>;
   /** Caller id or uuid; null when the upstream does not know it. */

@@ -6,7 +6,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
 import { parse } from 'yaml';
-import { test as it } from '../support/test.js';
+import { testWith } from '../support/test.js';
 import { metricNames } from './promql.js';
 
 // deploy/prometheus/alerts.yml and deploy/grafana/: the rules pass promtool's check and its unit tests
@@ -27,7 +27,7 @@ const ADDED_BY_THE_SHIELD_WORK = ['reward_gateway_upstream_circuit_state'];
 
 // The gateway's subscription pollers poll at once, so the poll series exist before Prometheus scrapes.
 // Two attempts per call, so the faults below need few answers.
-it.override({ env: { POLL_INTERVAL_FLOOR_MS: '10', POLL_INTERVAL_MS: '50', UPSTREAM_RETRY_ATTEMPTS: '2' } });
+const it = testWith({ env: { POLL_INTERVAL_FLOOR_MS: '10', POLL_INTERVAL_MS: '50', UPSTREAM_RETRY_ATTEMPTS: '2' } });
 
 interface Rule {
   alert?: string;

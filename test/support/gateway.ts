@@ -62,6 +62,8 @@ export const TEST_ENV = {
   // Suites fire bursts of operations (fan-out, exactly-once); the rate-limit suite sets its own.
   RATE_LIMIT_PER_SECOND: '100000',
   RATE_LIMIT_BURST: '100000',
+  // Suites count upstream calls per operation; the read cache's own suites (test/cache/) turn it on.
+  CACHE_TTL_MS: '0',
 };
 
 /** What a test gateway is built of over any reward API: a sandbox, or a scripted one (test/upstream/quirks-server.ts). */

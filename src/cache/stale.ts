@@ -1,0 +1,22 @@
+import { isUpstreamError, type UpstreamError, type UpstreamErrorKind } from '../upstream/errors.js';
+
+// Which failures of an upstream read the cache may answer with what it saw before (stale-if-error), by the
+// kind of failure. A Record over every kind, so a new kind cannot be added without deciding it here.
+
+const BY_KIND: Record<UpstreamErrorKind, (error: UpstreamError) => boolean> = {
+  // 429 and 5xx (the ones a retry could cure): the upstream is overloaded or failing, not saying no.
+  http: (error) => error.retryable,
+  network: () => true,
+  timeout: () => true,
+  // Nothing was sent: the gateway's own queue (or budget) refused the read.
+  overloaded: () => true,
+  // The caller went away: nobody is waiting for an answer.
+  aborted: () => false,
+  // The upstream answered, and what it said is not something an older answer should hide.
+  invalid_response: () => false,
+};
+
+/** Whether a read that failed with `error` may be answered from an expired cache entry. */
+export function mayAnswerStale(error: unknown): boolean {
+  return isUpstreamError(error) && BY_KIND[error.kind](error);
+}
