@@ -1,6 +1,7 @@
 import { connectRedis, redisHost } from '../cluster/redis.js';
 import { createRedisStore } from '../cluster/redis-store.js';
 import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
+import { redisUpstreamBudget, type SharedUpstreamBudget } from '../cluster/upstream-budget.js';
 import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
@@ -17,6 +18,8 @@ export interface LiveStoreHandle {
   connected(timeoutMs: number): Promise<void>;
   /** Cluster mode: the Redis connection as the shared rate limit uses it; undefined in memory mode. */
   redis?: RedisLimits;
+  /** Cluster mode: the upstream budget every replica takes from (UPSTREAM_RATE_LIMIT_PER_SECOND); undefined in memory mode. */
+  upstreamBudget?: (limits: { rate: number; burst: number }) => SharedUpstreamBudget;
 }
 
 /** A change of Redis's state as an operator reads it: where (host and port only) and why. */
@@ -44,5 +47,6 @@ export function createLiveStore(
     redisUp: () => connection.healthy,
     connected: async (timeoutMs) => void (await connection.connected(timeoutMs)),
     redis: redisLimits(connection),
+    upstreamBudget: (limits) => redisUpstreamBudget(connection, config.REDIS_KEY_PREFIX, limits),
   };
 }

@@ -24,6 +24,7 @@ import type {
   EmbeddedReward,
   Gift,
   GiftQuery,
+  Shield,
   UpstreamClient,
 } from './types.js';
 import { GATEWAY_SCOPE, type UpstreamScope } from './scope.js';
@@ -78,6 +79,10 @@ class ScopedClient implements UpstreamClient {
 
   inScope(fields: Partial<UpstreamScope>): UpstreamClient {
     return new ScopedClient(this.#core, { ...this.#scope, ...fields });
+  }
+
+  get shield(): Shield {
+    return this.#core.caller.shield;
   }
 
   #call<T>(spec: CallSpec<T>, signal: AbortSignal | undefined): Promise<T> {
