@@ -154,7 +154,7 @@ builder.mutationFields((t) => ({
     resolve: unavailableAsData(async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
       const shortlinks = input.deliveryType === 'SHORTLINK';
-      const sent = await sendCreate(input.id, ctx.loaders, () =>
+      const sent = await sendCreate(input.id, ctx.loaders, ctx.client, () =>
         ctx.client.createCampaign({
           id: input.id,
           priceInCents: input.priceInCents,
@@ -189,7 +189,7 @@ builder.mutationFields((t) => ({
     },
     resolve: unavailableAsData(async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
-      const sent = await sendCreate(input.id, ctx.loaders, () =>
+      const sent = await sendCreate(input.id, ctx.loaders, ctx.client, () =>
         ctx.client.createDirectLinks({
           id: input.id,
           priceInCents: input.priceInCents,

@@ -51,7 +51,7 @@ builder.mutationField('createEmbeddedReward', (t) =>
         path: ['input'],
         embeddable: true,
       });
-      const { created, earlier, replayed } = await sendCreate(input.id, ctx.loaders, () =>
+      const { created, earlier, replayed } = await sendCreate(input.id, ctx.loaders, ctx.client, () =>
         ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
       );
       ctx.loaders.forgetAll();

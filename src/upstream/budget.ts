@@ -32,6 +32,8 @@ export function memoryCeiling(limits: TokenBucketLimits, now?: () => number): Ce
 
 export type Grant = { granted: true; waitedMs: number } | { granted: false; reason: 'timeout' | 'aborted' | 'backlog'; retryAfterSeconds: number };
 
+const GRANTED: Grant = { granted: true, waitedMs: 0 };
+
 interface Waiter extends Stoppable {
   priority: Priority;
   since: number;
@@ -72,11 +74,22 @@ export class UpstreamBudget {
     return { write: this.#queues.write.length, poll: this.#queues.poll.length, read: this.#queues.read.length };
   }
 
-  /** A token for one attempt, or the refusal after `maxWaitMs`. */
-  async take(priority: Priority, maxWaitMs: number, stops: Stops): Promise<Grant> {
+  /**
+   * A token for one attempt, or the refusal after `maxWaitMs`. Synchronous when a token is there at once in
+   * this process (no budget in force, or the memory ceiling): no promise per attempt, and arrivals queue in a
+   * strict order of priority.
+   */
+  take(priority: Priority, maxWaitMs: number, stops: Stops): Grant | Promise<Grant> {
     if (stopped(stops)) return { granted: false, reason: 'aborted', retryAfterSeconds: 0 };
-    if (!this.#ceiling && this.#adaptive.limit === null) return { granted: true, waitedMs: 0 };
-    if (this.#ahead(priority) === 0 && (await this.#tryTake(priority))) return { granted: true, waitedMs: 0 };
+    if (!this.#ceiling && this.#adaptive.limit === null) return GRANTED;
+    if (this.#ahead(priority) > 0) return this.#wait(priority, maxWaitMs, stops);
+    const tried = this.#takeOrWait(priority);
+    if (tried === 0) return GRANTED;
+    if (typeof tried === 'number') return this.#wait(priority, maxWaitMs, stops);
+    return tried.then((waitMs) => (waitMs === 0 ? GRANTED : this.#wait(priority, maxWaitMs, stops)));
+  }
+
+  #wait(priority: Priority, maxWaitMs: number, stops: Stops): Grant | Promise<Grant> {
     const ahead = this.#ahead(priority);
     const expectedMs = ((ahead + 1) * 1000) / this.#rate();
     if (priority === 'read' && expectedMs > maxWaitMs) {
@@ -129,26 +142,23 @@ export class UpstreamBudget {
     return n;
   }
 
-  /** One token of each limit, or none (what one gave is given back when the other refuses). */
-  async #tryTake(priority: Priority): Promise<boolean> {
-    return (await this.#takeOrWait(priority)) === 0;
-  }
-
-  async #takeOrWait(priority: Priority): Promise<number> {
+  /**
+   * One token of each limit and 0, or the milliseconds until one might be there (what one limit gave is given
+   * back when the other refuses). A promise only when the ceiling is Redis's.
+   */
+  #takeOrWait(priority: Priority): number | Promise<number> {
     const ceiling = this.#ceiling;
     const adaptiveWait = this.#adaptive.take(priority === 'read');
     if (adaptiveWait > 0) return adaptiveWait;
     if (!ceiling) return 0;
-    let answer: CeilingAnswer;
-    try {
-      answer = await ceiling.take(priority === 'read' ? readReserve(ceiling.limits.burst) : 0);
-    } catch {
-      // The ceiling could not be asked (a Redis error): the adaptive limit alone decides this attempt.
-      return 0;
-    }
-    if (answer.granted) return 0;
-    this.#adaptive.refund();
-    return Math.max(1, answer.waitMs);
+    const settle = (answer: CeilingAnswer): number => {
+      if (answer.granted) return 0;
+      this.#adaptive.refund();
+      return Math.max(1, answer.waitMs);
+    };
+    // The ceiling could not be asked (a Redis error): the adaptive limit alone decides this attempt.
+    const asked = ceiling.take(priority === 'read' ? readReserve(ceiling.limits.burst) : 0);
+    return asked instanceof Promise ? asked.then(settle, () => 0) : settle(asked);
   }
 
   #head(): Waiter | null {
@@ -170,7 +180,8 @@ export class UpstreamBudget {
         for (;;) {
           const head = this.#head();
           if (!head) return;
-          const waitMs = await this.#takeOrWait(head.priority);
+          const tried = this.#takeOrWait(head.priority);
+          const waitMs = typeof tried === 'number' ? tried : await tried;
           if (waitMs > 0) {
             this.#timer = setTimeout(() => this.#pump(), waitMs);
             return;

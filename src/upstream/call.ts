@@ -80,17 +80,17 @@ export function createCaller(config: ClientConfig): Caller {
   const minAttemptMs = Math.min(config.timeoutMs, Math.ceil(policy.budgetMs / 10));
   const shield = createShield(config, probe);
 
-  /** A slot of the bulkhead for one attempt, waiting at most `waitMs`. */
-  async function slot(route: string, lane: string, waitMs: number, stops: Stops): Promise<() => void> {
-    // A free slot is taken without a promise; only a full lane or bulkhead waits (transport.send refuses a
-    // stopped call before sending anything).
+  /** A slot of the bulkhead for one attempt, waiting at most `waitMs`; a free slot without a promise. */
+  function slot(route: string, lane: string, waitMs: number, stops: Stops): (() => void) | Promise<() => void> {
+    // Only a full lane or bulkhead waits (transport.send refuses a stopped call before sending anything).
     const free = bulkhead.tryAcquire(lane);
     if (free) return free.release;
-    const queued = await bulkhead.acquire(lane, waitMs, stops);
-    if (!queued.admitted) {
-      throw queued.reason === 'aborted' ? abortedFailure(route) : overloadedFailure(route, queued.reason, waitMs, queued.expectedWaitMs);
-    }
-    return queued.release;
+    return bulkhead.acquire(lane, waitMs, stops).then((queued) => {
+      if (!queued.admitted) {
+        throw queued.reason === 'aborted' ? abortedFailure(route) : overloadedFailure(route, queued.reason, waitMs, queued.expectedWaitMs);
+      }
+      return queued.release;
+    });
   }
 
   /** The breaker's half-open test: GET /ping, as a write's priority in the budget, never a caller's request. */
@@ -111,13 +111,15 @@ export function createCaller(config: ClientConfig): Caller {
   ): Promise<WireResponse> {
     const { breaker } = shield;
     if (breaker.state !== 'closed') throw circuitOpenFailure(spec.route, breaker.retryAfterSeconds());
-    const priority: Priority = spec.method !== 'GET' ? 'write' : scope.priority === 'poll' ? 'poll' : 'read';
+    const priority: Priority = spec.method !== 'GET' ? 'write' : (scope.priority ?? 'read');
     const callLeftMs = Math.max(0, deadline - Date.now());
-    const grant = await shield.take(priority, priority === 'read' ? Math.min(config.queueTimeoutMs, callLeftMs) : callLeftMs, stops);
+    const taken = shield.take(priority, priority === 'read' ? Math.min(config.queueTimeoutMs, callLeftMs) : callLeftMs, stops);
+    const grant = taken instanceof Promise ? await taken : taken;
     if (!grant.granted) throw grant.reason === 'aborted' ? abortedFailure(spec.route) : busyFailure(spec.route, grant.retryAfterSeconds);
     // The circuit may have opened while this attempt waited for its token.
     if (breaker.state !== 'closed') throw circuitOpenFailure(spec.route, breaker.retryAfterSeconds());
-    const release = await slot(spec.route, scope.lane, Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now())), stops);
+    const slotted = slot(spec.route, scope.lane, Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now())), stops);
+    const release = typeof slotted === 'function' ? slotted : await slotted;
     const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
     const sentAt = performance.now();
     // The slot is freed when undici is done with the request, not when the attempt ends: one stopped while it
@@ -142,6 +144,7 @@ export function createCaller(config: ClientConfig): Caller {
     const deadline = Date.now() + policy.budgetMs;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     let ambiguous = false;
+    let previous: { error: UpstreamError; status: number; unknown: boolean } | null = null;
     for (let attempt = 1; ; attempt++) {
       const started = debug ? performance.now() : 0;
       let error: UpstreamError;
@@ -159,10 +162,22 @@ export function createCaller(config: ClientConfig): Caller {
         if (!(err instanceof UpstreamError)) throw err;
         error = err;
       }
+      // A retry the budget could not fit in before the call's deadline says nothing new: the call ends with
+      // what the upstream last answered (a 429 storm stays a rate-limit error, not "busy").
+      if (error.kind === 'busy' && previous) {
+        return {
+          ok: false,
+          error: final(spec, previous.error, attempt - 1),
+          ambiguous: previous.unknown,
+          status: previous.status,
+          attempts: attempt - 1,
+        };
+      }
       ambiguous ||= isAmbiguous(error) || error.outcomeUnknown;
       // A later clear rejection of the same body (say 422) settles what an earlier unclear failure left open;
       // a refusal of the credentials says nothing about the earlier attempt.
       const unknown = ambiguous && (error.kind !== 'http' || isTransient(error) || error.status === 401 || error.status === 403);
+      previous = { error, status, unknown };
       const retryInMs =
         spec.idempotent && isTransient(error) && !stopped(stops)
           ? retryDelayMs(policy, attempt, error.retryAfterSeconds, deadline - Date.now() - minAttemptMs)

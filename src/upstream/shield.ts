@@ -13,7 +13,8 @@ import type { Priority, Shield, ShieldEvent } from './types.js';
 
 export interface ShieldCore extends Shield {
   readonly breaker: UpstreamBreaker;
-  take(priority: Priority, maxWaitMs: number, stops: Stops): Promise<Grant>;
+  /** A promise only when the attempt has to wait (or ask Redis). */
+  take(priority: Priority, maxWaitMs: number, stops: Stops): Grant | Promise<Grant>;
   /** The answer to an attempt sent at `sentAt` (performance.now()). */
   answered(sentAt: number, res: WireResponse): void;
   close(): void;
@@ -46,6 +47,13 @@ export function createShield(config: ClientConfig, probe: () => Promise<WireResp
     },
   });
 
+  const report = (priority: Priority, grant: Grant): Grant => {
+    if (grant.granted) {
+      if (budget.ceiling || adaptive.limit !== null) emit({ type: 'token', priority, waitedMs: grant.waitedMs });
+    } else if (grant.reason !== 'aborted') emit({ type: 'busy', priority });
+    return grant;
+  };
+
   return {
     breaker,
     state: () => ({
@@ -59,12 +67,10 @@ export function createShield(config: ClientConfig, probe: () => Promise<WireResp
     shareCeiling(ceiling) {
       budget.ceiling = ceiling;
     },
-    async take(priority, maxWaitMs, stops) {
-      const grant = await budget.take(priority, maxWaitMs, stops);
-      if (grant.granted) {
-        if (budget.ceiling || adaptive.limit !== null) emit({ type: 'token', priority, waitedMs: grant.waitedMs });
-      } else if (grant.reason !== 'aborted') emit({ type: 'busy', priority });
-      return grant;
+    take(priority, maxWaitMs, stops) {
+      const taken = budget.take(priority, maxWaitMs, stops);
+      if (!(taken instanceof Promise)) return report(priority, taken);
+      return taken.then((grant) => report(priority, grant));
     },
     answered(sentAt, res) {
       const cuts = adaptive.cuts;
