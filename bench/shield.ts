@@ -16,7 +16,7 @@
 import { loadConfig } from '../src/config.js';
 import { createLogger } from '../src/ops/logger.js';
 import { createMetrics } from '../src/ops/metrics.js';
-import { startSandbox, type RunningSandbox } from '../src/sandbox/index.js';
+import { startSandbox } from '../src/sandbox/index.js';
 import { createGateway } from '../src/server.js';
 import { upstreamClientFromConfig } from '../src/upstream-from-config.js';
 
