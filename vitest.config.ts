@@ -18,6 +18,7 @@ const processSuites = [
   'test/ops/start-up-failures.test.ts',
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
+  'test/upstream/shared-budget.test.ts',
 ];
 
 export default defineConfig({

@@ -24,6 +24,11 @@ function describe(error: UpstreamError, at: RaiseOptions['at']): GraphQLError {
   // The gateway's own queue refused the call before it went out: not the reward API's doing.
   if (error.kind === 'overloaded') return gatewayError('GATEWAY_OVERLOADED', {}, { at });
   if (error.kind === 'aborted') return gatewayError('REQUEST_ABORTED', {}, { at });
+  // The gateway's budget or breaker kept the call from going out.
+  if (error.kind === 'busy') return gatewayError('UPSTREAM_BUSY', { retryAfterSeconds: error.retryAfterSeconds ?? 1 }, { at });
+  if (error.kind === 'circuit_open') {
+    return gatewayError('UPSTREAM_UNAVAILABLE', { circuitOpenSeconds: error.retryAfterSeconds ?? 1 }, { at });
+  }
   if (error.kind === 'http' && (error.status === 401 || error.status === 403)) return gatewayError('UPSTREAM_UNAUTHORIZED', {}, { at });
   if (error.kind === 'http' && error.status === 429) {
     // The reward API limits the gateway, on this field only: the answer keeps its other data and its 200.

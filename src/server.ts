@@ -102,6 +102,10 @@ export function createGateway({
     logger: liveLogger ?? logger,
   });
   metrics.watchLive(live, shared.redisUp);
+  metrics.watchShield(client.shield);
+  // Cluster mode: the fixed upstream budget is one bucket in Redis for every replica, not one per process.
+  const ceiling = client.shield.state().ceiling;
+  if (ceiling && shared.upstreamBudget) client.shield.shareCeiling(shared.upstreamBudget({ rate: ceiling.perSecond, burst: ceiling.burst }));
   const drain = createDrain();
   const security = createSecurity(
     config,

@@ -23,6 +23,10 @@ export function upstreamClientFromConfig(
       maxDelayMs: config.UPSTREAM_RETRY_MAX_DELAY_MS,
       budgetMs: config.UPSTREAM_RETRY_BUDGET_MS,
     },
+    rateLimit: config.UPSTREAM_RATE_LIMIT_PER_SECOND
+      ? { perSecond: config.UPSTREAM_RATE_LIMIT_PER_SECOND, burst: config.UPSTREAM_RATE_LIMIT_BURST }
+      : undefined,
+    breaker: { failures: config.UPSTREAM_BREAKER_FAILURES, halfOpenAfterMs: config.UPSTREAM_BREAKER_HALF_OPEN_MS },
     ...extra,
   });
 }

@@ -81,6 +81,10 @@ class CachedClient implements UpstreamClient {
     return this.inner.identity;
   }
 
+  get shield() {
+    return this.inner.shield;
+  }
+
   inScope(fields: Partial<UpstreamScope>): UpstreamClient {
     return new CachedClient(this.inner.inScope(fields), this.cache, this.freshness);
   }

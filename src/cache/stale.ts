@@ -8,8 +8,11 @@ const BY_KIND: Record<UpstreamErrorKind, (error: UpstreamError) => boolean> = {
   http: (error) => error.retryable,
   network: () => true,
   timeout: () => true,
-  // Nothing was sent: the gateway's own queue (or budget) refused the read.
+  // Nothing was sent: the gateway's own queue, the upstream budget, or the open circuit breaker refused the
+  // read, all because the upstream is (or is kept from being) overloaded or failing.
   overloaded: () => true,
+  busy: () => true,
+  circuit_open: () => true,
   // The caller went away: nobody is waiting for an answer.
   aborted: () => false,
   // The upstream answered, and what it said is not something an older answer should hide.

@@ -340,15 +340,25 @@ export const CATALOGUE = {
     extensions: unknownOutcomeExtensions,
     examples: [{}, { outcomeUnknown: true }],
   }),
-  UPSTREAM_UNAVAILABLE: failure<MayBeUnknownOutcome>({
+  UPSTREAM_UNAVAILABLE: failure<
+    MayBeUnknownOutcome & { /** Set while the circuit breaker is open: seconds until its next probe. */ circuitOpenSeconds?: number }
+  >({
     surface: 'field',
     status: 200,
     retryable: true,
     retryAfter: NO_RETRY_AFTER,
-    when: 'The reward API could not be reached, reset the connection, answered 5xx or an unreadable body, after every retry.',
-    message: (p) => (p.outcomeUnknown ? OUTCOME_UNKNOWN : 'The reward API is unavailable right now; retry shortly.'),
+    when:
+      'The reward API could not be reached, reset the connection, answered 5xx or an unreadable body, after every retry; ' +
+      'or it failed `UPSTREAM_BREAKER_FAILURES` times in a row and the circuit breaker is open, so the read failed at once ' +
+      'with nothing sent (mutations answer `UpstreamUnavailable`).',
+    message: (p) =>
+      p.outcomeUnknown
+        ? OUTCOME_UNKNOWN
+        : p.circuitOpenSeconds !== undefined
+          ? `The reward API is failing and the gateway has stopped calling it for now; nothing was sent. Retry in ${p.circuitOpenSeconds}s.`
+          : 'The reward API is unavailable right now; retry shortly.',
     extensions: unknownOutcomeExtensions,
-    examples: [{}, { outcomeUnknown: true }],
+    examples: [{}, { outcomeUnknown: true }, { circuitOpenSeconds: 4 }],
   }),
   UPSTREAM_UNAUTHORIZED: failure({
     surface: 'field',
@@ -386,6 +396,19 @@ export const CATALOGUE = {
     message: () =>
       'The gateway is at capacity right now: its calls to the reward API would wait longer than it allows (UPSTREAM_QUEUE_TIMEOUT_MS); retry shortly.',
     examples: [{}],
+  }),
+  UPSTREAM_BUSY: failure<{ retryAfterSeconds: number }>({
+    surface: 'field',
+    status: 200,
+    retryable: true,
+    retryAfter: { rule: 'computed', from: "the upstream budget's queue: when a token is expected for a read sent now" },
+    when:
+      'The upstream budget (`UPSTREAM_RATE_LIMIT_PER_SECOND`, or the rate the reward API was found to accept) had no ' +
+      'token for this read within `UPSTREAM_QUEUE_TIMEOUT_MS`, or its queue showed it would not: nothing was sent. Writes ' +
+      'and live pollers are served first.',
+    message: (p) =>
+      `The gateway is at its budget of calls to the reward API and could not fit this read in; nothing was sent. Retry in ${p.retryAfterSeconds}s.`,
+    examples: [{ retryAfterSeconds: 2 }],
   }),
   REQUEST_ABORTED: failure<MayBeUnknownOutcome>({
     surface: 'field',

@@ -3,6 +3,7 @@ import { connectRedis } from '../cluster/redis.js';
 import { createRedisStore } from '../cluster/redis-store.js';
 import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
 import { redisHost, redisTarget } from '../cluster/target.js';
+import { redisUpstreamBudget, type SharedUpstreamBudget } from '../cluster/upstream-budget.js';
 import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
@@ -22,6 +23,8 @@ export interface LiveStoreHandle {
   redis?: RedisLimits;
   /** Cluster mode: the read cache's shared layer (src/cache/); undefined in memory mode. */
   cache?: SharedCacheStore;
+  /** Cluster mode: the upstream budget every replica takes from (UPSTREAM_RATE_LIMIT_PER_SECOND); undefined in memory mode. */
+  upstreamBudget?: (limits: { rate: number; burst: number }) => SharedUpstreamBudget;
 }
 
 /** A change of Redis's state as an operator reads it: where (host and port only) and why. */
@@ -72,5 +75,6 @@ export function createLiveStore(
     connected: async (timeoutMs) => void (await connection.connected(timeoutMs)),
     redis: redisLimits(connection),
     cache: redisCacheStore(connection),
+    upstreamBudget: (limits) => redisUpstreamBudget(connection, config.REDIS_KEY_PREFIX, limits),
   };
 }

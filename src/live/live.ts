@@ -107,6 +107,8 @@ export function createLive({
     schedule: { intervalMs, jitter: DEFAULT_JITTER, maxBackoffIntervals: DEFAULT_MAX_BACKOFF_INTERVALS },
   });
   hub.listen(outageLogger(logger));
+  // The pollers' reads: served by the upstream budget after writes and before other reads.
+  const polling = client.inScope({ priority: 'poll' });
   hub.listen({
     onTakeover: ({ key, from }) => logger.info({ key, from, owner: store.owner }, 'live: took over a key whose poller vanished'),
   });
@@ -207,7 +209,7 @@ export function createLive({
     const position = after === null ? undefined : decodeCursor(after, key);
     const dismiss = await admitWatch(watcher, key);
     try {
-      const iterator = await hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(client, uuid), {
+      const iterator = await hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(polling, uuid), {
         topic,
         select,
         includeCurrent,
@@ -229,7 +231,7 @@ export function createLive({
     giftChanges({ campaign, includeCurrent, lookup, after, watcher }) {
       return counted(watcher, async (release) => {
         if (campaign === null) {
-          return hub.subscribe<AccountEvent, GiftStatusChange>(ACCOUNT_KEY, () => new AccountFeed(client), {
+          return hub.subscribe<AccountEvent, GiftStatusChange>(ACCOUNT_KEY, () => new AccountFeed(polling), {
             topic: 'gift',
             select: accountGiftChange,
             includeCurrent,
@@ -253,7 +255,7 @@ export function createLive({
 
     fundsChanges({ currency, after, watcher }) {
       return counted(watcher, (release) =>
-        hub.subscribe<FundsEvent, FundsChange>(FUNDS_KEY, () => new FundsFeed(client), {
+        hub.subscribe<FundsEvent, FundsChange>(FUNDS_KEY, () => new FundsFeed(polling), {
           topic: 'funds',
           select: (event, cursor) =>
             currency === null || balanceChanged(event.previous, event.funds, currency)

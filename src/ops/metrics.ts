@@ -6,6 +6,7 @@ import type { CallEvent } from '../upstream/call-event.js';
 import { cacheMetrics } from './cache-metrics.js';
 import { liveMetrics } from './live-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
+import { shieldMetrics } from './shield-metrics.js';
 import { upstreamMetrics } from './upstream-metrics.js';
 
 // One Prometheus registry per gateway instance (never prom-client's global one: tests run several gateways
@@ -22,6 +23,8 @@ export interface GatewayMetrics {
   cache: CacheHooks;
   /** Connects the live hub's counts and hooks; returns the disconnection. */
   watchLive: ReturnType<typeof liveMetrics>;
+  /** Connects the upstream client's budget and circuit breaker. */
+  watchShield: ReturnType<typeof shieldMetrics>;
   /** Answers a scrape, its text through `redact` (label values such as operation names are clients' text). */
   respond(res: ServerResponse, redact: Redact): Promise<void>;
 }
@@ -36,6 +39,7 @@ export function createMetrics(): GatewayMetrics {
     loaderBatch: loaderMetrics(registry),
     cache: cacheMetrics(registry),
     watchLive: liveMetrics(registry),
+    watchShield: shieldMetrics(registry),
     async respond(res, redact) {
       try {
         const body = redact(await registry.metrics());

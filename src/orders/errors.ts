@@ -65,6 +65,20 @@ export class OutcomeUnknown extends Error {
   }
 }
 
+/**
+ * The circuit breaker is open: the reward API failed repeatedly and the gateway sent nothing. Unlike
+ * OutcomeUnknown there is nothing to check: retry the very same request (same id) after `retryAfterSeconds`.
+ */
+export class UpstreamUnavailable extends Error {
+  constructor(readonly retryAfterSeconds: number) {
+    super(
+      `The reward API is failing and the gateway has stopped calling it for now; nothing was sent. ` +
+        `Send the very same request again (same id) in ${retryAfterSeconds}s.`,
+    );
+    this.name = 'UpstreamUnavailable';
+  }
+}
+
 export interface ValidationIssueShape {
   path: string[];
   message: string;

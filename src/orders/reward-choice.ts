@@ -3,6 +3,7 @@ import { gatewayError } from '../errors/gateway-error.js';
 import type { Loaders } from '../loaders.js';
 import { InputValidationError, type ValidationIssueShape } from './errors.js';
 import type { Brand } from '../upstream/types.js';
+import { isUpstreamError } from '../upstream/errors.js';
 
 // Checks the brand choice of an order against the (cached) catalog before anything is sent upstream, so a
 // caller hears "that price is not offered" from us instead of a 422 after a round trip. The catalog also gives
@@ -45,7 +46,7 @@ export async function resolveRewardChoice(
   const issues: ValidationIssueShape[] = [];
 
   if (choice.region != null) {
-    const regions = await loaders.regions().catch(() => null);
+    const regions = await loaders.regions().catch(unlessCircuitOpen(null));
     if (!regions) throw catalogUnavailable();
     const match = regions.find((r) => r.name.toLowerCase() === choice.region!.trim().toLowerCase());
     if (!match) {
@@ -59,7 +60,7 @@ export async function resolveRewardChoice(
   const single = choice.brand != null;
   const codes = single ? [choice.brand!] : (choice.brands ?? []);
   // undefined: the catalog could not be read; null: the catalog does not know the brand.
-  const read = await Promise.all(codes.map((code) => loaders.brand.load(code).catch(() => undefined)));
+  const read = await Promise.all(codes.map((code) => loaders.brand.load(code).catch(unlessCircuitOpen(undefined))));
   if (read.includes(undefined)) throw catalogUnavailable();
   const brands = read as (Brand | null)[];
   const currencies = new Set<string>();
@@ -87,6 +88,14 @@ export async function resolveRewardChoice(
   if (issues.length) throw new InputValidationError(issues);
   // The catalog's spelling: codes match ignoring case here, exactly upstream.
   return { brandCodes: brands.map((brand) => brand!.brandCode) };
+}
+
+/** A failed catalog read as `fallback`; an open circuit breaker stays itself, for the mutation to answer UpstreamUnavailable. */
+function unlessCircuitOpen<T>(fallback: T): (error: unknown) => T {
+  return (error) => {
+    if (isUpstreamError(error) && error.kind === 'circuit_open') throw error;
+    return fallback;
+  };
 }
 
 /** Nothing was sent, so retrying is safe (and the only way on: the same id, the same input). */

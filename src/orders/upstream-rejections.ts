@@ -1,4 +1,4 @@
-import { IdempotencyConflict, NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from './errors.js';
+import { IdempotencyConflict, NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected, UpstreamUnavailable } from './errors.js';
 import { IdConflictError, isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 
 // Turns the upstream's refusals of a mutation into the typed errors clients select in the result union, and
@@ -68,4 +68,23 @@ export async function rejectionsAsData<T>(call: () => Promise<T>, context: Rejec
     if (code === 'ERROR_CAMPAIGN_INVALID_STATE' && context.cancelling) throw new NotCancellable(error.message);
     throw new UpstreamRejected(error.message, code, status, error.contacts);
   }
+}
+
+/**
+ * A mutation's resolver, with an open circuit breaker answered as UpstreamUnavailable wherever in the mutation
+ * it stopped a call (the read before a cancel, the replay lookup before a create, the write itself): nothing
+ * was sent, so the client retries later with the same input. A write that may have gone out before the
+ * circuit opened stays OutcomeUnknown.
+ */
+export function unavailableAsData<A extends unknown[], R>(resolve: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return async (...args) => {
+    try {
+      return await resolve(...args);
+    } catch (error) {
+      if (isUpstreamError(error) && error.kind === 'circuit_open' && !error.outcomeUnknown) {
+        throw new UpstreamUnavailable(error.retryAfterSeconds ?? 1);
+      }
+      throw error;
+    }
+  };
 }

@@ -1,6 +1,7 @@
 // What a handler can reach: the current state (replaced wholesale on reset), the request counters, the fault
 // rules and the settings the sandbox was started with.
 import type { Currency } from './catalog.js';
+import type { Capacity } from './capacity.js';
 import type { FaultSet } from './faults.js';
 import type { SandboxState } from './state.js';
 import type { SandboxStats } from './stats.js';
@@ -15,6 +16,8 @@ export interface SandboxContext {
   state: SandboxState;
   readonly stats: SandboxStats;
   readonly faults: FaultSet;
+  /** The capacity fault: a token bucket above which every request is answered 429. */
+  readonly capacity: Capacity;
   readonly settings: SandboxSettings;
 }
 

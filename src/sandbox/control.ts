@@ -5,6 +5,7 @@ import { z } from 'zod';
 import { CURRENCIES, type Currency } from './catalog.js';
 import type { Handler, Route, SandboxContext } from './context.js';
 import { invalidParameter } from './errors.js';
+import { capacitySchema } from './capacity.js';
 import { faultRuleSchema } from './faults.js';
 import { clearPending, fundsView, topUp } from './funds.js';
 import { bounce, expire, findGift, giftView, redeem } from './gifts.js';
@@ -17,6 +18,7 @@ function resetSandbox(ctx: SandboxContext): void {
   ctx.state = createState(ctx.settings.balances);
   ctx.stats.reset();
   ctx.faults.clear();
+  ctx.capacity.set(null);
 }
 
 /** Control bodies are optional where every field is: an empty POST means `{}`. */
@@ -96,7 +98,12 @@ export function controlRoutes(apiRouteKeys: readonly string[]): Route[] {
   };
   const clearFaults: Handler = ({ ctx }) => {
     ctx.faults.clear();
+    ctx.capacity.set(null);
     return { body: { ok: true, rules: 0 } };
+  };
+  const setCapacity: Handler = ({ ctx, body }) => {
+    ctx.capacity.set(parseBody(capacitySchema, body));
+    return { body: { ok: true, capacity: ctx.capacity.current } };
   };
   const routes: Route[] = [
     {
@@ -154,7 +161,16 @@ export function controlRoutes(apiRouteKeys: readonly string[]): Route[] {
         example: { route: 'POST /campaign', status: 503, rate: 1, count: 2 },
       },
     },
-    { method: 'DELETE', path: '/faults', handler: clearFaults, doc: { does: 'Remove every fault rule.' } },
+    { method: 'DELETE', path: '/faults', handler: clearFaults, doc: { does: 'Remove every fault rule and the capacity fault.' } },
+    {
+      method: 'POST',
+      path: '/capacity',
+      handler: setCapacity,
+      doc: {
+        does: 'Limit the reward API like production does, without telling the numbers: above per_second requests a second (burst at once, default one second) every request is answered 429. DELETE /faults lifts it.',
+        example: { per_second: 10, burst: 10 },
+      },
+    },
   ];
   const index: Handler = ({ origin }) => ({
     body: {

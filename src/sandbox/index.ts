@@ -4,6 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { CURRENCIES, type Currency } from './catalog.js';
 import type { SandboxContext } from './context.js';
 import { controlRoutes } from './control.js';
+import { Capacity } from './capacity.js';
 import { FaultSet } from './faults.js';
 import { API_ROUTE_KEYS, API_ROUTES } from './routes.js';
 import { API_PREFIX, createSandboxServer } from './server.js';
@@ -32,7 +33,7 @@ export async function startSandbox(opts: SandboxOptions = {}): Promise<RunningSa
   const balances = {} as Record<Currency, number>;
   for (const c of CURRENCIES) balances[c] = opts.balances?.[c] ?? DEFAULT_BALANCE_IN_CENTS;
   const settings = { token: opts.token ?? randomBytes(24).toString('base64url'), latencyMs: opts.latencyMs ?? 0, balances };
-  const ctx: SandboxContext = { state: createState(balances), stats: new SandboxStats(), faults: new FaultSet(), settings };
+  const ctx: SandboxContext = { state: createState(balances), stats: new SandboxStats(), faults: new FaultSet(), capacity: new Capacity(), settings };
   const { server, close } = createSandboxServer(ctx, API_ROUTES, controlRoutes(API_ROUTE_KEYS));
 
   const host = opts.host ?? '127.0.0.1';

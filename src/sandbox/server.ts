@@ -170,6 +170,7 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
 
   async function serveApi(req: http.IncomingMessage, res: http.ServerResponse, path: string, search: string): Promise<void> {
     const leave = ctx.stats.enter();
+    ctx.stats.countArrival();
     res.once('close', leave);
     const body = await readBody(req);
     tick(ctx.state);
@@ -183,6 +184,11 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
     if (typeof requestId === 'string' && requestId !== '') {
       ctx.stats.countRequestId(requestId);
       res.setHeader('x-request-id', requestId);
+    }
+    // Over the capacity fault's rate: refused before any work, counted as throttled in stats.
+    if (!ctx.capacity.admit()) {
+      ctx.stats.countThrottled();
+      return sendError(res, tooManyRequests());
     }
     const before = key ? ctx.faults.decide(key, 'before') : null;
     await pause(ctx.settings.latencyMs + (before?.latencyMs ?? 0));

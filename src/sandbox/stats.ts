@@ -3,6 +3,8 @@
 
 /** Request ids kept in stats: the most recent ones, so a long benchmark run cannot grow the map without end. */
 const REQUEST_IDS_KEPT = 1_000;
+/** Seconds of per-second counts kept: ten minutes, a long bench run. */
+const SECONDS_KEPT = 600;
 
 export interface StatsSnapshot {
   requests: Record<string, number>;
@@ -10,6 +12,12 @@ export interface StatsSnapshot {
   /** Calls per `x-request-id` they carried (calls without one are not listed). */
   requestIds: Record<string, number>;
   inFlightMax: number;
+  /**
+   * Requests received per second of the wall clock (unix seconds → count), the last ten minutes, and those of
+   * them the capacity fault answered 429: what "never past the budget in any second" is checked against.
+   */
+  perSecond: Record<string, number>;
+  throttledPerSecond: Record<string, number>;
 }
 
 export class SandboxStats {
@@ -18,9 +26,20 @@ export class SandboxStats {
   private requestIds = new Map<string, number>();
   private inFlight = 0;
   private inFlightMax = 0;
+  private perSecond = new Map<number, number>();
+  private throttledPerSecond = new Map<number, number>();
 
   countRequest(route: string): void {
     this.requests.set(route, (this.requests.get(route) ?? 0) + 1);
+  }
+
+  /** Every request that reached the API (any route, known or not), by second of arrival. */
+  countArrival(): void {
+    bump(this.perSecond, Math.floor(Date.now() / 1000));
+  }
+
+  countThrottled(): void {
+    bump(this.throttledPerSecond, Math.floor(Date.now() / 1000));
   }
 
   countRequestId(id: string): void {
@@ -52,6 +71,8 @@ export class SandboxStats {
     this.requests.clear();
     this.creates.clear();
     this.requestIds.clear();
+    this.perSecond.clear();
+    this.throttledPerSecond.clear();
     this.inFlightMax = this.inFlight;
   }
 
@@ -61,6 +82,16 @@ export class SandboxStats {
       creates: Object.fromEntries(this.creates),
       requestIds: Object.fromEntries(this.requestIds),
       inFlightMax: this.inFlightMax,
+      perSecond: Object.fromEntries(this.perSecond),
+      throttledPerSecond: Object.fromEntries(this.throttledPerSecond),
     };
+  }
+}
+
+function bump(counts: Map<number, number>, second: number): void {
+  counts.set(second, (counts.get(second) ?? 0) + 1);
+  for (const kept of counts.keys()) {
+    if (kept > second - SECONDS_KEPT) break;
+    counts.delete(kept);
   }
 }

@@ -1,6 +1,6 @@
-import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected, UpstreamUnavailable } from '../orders/errors.js';
 import { addFundsInput } from '../orders/order-rules.js';
-import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import { rejectionsAsData, unavailableAsData } from '../orders/upstream-rejections.js';
 import type { Funds } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
@@ -34,15 +34,15 @@ builder.mutationField('addFunds', (t) =>
     description:
       'Tops up the balance by card. Orders waiting for funds are released automatically, oldest first. ' +
       'A declined card is UpstreamRejected with code ERROR_FUNDS_CARD_ERROR.',
-    errors: { types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown] },
+    errors: { types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown, UpstreamUnavailable] },
     args: { input: t.arg({ type: AddFundsInput, required: true, validate: { schema: addFundsInput } }) },
-    resolve: async (_root, { input }, ctx) => {
+    resolve: unavailableAsData(async (_root, { input }, ctx) => {
       const funds = await rejectionsAsData(
         () => ctx.client.addFunds({ id: input.id, currency: input.currency.toUpperCase(), amountInCents: input.amountInCents }),
         { id: input.id, unknown: { what: 'the top-up may or may not have been made', retrySameIdIsSafe: true } },
       );
       ctx.loaders.forgetAll();
       return { funds };
-    },
+    }),
   }),
 );

@@ -1,5 +1,6 @@
 import { cancelUnredeemed, type CancelOutcome } from '../orders/cancel-campaign.js';
-import { NotCancellable, NotFound } from '../orders/errors.js';
+import { NotCancellable, NotFound, UpstreamUnavailable } from '../orders/errors.js';
+import { unavailableAsData } from '../orders/upstream-rejections.js';
 import { ref } from '../orders/order-rules.js';
 import type { Campaign } from '../upstream/types.js';
 import { builder } from './builder.js';
@@ -29,9 +30,9 @@ builder.mutationField('cancelCampaign', (t) =>
     type: CancelCampaignPayload,
     authScopes: { 'rewards:write': true },
     description: 'Cancels every unredeemed reward of an order and returns their funds. Safe to call again.',
-    errors: { types: [NotFound, NotCancellable] },
+    errors: { types: [NotFound, NotCancellable, UpstreamUnavailable] },
     args: { ref: t.arg.id({ required: true, description: 'Caller id or uuid of the order.', validate: { schema: ref } }) },
-    resolve: async (_root, { ref }, ctx) => {
+    resolve: unavailableAsData(async (_root, { ref }, ctx) => {
       const campaign: Campaign | null = await ctx.loaders.campaign.load(ref);
       if (!campaign) throw new NotFound(ref, 'order');
       if (DeliveryType.read(campaign.deliveryType) === 'EMBEDDED') {
@@ -48,6 +49,6 @@ builder.mutationField('cancelCampaign', (t) =>
       const outcome = await cancelUnredeemed(ctx.client, campaign.uuid);
       ctx.loaders.forgetAll();
       return { ...outcome, campaignUuid: campaign.uuid };
-    },
+    }),
   }),
 );

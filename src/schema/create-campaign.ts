@@ -1,6 +1,7 @@
 import type { z } from 'zod';
 import type { GatewayContext } from '../context.js';
-import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected, UpstreamUnavailable } from '../orders/errors.js';
+import { unavailableAsData } from '../orders/upstream-rejections.js';
 import { createCampaignInput, createDirectLinksInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
 import { fundingNow, sendCreate, type SentCreate } from '../orders/replays.js';
@@ -135,7 +136,7 @@ function oneOfReward<I>(schema: z.ZodType): z.ZodType<I> {
   return schema as z.ZodType<I>;
 }
 
-const createErrors = [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown];
+const createErrors = [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown, UpstreamUnavailable];
 
 builder.mutationFields((t) => ({
   createCampaign: t.field({
@@ -150,10 +151,10 @@ builder.mutationFields((t) => ({
         validate: { schema: oneOfReward<typeof CreateCampaignInput.$inferInput>(createCampaignInput) },
       }),
     },
-    resolve: async (_root, { input }, ctx) => {
+    resolve: unavailableAsData(async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
       const shortlinks = input.deliveryType === 'SHORTLINK';
-      const sent = await sendCreate(input.id, ctx.loaders, () =>
+      const sent = await sendCreate(input.id, ctx.loaders, ctx.client, () =>
         ctx.client.createCampaign({
           id: input.id,
           priceInCents: input.priceInCents,
@@ -172,7 +173,7 @@ builder.mutationFields((t) => ({
         }),
       );
       return payloadOf(sent, ctx);
-    },
+    }),
   }),
   createDirectLinks: t.field({
     type: CreateCampaignPayload,
@@ -186,9 +187,9 @@ builder.mutationFields((t) => ({
         validate: { schema: oneOfReward<typeof CreateDirectLinksInput.$inferInput>(createDirectLinksInput) },
       }),
     },
-    resolve: async (_root, { input }, ctx) => {
+    resolve: unavailableAsData(async (_root, { input }, ctx) => {
       const choice = await resolveRewardChoice(input.reward, input.priceInCents, ctx.loaders);
-      const sent = await sendCreate(input.id, ctx.loaders, () =>
+      const sent = await sendCreate(input.id, ctx.loaders, ctx.client, () =>
         ctx.client.createDirectLinks({
           id: input.id,
           priceInCents: input.priceInCents,
@@ -198,6 +199,6 @@ builder.mutationFields((t) => ({
         }),
       );
       return payloadOf(sent, ctx);
-    },
+    }),
   }),
 }));

@@ -1,4 +1,5 @@
-import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
+import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected, UpstreamUnavailable } from '../orders/errors.js';
+import { unavailableAsData } from '../orders/upstream-rejections.js';
 import { createEmbeddedRewardInput } from '../orders/order-rules.js';
 import { resolveRewardChoice } from '../orders/reward-choice.js';
 import { sendCreate } from '../orders/replays.js';
@@ -41,22 +42,22 @@ builder.mutationField('createEmbeddedReward', (t) =>
   t.field({
     type: CreateEmbeddedRewardPayload,
     authScopes: { 'rewards:write': true },
-    errors: { types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown] },
+    errors: { types: [InputValidationError, UpstreamRejected, IdempotencyConflict, OutcomeUnknown, UpstreamUnavailable] },
     args: {
       input: t.arg({ type: CreateEmbeddedRewardInput, required: true, validate: { schema: createEmbeddedRewardInput } }),
     },
-    resolve: async (_root, { input }, ctx) => {
+    resolve: unavailableAsData(async (_root, { input }, ctx) => {
       await resolveRewardChoice({ brand: input.brand }, input.priceInCents, ctx.loaders, {
         path: ['input'],
         embeddable: true,
       });
-      const { created, earlier, replayed } = await sendCreate(input.id, ctx.loaders, () =>
+      const { created, earlier, replayed } = await sendCreate(input.id, ctx.loaders, ctx.client, () =>
         ctx.client.createEmbeddedReward({ id: input.id, brandCode: input.brand, priceInCents: input.priceInCents }),
       );
       ctx.loaders.forgetAll();
       // A replay changed nothing: the read made just before the create is the order as it stands.
       if (earlier) ctx.loaders.campaign.prime(earlier.uuid, earlier);
       return { campaignUuid: created.campaign.uuid, rewardLink: created.giftLink, replayed };
-    },
+    }),
   }),
 );

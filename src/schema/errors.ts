@@ -5,6 +5,7 @@ import {
   NotFound,
   OutcomeUnknown,
   UpstreamRejected,
+  UpstreamUnavailable,
   type ValidationIssueShape,
 } from '../orders/errors.js';
 import { builder } from './builder.js';
@@ -97,5 +98,16 @@ builder.objectType(OutcomeUnknown, {
       nullable: true,
       description: 'What to read before repeating the operation, when repeating is not safe.',
     }),
+  }),
+});
+
+builder.objectType(UpstreamUnavailable, {
+  name: 'UpstreamUnavailable',
+  description:
+    'The reward API has been failing and the gateway stopped calling it for a while (its circuit breaker is open); ' +
+    'nothing was sent. Send the very same request again, with the same id, after retryAfterSeconds: it is made once.',
+  interfaces: [ErrorInterface],
+  fields: (t) => ({
+    retryAfterSeconds: t.exposeInt('retryAfterSeconds', { description: 'Seconds until the gateway asks the reward API again.' }),
   }),
 });

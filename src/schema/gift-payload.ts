@@ -1,6 +1,6 @@
-import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected } from '../orders/errors.js';
+import { NotCancellable, NotFound, OutcomeUnknown, UpstreamRejected, UpstreamUnavailable } from '../orders/errors.js';
 import { finalStateName, isCancelled } from '../orders/reward-state.js';
-import { rejectionsAsData } from '../orders/upstream-rejections.js';
+import { rejectionsAsData, unavailableAsData } from '../orders/upstream-rejections.js';
 import { ref } from '../orders/order-rules.js';
 import type { Gift } from '../upstream/types.js';
 import { builder } from './builder.js';
@@ -19,9 +19,9 @@ builder.mutationFields((t) => ({
     description:
       'Sends the reward email again (clears an undeliverable state). Not idempotent: every call sends an email, ' +
       'so the gateway never retries it on its own.',
-    errors: { types: [NotFound, UpstreamRejected, OutcomeUnknown] },
+    errors: { types: [NotFound, UpstreamRejected, OutcomeUnknown, UpstreamUnavailable] },
     args: { uuid: t.arg.id({ required: true, validate: { schema: ref } }) },
-    resolve: async (_root, { uuid }, ctx) => {
+    resolve: unavailableAsData(async (_root, { uuid }, ctx) => {
       const gift = await rejectionsAsData(() => ctx.client.resendGift(uuid), {
         notFound: { ref: uuid, what: 'reward' },
         // Every resend is another email: whether this one went out shows in the count, not in a repeat.
@@ -33,15 +33,15 @@ builder.mutationFields((t) => ({
       });
       ctx.loaders.forgetAll();
       return { gift };
-    },
+    }),
   }),
   cancelGift: t.field({
     type: GiftPayload,
     authScopes: { 'rewards:write': true },
     description: 'Cancels an unredeemed reward and returns its funds. Cancelling a cancelled reward returns it unchanged.',
-    errors: { types: [NotFound, NotCancellable, UpstreamRejected, OutcomeUnknown] },
+    errors: { types: [NotFound, NotCancellable, UpstreamRejected, OutcomeUnknown, UpstreamUnavailable] },
     args: { uuid: t.arg.id({ required: true, validate: { schema: ref } }) },
-    resolve: async (_root, { uuid }, ctx) => {
+    resolve: unavailableAsData(async (_root, { uuid }, ctx) => {
       const current = await ctx.loaders.gift.load(uuid);
       if (!current) throw new NotFound(uuid, 'reward');
       if (isCancelled(current)) return { gift: current };
@@ -55,6 +55,6 @@ builder.mutationFields((t) => ({
       });
       ctx.loaders.forgetAll();
       return { gift };
-    },
+    }),
   }),
 }));

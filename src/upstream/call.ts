@@ -2,17 +2,29 @@
 // policy and the call's time budget, reading a 200 body, an optional rescue of the final failure (a lookup
 // returning null on 404, or a POST recovered by looking the order up), and exactly one CallEvent at the end.
 // A write whose final failure leaves its effect open is marked `outcomeUnknown` here, the one place that
-// knows every attempt it made.
+// knows every attempt it made. Each attempt first passes the shield (shield.ts): an open circuit refuses it
+// with nothing sent, and it takes a token of the upstream budget (a retry costs one too).
 
 import type { ClientConfig, UpstreamLogger } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import type { CallEvent } from './call-event.js';
 import { UpstreamError } from './errors.js';
-import { abortedFailure, amend, httpFailure, upstreamTextRedactor, invalidResponseFailure, overloadedFailure } from './failures.js';
+import {
+  abortedFailure,
+  amend,
+  busyFailure,
+  circuitOpenFailure,
+  httpFailure,
+  upstreamTextRedactor,
+  invalidResponseFailure,
+  overloadedFailure,
+} from './failures.js';
 import type { UpstreamScope } from './scope.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
-import { stopped, type Stops } from './stops.js';
+import { createShield, type ShieldCore } from './shield.js';
+import { NO_STOPS, stopped, type Stops } from './stops.js';
 import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
+import type { Priority } from './types.js';
 import type { Parsed } from './wire.js';
 
 export interface RequestSpec<T> {
@@ -52,6 +64,8 @@ export interface Caller {
   call<T>(spec: CallSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<T>;
   /** Retries only, no event: for the lookups a rescue makes on behalf of the call that is reporting. */
   request<T>(spec: RequestSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<RequestResult<T>>;
+  /** The budget and the circuit breaker every attempt passes. */
+  readonly shield: ShieldCore;
   close(): Promise<void>;
 }
 
@@ -64,6 +78,29 @@ export function createCaller(config: ClientConfig): Caller {
   // per-attempt timeout). Without it the last attempt of a storm would be cut to a few milliseconds by the
   // budget and the call would end as a meaningless timeout instead of the 429 or 5xx it really met.
   const minAttemptMs = Math.min(config.timeoutMs, Math.ceil(policy.budgetMs / 10));
+  const shield = createShield(config, probe);
+
+  /** A slot of the bulkhead for one attempt, waiting at most `waitMs`; a free slot without a promise. */
+  function slot(route: string, lane: string, waitMs: number, stops: Stops): (() => void) | Promise<() => void> {
+    // Only a full lane or bulkhead waits (transport.send refuses a stopped call before sending anything).
+    const free = bulkhead.tryAcquire(lane);
+    if (free) return free.release;
+    return bulkhead.acquire(lane, waitMs, stops).then((queued) => {
+      if (!queued.admitted) {
+        throw queued.reason === 'aborted' ? abortedFailure(route) : overloadedFailure(route, queued.reason, waitMs, queued.expectedWaitMs);
+      }
+      return queued.release;
+    });
+  }
+
+  /** The breaker's half-open test: GET /ping, as a write's priority in the budget, never a caller's request. */
+  async function probe(): Promise<WireResponse> {
+    const route = 'GET /ping';
+    const grant = await shield.take('write', config.timeoutMs, NO_STOPS);
+    if (!grant.granted) throw busyFailure(route, grant.retryAfterSeconds);
+    const release = await slot(route, 'gateway', config.timeoutMs, NO_STOPS);
+    return transport.send({ method: 'GET', route, path: '/ping' }, undefined, config.timeoutMs, NO_STOPS, undefined, release);
+  }
 
   async function attemptOnce(
     spec: RequestSpec<unknown>,
@@ -72,21 +109,24 @@ export function createCaller(config: ClientConfig): Caller {
     scope: UpstreamScope,
     stops: Stops,
   ): Promise<WireResponse> {
-    // A free slot is taken without a promise; only a full lane or bulkhead waits (transport.send refuses a
-    // stopped call before sending anything).
-    let admission = bulkhead.tryAcquire(scope.lane);
-    if (!admission) {
-      const waitMs = Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now()));
-      const queued = await bulkhead.acquire(scope.lane, waitMs, stops);
-      if (!queued.admitted) {
-        throw queued.reason === 'aborted' ? abortedFailure(spec.route) : overloadedFailure(spec.route, queued.reason, waitMs, queued.expectedWaitMs);
-      }
-      admission = queued;
-    }
+    const { breaker } = shield;
+    if (breaker.state !== 'closed') throw circuitOpenFailure(spec.route, breaker.retryAfterSeconds());
+    const priority: Priority = spec.method !== 'GET' ? 'write' : (scope.priority ?? 'read');
+    const callLeftMs = Math.max(0, deadline - Date.now());
+    const taken = shield.take(priority, priority === 'read' ? Math.min(config.queueTimeoutMs, callLeftMs) : callLeftMs, stops);
+    const grant = taken instanceof Promise ? await taken : taken;
+    if (!grant.granted) throw grant.reason === 'aborted' ? abortedFailure(spec.route) : busyFailure(spec.route, grant.retryAfterSeconds);
+    // The circuit may have opened while this attempt waited for its token.
+    if (breaker.state !== 'closed') throw circuitOpenFailure(spec.route, breaker.retryAfterSeconds());
+    const slotted = slot(spec.route, scope.lane, Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now())), stops);
+    const release = typeof slotted === 'function' ? slotted : await slotted;
     const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
+    const sentAt = performance.now();
     // The slot is freed when undici is done with the request, not when the attempt ends: one stopped while it
     // waited for a connection is still in the pool's queue, and the bulkhead bounds what the pool holds.
-    return transport.send(spec, body, timeoutMs, stops, scope.requestId, admission.release);
+    const res = await breaker.run(() => transport.send(spec, body, timeoutMs, stops, scope.requestId, release));
+    shield.answered(sentAt, res);
+    return res;
   }
 
   function read<T>(spec: RequestSpec<T>, json: unknown): T {
@@ -104,6 +144,7 @@ export function createCaller(config: ClientConfig): Caller {
     const deadline = Date.now() + policy.budgetMs;
     const body = spec.body === undefined ? undefined : JSON.stringify(spec.body);
     let ambiguous = false;
+    let previous: { error: UpstreamError; status: number; unknown: boolean } | null = null;
     for (let attempt = 1; ; attempt++) {
       const started = debug ? performance.now() : 0;
       let error: UpstreamError;
@@ -121,10 +162,22 @@ export function createCaller(config: ClientConfig): Caller {
         if (!(err instanceof UpstreamError)) throw err;
         error = err;
       }
+      // A retry the budget could not fit in before the call's deadline says nothing new: the call ends with
+      // what the upstream last answered (a 429 storm stays a rate-limit error, not "busy").
+      if (error.kind === 'busy' && previous) {
+        return {
+          ok: false,
+          error: final(spec, previous.error, attempt - 1),
+          ambiguous: previous.unknown,
+          status: previous.status,
+          attempts: attempt - 1,
+        };
+      }
       ambiguous ||= isAmbiguous(error) || error.outcomeUnknown;
       // A later clear rejection of the same body (say 422) settles what an earlier unclear failure left open;
       // a refusal of the credentials says nothing about the earlier attempt.
       const unknown = ambiguous && (error.kind !== 'http' || isTransient(error) || error.status === 401 || error.status === 403);
+      previous = { error, status, unknown };
       const retryInMs =
         spec.idempotent && isTransient(error) && !stopped(stops)
           ? retryDelayMs(policy, attempt, error.retryAfterSeconds, deadline - Date.now() - minAttemptMs)
@@ -183,7 +236,15 @@ export function createCaller(config: ClientConfig): Caller {
     throw error;
   }
 
-  return { call, request, close: () => transport.close() };
+  return {
+    call,
+    request,
+    shield,
+    close: () => {
+      shield.close();
+      return transport.close();
+    },
+  };
 }
 
 function elapsed(since: number): number {

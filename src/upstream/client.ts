@@ -25,6 +25,7 @@ import type {
   EmbeddedReward,
   Gift,
   GiftQuery,
+  Shield,
   UpstreamClient,
 } from './types.js';
 import { GATEWAY_SCOPE, type UpstreamScope } from './scope.js';
@@ -83,6 +84,10 @@ class ScopedClient implements UpstreamClient {
 
   get identity(): string {
     return this.#core.identity;
+  }
+
+  get shield(): Shield {
+    return this.#core.caller.shield;
   }
 
   #call<T>(spec: CallSpec<T>, signal: AbortSignal | undefined): Promise<T> {

@@ -34,11 +34,14 @@ export const CLIENT_DEFAULTS = {
   laneShare: 0.5,
   maxQueued: 10_000,
   retry: { maxAttempts: 6, baseDelayMs: 100, maxDelayMs: 2_000, budgetMs: 15_000 },
+  breaker: { failures: 5, halfOpenAfterMs: 5_000 },
 } as const;
 
 export interface UpstreamLogger {
   debug(obj: object, msg?: string): void;
   warn(obj: object, msg?: string): void;
+  /** The circuit's return to closed; warn when absent. */
+  info?(obj: object, msg?: string): void;
   /** pino's: when it says debug is off, the client does not build its per-attempt lines at all. */
   isLevelEnabled?(level: 'debug'): boolean;
 }
@@ -63,6 +66,13 @@ export interface UpstreamClientOptions {
    */
   maxQueued?: number;
   retry?: RetryOptions;
+  /**
+   * The fixed ceiling of upstream requests (attempts) per second and its burst; unset: none, the adaptive limit
+   * alone. In cluster mode the client's `shield.shareCeiling` replaces this process's bucket with Redis's.
+   */
+  rateLimit?: { perSecond: number; burst?: number };
+  /** Circuit breaker: attempts failing in a row that open it, and how long it stays open before a probe. */
+  breaker?: { failures?: number; halfOpenAfterMs?: number };
   /** One event per client method call, for metrics. */
   onCall?: (event: CallEvent) => void;
   /** Per-attempt debug lines and warnings, for calls whose scope brings no logger; never given the token or a body. */
@@ -88,6 +98,8 @@ export interface ClientConfig {
   laneShare: number;
   maxQueued: number;
   retry: RetryPolicy;
+  rateLimit: { perSecond: number; burst: number } | null;
+  breaker: { failures: number; halfOpenAfterMs: number };
   onCall: ((event: CallEvent) => void) | undefined;
   logger: UpstreamLogger | undefined;
 }
@@ -140,9 +152,22 @@ export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
       maxDelayMs: nonNegativeInt('retry.maxDelayMs', opts.retry?.maxDelayMs, CLIENT_DEFAULTS.retry.maxDelayMs),
       budgetMs: positiveInt('retry.budgetMs', opts.retry?.budgetMs, CLIENT_DEFAULTS.retry.budgetMs),
     },
+    rateLimit: rateLimit(opts.rateLimit),
+    breaker: {
+      failures: positiveInt('breaker.failures', opts.breaker?.failures, CLIENT_DEFAULTS.breaker.failures),
+      halfOpenAfterMs: positiveInt('breaker.halfOpenAfterMs', opts.breaker?.halfOpenAfterMs, CLIENT_DEFAULTS.breaker.halfOpenAfterMs),
+    },
     onCall: opts.onCall,
     logger: opts.logger,
   };
+}
+
+/** Without a burst, one second's worth: the ceiling then allows at most twice the rate in any one second. */
+function rateLimit(limit: UpstreamClientOptions['rateLimit']): ClientConfig['rateLimit'] {
+  if (!limit) return null;
+  if (!(limit.perSecond > 0)) throw new TypeError('upstream client: rateLimit.perSecond must be positive');
+  const burst = limit.burst ?? Math.max(1, Math.ceil(limit.perSecond));
+  return { perSecond: limit.perSecond, burst: positiveInt('rateLimit.burst', burst, 1) };
 }
 
 export const upstreamArea = configArea({
@@ -164,7 +189,24 @@ export const upstreamArea = configArea({
       description: 'upstream requests at once; the rest wait in a queue',
     }),
     UPSTREAM_QUEUE_TIMEOUT_MS: documented(positiveMs.default(CLIENT_DEFAULTS.queueTimeoutMs), {
-      description: "longest wait for a slot before `GATEWAY_OVERLOADED`; a request whose key's queue shows it would wait longer is refused at once",
+      description:
+        "longest wait for a slot before `GATEWAY_OVERLOADED`, and a read's longest wait for a token of the upstream budget before `UPSTREAM_BUSY`; a request whose queue shows it would wait longer is refused at once",
+    }),
+    UPSTREAM_RATE_LIMIT_PER_SECOND: documented(z.coerce.number().positive().optional(), {
+      description:
+        'requests (attempts, retries included) per second the gateway sends the reward API, all replicas together in cluster mode; writes, then pollers, then reads when tokens are short ([docs/caching.md](docs/caching.md#upstream-budget))',
+      unsetMeans: 'no fixed ceiling: the adaptive limit alone',
+    }),
+    UPSTREAM_RATE_LIMIT_BURST: documented(count.optional(), {
+      description: 'requests the budget lets out at once after a quiet spell (its bucket size)',
+      unsetMeans: 'one second of `UPSTREAM_RATE_LIMIT_PER_SECOND`',
+    }),
+    UPSTREAM_BREAKER_FAILURES: documented(count.default(CLIENT_DEFAULTS.breaker.failures), {
+      description:
+        'attempts failing in a row (no connection, timeout, 5xx) that open the circuit breaker: reads fail at once with `UPSTREAM_UNAVAILABLE`, writes answer `UpstreamUnavailable` with nothing sent',
+    }),
+    UPSTREAM_BREAKER_HALF_OPEN_MS: documented(positiveMs.default(CLIENT_DEFAULTS.breaker.halfOpenAfterMs), {
+      description: 'how long the circuit stays open before a probe (`GET /ping`) asks whether the reward API is back',
     }),
     UPSTREAM_QUEUE_MAX: documented(count.default(CLIENT_DEFAULTS.maxQueued), {
       description:
@@ -190,6 +232,9 @@ export const upstreamArea = configArea({
     const problems: string[] = [];
     if (missing('REWARD_API_TOKEN') && (values.REWARD_API_URL || production)) {
       problems.push(`REWARD_API_TOKEN is required ${production ? 'in production' : 'when REWARD_API_URL is set'}`);
+    }
+    if (values.UPSTREAM_RATE_LIMIT_BURST !== undefined && values.UPSTREAM_RATE_LIMIT_PER_SECOND === undefined) {
+      problems.push('UPSTREAM_RATE_LIMIT_BURST needs UPSTREAM_RATE_LIMIT_PER_SECOND');
     }
     if (production && missing('REWARD_API_URL')) {
       problems.push('REWARD_API_URL is required in production (the embedded sandbox is for development only)');

@@ -16,7 +16,11 @@ export type UpstreamErrorKind =
   /** The gateway's bulkhead refused the request (queue full, or no slot freed in time); nothing was sent. */
   | 'overloaded'
   /** A 200 whose body could not be read as the expected shape. */
-  | 'invalid_response';
+  | 'invalid_response'
+  /** The upstream budget had no token for this read in time (UPSTREAM_QUEUE_TIMEOUT_MS); nothing was sent. */
+  | 'busy'
+  /** The circuit breaker is open after repeated upstream failures; nothing was sent. */
+  | 'circuit_open';
 
 export interface UpstreamErrorDetails {
   kind: UpstreamErrorKind;
@@ -33,7 +37,7 @@ export interface UpstreamErrorDetails {
    */
   retryable: boolean;
   attempts?: number;
-  /** Seconds from a Retry-After header, when the upstream sent one. */
+  /** Seconds from a Retry-After header, when the upstream sent one; for `busy` and `circuit_open`, the gateway's own. */
   retryAfterSeconds?: number | null;
   /** The upstream's own error text (`error.message`), token redacted, for errors shown as UpstreamRejected. */
   upstreamMessage?: string | null;

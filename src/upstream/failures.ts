@@ -147,3 +147,23 @@ export function invalidResponseFailure(route: string, detail: string): UpstreamE
     retryable: false,
   });
 }
+
+/** The budget had no token for the attempt in time: it never went out. */
+export function busyFailure(route: string, retryAfterSeconds: number): UpstreamError {
+  return new UpstreamError(`${route}: the upstream budget has no token free in time; nothing was sent`, {
+    kind: 'busy',
+    route,
+    retryable: true,
+    retryAfterSeconds,
+  });
+}
+
+/** The circuit is open: the attempt never went out. */
+export function circuitOpenFailure(route: string, retryAfterSeconds: number): UpstreamError {
+  return new UpstreamError(`${route}: the upstream is failing and the circuit breaker is open; nothing was sent`, {
+    kind: 'circuit_open',
+    route,
+    retryable: true,
+    retryAfterSeconds,
+  });
+}

@@ -7,13 +7,16 @@ import type { UpstreamLogger } from './config.js';
 // - `lane`: whose share of upstream concurrency it uses (the bulkhead's fair share per API key);
 // - `signal`: aborts every upstream call of the scope, creates included, when the gateway stops;
 // - `requestId`: sent as `x-request-id` on every attempt, so the upstream's logs can be joined with ours;
-// - `log`: where the client's lines for the scope go (the operation's logger, bound to its request id).
+// - `log`: where the client's lines for the scope go (the operation's logger, bound to its request id);
+// - `priority`: 'poll' for the live pollers, whose reads the upstream budget serves after writes and before
+//   other reads (budget.ts); 'write' for a read that is part of a write (a create's replay lookup).
 
 export interface UpstreamScope {
   lane: string;
   signal?: AbortSignal;
   requestId?: string;
   log?: UpstreamLogger;
+  priority?: 'poll' | 'write';
 }
 
 /** Work not made for one caller: readiness pings, live pollers, reads shared by many subscribers. */

@@ -272,6 +272,8 @@ export interface UpstreamClient {
    * cache can key answers by it (src/cache/).
    */
   readonly identity: string;
+  /** The upstream budget and circuit breaker, shared by every view of the client: state, events, the cluster's ceiling. */
+  readonly shield: Shield;
   ping(opts?: CallOptions): Promise<Account>;
   createCampaign(req: CreateCampaignRequest, opts?: CallOptions): Promise<CreatedCampaign>;
   /** Caller id or uuid; null when the upstream does not know it. */
@@ -292,4 +294,52 @@ export interface UpstreamClient {
   addFunds(req: AddFundsRequest, opts?: CallOptions): Promise<Funds>;
   /** Closes the connection pool. */
   close(): Promise<void>;
+}
+
+// The upstream budget and circuit breaker as the rest of the gateway sees them (shield.ts builds them).
+
+/** Who an attempt is for, in the order the budget serves them when tokens are short. */
+export type Priority = 'write' | 'poll' | 'read';
+
+export type CircuitStateName = 'closed' | 'open' | 'half_open';
+
+/** The fixed ceiling's answer: a token, or how long until the next one might be there. */
+export interface CeilingAnswer {
+  granted: boolean;
+  waitMs: number;
+}
+
+/** Where the fixed ceiling's tokens come from: this process, or Redis for the cluster. */
+export interface Ceiling {
+  readonly limits: { rate: number; burst: number };
+  take(reserve: number): CeilingAnswer | Promise<CeilingAnswer>;
+  /** Tokens left now, for metrics (null when only Redis knows). */
+  tokens(): number | null;
+}
+
+export type ShieldEvent =
+  /** An attempt got its token after waiting (0 when at once; reported only when the budget is in force). */
+  | { type: 'token'; priority: Priority; waitedMs: number }
+  /** A read refused for want of a token (UPSTREAM_BUSY), or a write or poll whose wait ran out. */
+  | { type: 'busy'; priority: Priority }
+  /** The upstream said "too many" and the adaptive limit was cut. */
+  | { type: 'cut'; limit: number }
+  | { type: 'circuit'; from: CircuitStateName; to: CircuitStateName };
+
+export interface ShieldState {
+  circuit: CircuitStateName;
+  /** Requests a second the adaptive limit allows; null while none was learnt. */
+  adaptiveLimit: number | null;
+  /** The fixed ceiling, null when unset. */
+  ceiling: { perSecond: number; burst: number } | null;
+  /** Tokens left in this process's ceiling bucket (null in cluster mode or without a ceiling). */
+  ceilingTokens: number | null;
+  waiting: Record<Priority, number>;
+}
+
+export interface Shield {
+  state(): ShieldState;
+  listen(listener: (event: ShieldEvent) => void): void;
+  /** Cluster mode: the ceiling counted for every replica, in place of this process's bucket. */
+  shareCeiling(ceiling: Ceiling): void;
 }

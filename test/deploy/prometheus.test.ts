@@ -21,10 +21,6 @@ const DASHBOARD = join(root, 'deploy/grafana/reward-gateway.json');
 const PROMTOOL = '/usr/bin/promtool';
 const PROMETHEUS = '/usr/bin/prometheus';
 
-// Added by the shield work (the upstream circuit breaker), being merged in parallel: until it is, a gateway
-// does not export it, and its absence is tolerated. Once merged, empty this list so the check is strict.
-const ADDED_BY_THE_SHIELD_WORK = ['reward_gateway_upstream_circuit_state'];
-
 // The gateway's subscription pollers poll at once, so the poll series exist before Prometheus scrapes.
 // Two attempts per call, so the faults below need few answers.
 const it = testWith({ env: { POLL_INTERVAL_FLOOR_MS: '10', POLL_INTERVAL_MS: '50', UPSTREAM_RETRY_ATTEMPTS: '2' } });
@@ -201,7 +197,7 @@ describe('a real Prometheus scraping a gateway', () => {
       expect(rulesLoaded.groups.flatMap((g: { rules: unknown[] }) => g.rules)).toHaveLength(rules.length);
 
       const exported = new Set<string>(await api('label/__name__/values'));
-      const missing = wanted.filter((name) => !exported.has(name) && !ADDED_BY_THE_SHIELD_WORK.includes(name));
+      const missing = wanted.filter((name) => !exported.has(name));
       expect(missing).toEqual([]);
     } finally {
       subscription.abort();

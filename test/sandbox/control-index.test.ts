@@ -42,6 +42,7 @@ describe('the control index', () => {
         'POST /__sandbox/clock',
         'POST /__sandbox/faults',
         'DELETE /__sandbox/faults',
+        'POST /__sandbox/capacity',
       ]);
       for (const route of routes) expect(route.does, route.path).toMatch(/\w{3,}/);
     }

@@ -66,12 +66,17 @@ describe('reset', () => {
     const { offset_ms, now } = await sandbox.control.advanceClock(0);
     expect(offset_ms).toBe(0);
     expect(Math.abs(Date.parse(now) - Date.now())).toBeLessThan(5_000);
-    expect(await sandbox.control.stats()).toEqual({
+    const stats = await sandbox.control.stats();
+    expect(stats).toEqual({
       requests: { 'GET /campaign/:id': 1, 'GET /funds': 1 },
       creates: {},
       requestIds: {},
       inFlightMax: 1,
+      perSecond: expect.any(Object),
+      throttledPerSecond: {},
     });
+    // The two requests since the reset, by the second they arrived in.
+    expect(Object.values(stats.perSecond).reduce((a, b) => a + b, 0)).toBe(2);
     // The id is free again.
     await create(sandbox, '/campaign', emailOrder({ id: 'gone' }));
   });

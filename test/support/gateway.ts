@@ -59,6 +59,8 @@ export const TEST_ENV = {
   UPSTREAM_RETRY_MAX_DELAY_MS: '20',
   UPSTREAM_RETRY_BUDGET_MS: '3000',
   UPSTREAM_TIMEOUT_MS: '3000',
+  // Suites inject runs of upstream failures to test retries and recovery; the breaker suite sets its own.
+  UPSTREAM_BREAKER_FAILURES: '1000000',
   // Suites fire bursts of operations (fan-out, exactly-once); the rate-limit suite sets its own.
   RATE_LIMIT_PER_SECOND: '100000',
   RATE_LIMIT_BURST: '100000',

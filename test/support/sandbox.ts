@@ -28,6 +28,8 @@ export interface TestSandbox {
     advanceClock(ms: number): Promise<any>;
     fault(rule: FaultRule): Promise<void>;
     clearFaults(): Promise<void>;
+    /** The capacity fault: above per_second (burst at once) every request is answered 429; clearFaults lifts it. */
+    capacity(setting: { per_second: number; burst?: number }): Promise<void>;
   };
   close(): Promise<void>;
 }
@@ -93,6 +95,9 @@ export async function startTestSandbox(opts?: SandboxOptions): Promise<TestSandb
       },
       clearFaults: async () => {
         await control('DELETE', '/faults');
+      },
+      capacity: async (setting) => {
+        await control('POST', '/capacity', setting);
       },
     },
     close: () => sandbox.close(),

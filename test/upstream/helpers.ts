@@ -23,6 +23,8 @@ export function captureClient(opts: Partial<UpstreamClientOptions> & { baseUrl: 
   const client = createUpstreamClient({
     token: TOKEN,
     retry: FAST_RETRY,
+    // The suites inject runs of failures to test retries and recovery; the breaker has a suite of its own.
+    breaker: { failures: 1_000_000 },
     onCall: (e) => events.push(e),
     logger: {
       debug: (obj, msg) => logs.push({ level: 'debug', obj, msg }),
