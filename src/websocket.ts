@@ -97,6 +97,8 @@ type EnvelopedArgs = ExecutionArgs & {
 interface Extra {
   socket: WebSocket;
   authorization: string | null;
+  /** The peer's address: keyless development rate-limits per address. */
+  address: string | undefined;
   /** Set once connection_init is admitted: each subscribe is the same caller's. */
   caller: Caller | null;
 }
@@ -140,7 +142,7 @@ export function attachWebSocket(
     onConnect: async (ctx) => {
       const caller = policy.identify(authorizationOf(ctx.connectionParams, ctx.extra));
       if (!caller) return false;
-      const refusal = await policy.rateLimit.spend(caller);
+      const refusal = await policy.rateLimit.spend(caller, ctx.extra.address);
       // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a close
       // frame can carry).
       if (refusal) {
@@ -179,7 +181,7 @@ export function attachWebSocket(
       if (Object.keys(ctx.subscriptions).length > limits.maxOperationsPerSocket) return [operationsPerSocketExceeded(limits.maxOperationsPerSocket)];
       // graphql-ws passes no subscribe before connection_ack (4401 instead), which onConnect gives with the caller set.
       const caller = ctx.extra.caller!;
-      const spent = policy.rateLimit.spend(caller);
+      const spent = policy.rateLimit.spend(caller, ctx.extra.address);
       const refusal = spent instanceof Promise ? await spent : spent;
       if (refusal) return [refusalError(refusal)];
       const initial: WebSocketInitialContext = { transport: 'websocket', caller, connectionParams: ctx.connectionParams };
@@ -229,7 +231,12 @@ export function attachWebSocket(
   const endpoint = serveGraphqlWs(
     wss,
     graphqlWs,
-    (socket, req: IncomingMessage): Extra => ({ socket, authorization: req.headers.authorization ?? null, caller: null }),
+    (socket, req: IncomingMessage): Extra => ({
+      socket,
+      authorization: req.headers.authorization ?? null,
+      address: req.socket.remoteAddress,
+      caller: null,
+    }),
     log,
     { maxBufferedBytes: limits.maxBufferedBytes },
   );

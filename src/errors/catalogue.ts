@@ -178,7 +178,11 @@ export const CATALOGUE = {
     message: () => 'Send a gateway API key: Authorization: Bearer <key>.',
     examples: [{}],
   }),
-  RATE_LIMITED: failure<{ by: 'key'; apiKey: string; retryAfterSeconds: number } | { by: 'upstream'; retryAfterSeconds: number }>({
+  RATE_LIMITED: failure<
+    | { by: 'key'; apiKey: string; retryAfterSeconds: number }
+    | { by: 'address'; address: string; retryAfterSeconds: number }
+    | { by: 'upstream'; retryAfterSeconds: number }
+  >({
     surface: 'request',
     status: 429,
     retryable: true,
@@ -189,13 +193,16 @@ export const CATALOGUE = {
     when:
       'The API key is over `RATE_LIMIT_PER_SECOND` (burst `RATE_LIMIT_BURST`): the request is refused with 429, a WebSocket ' +
       '`subscribe` fails with this error and a `connection_init` closes the socket with 4429. Also on a field, in a 200 ' +
-      'answer, when the reward API rate limits the gateway itself.',
+      'answer, when the reward API rate limits the gateway itself. Without API keys (development) the limit is per remote address.',
     message: (p) =>
       p.by === 'key'
         ? `Rate limit of API key "${p.apiKey}" exceeded; retry in ${p.retryAfterSeconds}s.`
-        : 'The reward API is rate limiting the gateway; retry later.',
+        : p.by === 'address'
+          ? `Rate limit of ${p.address} exceeded (without API keys each address has its own RATE_LIMIT_PER_SECOND); retry in ${p.retryAfterSeconds}s.`
+          : 'The reward API is rate limiting the gateway; retry later.',
     examples: [
       { by: 'key', apiKey: 'mobile', retryAfterSeconds: 2 },
+      { by: 'address', address: '127.0.0.1', retryAfterSeconds: 1 },
       { by: 'upstream', retryAfterSeconds: 1 },
     ],
   }),

@@ -87,6 +87,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   const cluster = shared ? sharedRateLimit(config, shared) : null;
   const rateLimit = createRateLimit(
     cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
+    { perAddress: !keyring },
   );
   const warnings: string[] = [];
 
@@ -113,7 +114,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     // Nothing else runs for a caller without a valid key, or past its key's rate.
     useApiKeys(authentication, { graphiql }),
     useRateLimit(rateLimit, authentication),
-    useCsrfPrevention(),
+    useCsrfPrevention({ keyless: !keyring, corsOrigins: config.CORS_ORIGINS ?? [] }),
     // Before anything executes: yoga itself only finds out after running the operation.
     useContentNegotiation({ graphiql }),
     ...(trusted ? [useTrustedDocuments(trusted)] : []),
