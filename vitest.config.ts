@@ -7,6 +7,7 @@ const require = createRequire(import.meta.url);
 // A new suite that spawns processes belongs here (cluster suites match by name).
 const processSuites = [
   'test/browser/**/*.test.ts',
+  'test/clients/cluster*.test.ts',
   'test/graph/generated-files.test.ts',
   'test/live/cluster*.test.ts',
   'test/live/redis-hang.test.ts',

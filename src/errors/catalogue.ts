@@ -257,13 +257,27 @@ export const CATALOGUE = {
     message: () => 'This gateway runs trusted documents only: send a documentId from the published manifest.',
     examples: [{}],
   }),
-  PERSISTED_QUERY_NOT_FOUND: failure({
+  PERSISTED_QUERY_NOT_FOUND: failure<{ apq?: boolean }>({
     surface: 'operation',
     status: 200,
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
-    when: 'Trusted-documents mode and the document id is not in the manifest.',
-    message: () => 'Unknown trusted document id: send a documentId from the published manifest.',
+    when:
+      'Trusted-documents mode and the document id is not in the manifest; or, without it, an automatic persisted query ' +
+      '(`extensions.persistedQuery`) whose hash this gateway has not been sent the document of yet.',
+    message: (p) =>
+      p.apq
+        ? "Unknown persisted query hash: send the request again with the query and the same extensions.persistedQuery to register it (Apollo Client's persisted-query link does so by itself)."
+        : 'Unknown trusted document id: send a documentId from the published manifest.',
+    examples: [{}, { apq: true }],
+  }),
+  PERSISTED_QUERY_MISMATCH: failure({
+    surface: 'operation',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'An automatic persisted query sends a document whose SHA-256 is not the `extensions.persistedQuery.sha256Hash` it names.',
+    message: () => 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent: hash the exact query text (hex, lower case).',
     examples: [{}],
   }),
   COST_LIMIT_EXCEEDED: failure<{ cost: number; limit: number }>({

@@ -1,3 +1,4 @@
+import { redisPersistedDocuments, type PersistedDocumentStore } from '../cluster/persisted-documents.js';
 import { connectRedis, redisHost } from '../cluster/redis.js';
 import { createRedisStore } from '../cluster/redis-store.js';
 import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
@@ -17,6 +18,8 @@ export interface LiveStoreHandle {
   connected(timeoutMs: number): Promise<void>;
   /** Cluster mode: the Redis connection as the shared rate limit uses it; undefined in memory mode. */
   redis?: RedisLimits;
+  /** Cluster mode: where automatic persisted queries are shared between replicas; undefined in memory mode. */
+  persistedDocuments?: PersistedDocumentStore;
 }
 
 /** A change of Redis's state as an operator reads it: where (host and port only) and why. */
@@ -44,5 +47,6 @@ export function createLiveStore(
     redisUp: () => connection.healthy,
     connected: async (timeoutMs) => void (await connection.connected(timeoutMs)),
     redis: redisLimits(connection),
+    persistedDocuments: redisPersistedDocuments(connection, config.REDIS_KEY_PREFIX),
   };
 }
