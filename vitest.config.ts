@@ -8,6 +8,7 @@ const require = createRequire(import.meta.url);
 const processSuites = [
   'test/browser/**/*.test.ts',
   'test/clients/cluster*.test.ts',
+  'test/clients/codegen.test.ts',
   'test/graph/generated-files.test.ts',
   'test/live/cluster*.test.ts',
   'test/live/redis-hang.test.ts',
