@@ -16,6 +16,7 @@ const processSuites = [
   'test/ops/main-process.test.ts',
   'test/ops/production-build.test.ts',
   'test/ops/start-up-failures.test.ts',
+  'test/ops/start-up-messages.test.ts',
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
 ];

@@ -14,6 +14,7 @@ import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
 import { refusalError } from './security/refusal.js';
 import type { Caller } from './security/scopes.js';
 import type { WebSocketPolicy } from './security/security.js';
+import { missingKey } from './security/use-api-keys.js';
 import { gatewayError } from './errors/gateway-error.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
@@ -57,6 +58,13 @@ function formatForSocket(error: GraphQLError): GraphQLFormattedError {
 }
 
 const hasHttp = (error: GraphQLError) => error.extensions?.http !== undefined;
+
+const CLOSE_FORBIDDEN = 4403;
+const FORBIDDEN_REASONS = {
+  missing: 'Forbidden: send the API key in the connection_init payload: {"authorization":"Bearer <key>"}',
+  malformed: 'Forbidden: connection_init payload "authorization" must be "Bearer <key>"',
+  unknown: 'Forbidden: unknown API key in the connection_init payload "authorization"; send a current key',
+};
 
 function operationsPerSocketExceeded(max: number): GraphQLError {
   return gatewayError('SUBSCRIPTIONS_PER_SOCKET_EXCEEDED', { limit: max });
@@ -140,8 +148,13 @@ export function attachWebSocket(
     // closes it with 4403), and connection_init and every subscribe spend from the key's rate like an HTTP
     // operation does.
     onConnect: async (ctx) => {
-      const caller = policy.identify(authorizationOf(ctx.connectionParams, ctx.extra));
-      if (!caller) return false;
+      const authorization = authorizationOf(ctx.connectionParams, ctx.extra);
+      const caller = policy.identify(authorization);
+      if (!caller) {
+        // graphql-ws would close with a bare "Forbidden": the reason says where the key goes (at most 123 bytes).
+        ctx.extra.socket.close(CLOSE_FORBIDDEN, FORBIDDEN_REASONS[missingKey(authorization)]);
+        return false;
+      }
       const refusal = await policy.rateLimit.spend(caller, ctx.extra.address);
       // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a close
       // frame can carry).

@@ -6,7 +6,7 @@ import { configArea, documented, positiveMs } from '../config-area.js';
 export const clusterArea = configArea({
   title: 'Cluster mode (Redis)',
   variables: {
-    REDIS_URL: documented(z.url({ protocol: /^rediss?$/ }).optional(), {
+    REDIS_URL: documented(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' }).optional(), {
       description: 'cluster mode: every replica on this Redis shares leases, snapshots, event logs and limits ([docs/cluster.md](docs/cluster.md))',
       unsetMeans: 'unset: one replica, state in memory',
     }),

@@ -77,7 +77,8 @@ type BadUserInput =
   | { reason: 'foreign-cursor'; cursor: string }
   | { reason: 'unknown-region'; region: string; known: readonly string[] }
   | { reason: 'bad-reference'; what: string; problem: string }
-  | { reason: 'resume-cursor'; problem: keyof typeof RESUME_CURSOR_PROBLEMS };
+  | { reason: 'resume-cursor'; problem: keyof typeof RESUME_CURSOR_PROBLEMS }
+  | { reason: 'money-as-string' };
 
 /** Why a subscription's `after` cannot be resumed from (live/cursor.ts). */
 const RESUME_CURSOR_PROBLEMS = {
@@ -100,6 +101,8 @@ function badUserInputMessage(p: BadUserInput): string {
       return `Invalid ${p.what}: ${p.problem}.`;
     case 'resume-cursor':
       return `${RESUME_CURSOR_PROBLEMS[p.problem]} Resume from the cursor of an event of this subscription, or subscribe without "after".`;
+    case 'money-as-string':
+      return 'SafeInt takes whole cents as a JSON number, not a string: send 2500, not "2500".';
   }
 }
 
@@ -168,15 +171,22 @@ export const CATALOGUE = {
       { status: 413, problem: 'Request body too large: at most 100000 bytes (MAX_BODY_BYTES).' },
     ],
   }),
-  UNAUTHENTICATED: failure({
+  UNAUTHENTICATED: failure<{ key?: 'missing' | 'malformed' | 'unknown' }>({
     surface: 'request',
     status: 401,
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
     headers: { 'www-authenticate': 'Bearer' },
-    when: 'API keys are configured and the request carries none, or one the gateway does not know. Over WebSocket the socket is closed with 4403.',
-    message: () => 'Send a gateway API key: Authorization: Bearer <key>.',
-    examples: [{}],
+    when:
+      'API keys are configured and the request carries none, an Authorization that is not `Bearer <key>`, or a key the gateway ' +
+      'does not know; each gets its own message. Over WebSocket the socket is closed with 4403 and a reason saying the same.',
+    message: (p) =>
+      p.key === 'unknown'
+        ? 'The API key sent is not one this gateway knows: check it for a typo, or for a key of another environment or one revoked, and send a current key as Authorization: Bearer <key>.'
+        : p.key === 'malformed'
+          ? 'The Authorization header is not "Bearer <key>": send the gateway API key as Authorization: Bearer <key>.'
+          : 'Send a gateway API key: Authorization: Bearer <key> (over WebSocket: "authorization" in the connection_init payload).',
+    examples: [{}, { key: 'malformed' }, { key: 'unknown' }],
   }),
   RATE_LIMITED: failure<
     | { by: 'key'; apiKey: string; retryAfterSeconds: number }
@@ -205,6 +215,17 @@ export const CATALOGUE = {
       { by: 'address', address: '127.0.0.1', retryAfterSeconds: 1 },
       { by: 'upstream', retryAfterSeconds: 1 },
     ],
+  }),
+  CORS_ORIGIN_NOT_ALLOWED: failure({
+    surface: 'request',
+    status: 403,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    headers: { vary: 'origin' },
+    when: "A browser's CORS preflight (OPTIONS) from an origin that is not in `CORS_ORIGINS`; the browser then sends nothing.",
+    message: () =>
+      'This origin is not in CORS_ORIGINS: add it there (comma-separated origins, e.g. https://app.example.com) to let its pages call the gateway.',
+    examples: [{}],
   }),
   NOT_ACCEPTABLE: failure<{ produced: readonly string[] }>({
     surface: 'request',
@@ -317,6 +338,7 @@ export const CATALOGUE = {
       { reason: 'unknown-region', region: 'Atlantis', known: ['Canada', 'USA'] },
       { reason: 'bad-reference', what: 'campaign reference', problem: 'must not be only dots' },
       { reason: 'resume-cursor', problem: 'other-subscription' },
+      { reason: 'money-as-string' },
     ],
   }),
   NOT_FOUND: failure<{ ref: string }>({
