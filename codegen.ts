@@ -5,6 +5,16 @@ import type { CodegenConfig } from '@graphql-codegen/cli';
 // CODEGEN_OUT lets the freshness test generate into a scratch folder and compare.
 const out = process.env.CODEGEN_OUT ?? 'operations/__generated__/';
 
+/**
+ * Every custom scalar of schema.graphql as TypeScript sees it, for any client's codegen (docs/clients.md):
+ * without it the client preset types them `any`. test/clients/codegen.test.ts fails when a scalar is missing.
+ */
+export const clientScalars = {
+  DateTime: 'string', // ISO-8601, output in UTC
+  Date: 'string', // YYYY-MM-DD, a Pacific calendar date
+  SafeInt: 'number', // whole cents, exact up to 2^53 - 1
+} as const;
+
 const config: CodegenConfig = {
   schema: 'schema.graphql',
   documents: ['operations/**/*.graphql'],
@@ -19,7 +29,7 @@ const config: CodegenConfig = {
         persistedDocuments: { hashAlgorithm: 'sha256' },
       },
       config: {
-        scalars: { DateTime: 'string', Date: 'string', SafeInt: 'number' },
+        scalars: clientScalars,
         enumsAsTypes: true,
         useTypeImports: true,
       },

@@ -4,8 +4,9 @@ import { z } from 'zod';
 // those declarations share. src/config.ts composes the areas; an area's config.ts imports this, never another
 // area's config, so each area's settings stay its own.
 
+const PORT_RULE = 'must be an integer from 1 to 65535 (0 lets the system pick a free one)';
 /** A port to listen on; 0 lets the system choose. */
-export const port = z.coerce.number().int().min(0).max(65_535);
+export const port = z.coerce.number({ error: PORT_RULE }).int({ error: PORT_RULE }).min(0, { error: PORT_RULE }).max(65_535, { error: PORT_RULE });
 /** A duration that must not be zero. */
 export const positiveMs = z.coerce.number().int().positive();
 /** A duration, where 0 means "not at all" or "at once". */

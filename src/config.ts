@@ -32,7 +32,8 @@ export type Config = ReturnType<typeof withLeaseDefault<z.infer<typeof configSch
 
 export class ConfigError extends Error {
   constructor(readonly problems: string[]) {
-    super(`Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
+    // One problem is one line (what a newcomer sees most); several are a list.
+    super(problems.length === 1 ? `Invalid configuration: ${problems[0]}` : `Invalid configuration:\n${problems.map((p) => `  - ${p}`).join('\n')}`);
     this.name = 'ConfigError';
   }
 }

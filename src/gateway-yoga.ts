@@ -1,3 +1,4 @@
+import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { graphiqlEnabled, type Config } from './config.js';
 import { freshnessOf, useCacheFreshness } from './cache/use-cache-freshness.js';
@@ -59,6 +60,8 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       useOperationMetrics({ registry: metrics.registry }),
       useCacheFreshness(),
       graphiqlPage.plugin,
+      // @defer and @stream (declared in schema/incremental-delivery.ts), answered as multipart/mixed or SSE.
+      useDeferStream(),
       useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
     ],
     context: (initial) =>

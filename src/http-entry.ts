@@ -60,8 +60,15 @@ function pointToGraphql(req: IncomingMessage, res: ServerResponse, graphiql: boo
   });
 }
 
+/** A CORS preflight from a browser origin CORS_ORIGINS does not list. */
+function preflightRefused(req: IncomingMessage, allowed: readonly string[]): boolean {
+  const origin = req.headers.origin;
+  return req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined && !allowed.includes(origin);
+}
+
 export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, redact, logger }: HttpEntryOptions): HttpEntry {
   const graphiql = graphiqlEnabled(config);
+  const corsOrigins = config.CORS_ORIGINS ?? [];
   const eventStreams = new Set<ServerResponse>();
   return {
     handle(req, res) {
@@ -77,6 +84,8 @@ export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, red
       if (path === '/') return pointToGraphql(req, res, graphiql);
       if (path === '/health') return json(res, 200, { status: 'ok' });
       if (path === '/metrics') return void metrics.respond(res, redact);
+      // yoga answers a refused preflight with no CORS headers and nothing to read: this names the variable.
+      if (preflightRefused(req, corsOrigins)) return refuse(res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
       if (req.headers.accept?.includes('text/event-stream')) {
         eventStreams.add(res);
         res.once('close', () => eventStreams.delete(res));

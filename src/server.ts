@@ -109,7 +109,11 @@ export function createGateway({
   const drain = createDrain();
   const security = createSecurity(
     config,
-    shared.redis && { redis: shared.redis, onReplicaCount: (replicas) => logger.info({ replicas }, 'rate limit: replicas known') },
+    shared.redis && {
+      redis: shared.redis,
+      onReplicaCount: (replicas) => logger.info({ replicas }, 'rate limit: replicas known'),
+      persistedDocuments: shared.persistedDocuments,
+    },
   );
   for (const warning of security.warnings) logger.warn(warning);
 

@@ -15,6 +15,7 @@ import { answerUpgradeRefusal, refuseRequestTarget } from './request-target.js';
 import { refusalError } from './security/refusal.js';
 import type { Caller } from './security/scopes.js';
 import type { WebSocketPolicy } from './security/security.js';
+import { missingKey } from './security/use-api-keys.js';
 import { gatewayError } from './errors/gateway-error.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
@@ -59,6 +60,13 @@ function formatForSocket(error: GraphQLError): GraphQLFormattedError {
 
 const hasHttp = (error: GraphQLError) => error.extensions?.http !== undefined;
 
+const CLOSE_FORBIDDEN = 4403;
+const FORBIDDEN_REASONS = {
+  missing: 'Forbidden: send the API key in the connection_init payload: {"authorization":"Bearer <key>"}',
+  malformed: 'Forbidden: connection_init payload "authorization" must be "Bearer <key>"',
+  unknown: 'Forbidden: unknown API key in the connection_init payload "authorization"; send a current key',
+};
+
 function operationsPerSocketExceeded(max: number): GraphQLError {
   return gatewayError('SUBSCRIPTIONS_PER_SOCKET_EXCEEDED', { limit: max });
 }
@@ -98,6 +106,8 @@ type EnvelopedArgs = ExecutionArgs & {
 interface Extra {
   socket: WebSocket;
   authorization: string | null;
+  /** The peer's address: keyless development rate-limits per address. */
+  address: string | undefined;
   /** Set once connection_init is admitted: each subscribe is the same caller's. */
   caller: Caller | null;
 }
@@ -147,9 +157,14 @@ export function attachWebSocket(
     // closes it with 4403), and connection_init and every subscribe spend from the key's rate like an HTTP
     // operation does.
     onConnect: async (ctx) => {
-      const caller = policy.identify(authorizationOf(ctx.connectionParams, ctx.extra));
-      if (!caller) return false;
-      const refusal = await policy.rateLimit.spend(caller);
+      const authorization = authorizationOf(ctx.connectionParams, ctx.extra);
+      const caller = policy.identify(authorization);
+      if (!caller) {
+        // graphql-ws would close with a bare "Forbidden": the reason says where the key goes (at most 123 bytes).
+        ctx.extra.socket.close(CLOSE_FORBIDDEN, FORBIDDEN_REASONS[missingKey(authorization)]);
+        return false;
+      }
+      const refusal = await policy.rateLimit.spend(caller, ctx.extra.address);
       // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a close
       // frame can carry).
       if (refusal) {
@@ -188,7 +203,7 @@ export function attachWebSocket(
       if (Object.keys(ctx.subscriptions).length > limits.maxOperationsPerSocket) return [operationsPerSocketExceeded(limits.maxOperationsPerSocket)];
       // graphql-ws passes no subscribe before connection_ack (4401 instead), which onConnect gives with the caller set.
       const caller = ctx.extra.caller!;
-      const spent = policy.rateLimit.spend(caller);
+      const spent = policy.rateLimit.spend(caller, ctx.extra.address);
       const refusal = spent instanceof Promise ? await spent : spent;
       if (refusal) return [refusalError(refusal)];
       const initial: WebSocketInitialContext = { transport: 'websocket', caller, connectionParams: ctx.connectionParams };
@@ -238,7 +253,12 @@ export function attachWebSocket(
   const endpoint = serveGraphqlWs(
     wss,
     graphqlWs,
-    (socket, req: IncomingMessage): Extra => ({ socket, authorization: req.headers.authorization ?? null, caller: null }),
+    (socket, req: IncomingMessage): Extra => ({
+      socket,
+      authorization: req.headers.authorization ?? null,
+      address: req.socket.remoteAddress,
+      caller: null,
+    }),
     log,
     { maxBufferedBytes: limits.maxBufferedBytes },
   );

@@ -14,14 +14,14 @@ export type BrandFilter = {
   search?: string | null | undefined;
 };
 
-/** Processing state of an order. */
+/** Processing state of an order as a whole, not of its rewards: CREATING while the reward API is still setting the order up (it may have sent some rewards already, so an order CREATING with rewards DELIVERED is normal), AWAITING_FUNDS until the balance covers it, CREATED once every reward exists. Each reward says where it is in `Gift.status` and `Gift.deliveryStatus`. */
 export type CampaignStatus =
   | 'AWAITING_FUNDS'
   | 'CREATED'
   | 'CREATING'
   | 'UNKNOWN';
 
-/** Delivery status of one reward. */
+/** Delivery status of one reward: whether its email reached the recipient (DELIVERED) or its link exists (LINK_CREATED). It is independent of the order: a reward may be DELIVERED while its order is still CREATING (`CampaignStatus`). */
 export type DeliveryStatus =
   | 'COMPLAINT'
   | 'DELIVERED'

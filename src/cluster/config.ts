@@ -26,7 +26,7 @@ const FORMS = ['REDIS_URL', 'REDIS_SENTINELS', 'REDIS_CLUSTER_NODES'] as const;
 export const clusterArea = configArea({
   title: 'Cluster mode (Redis)',
   variables: {
-    REDIS_URL: documented(z.url({ protocol: /^rediss?$/ }).optional(), {
+    REDIS_URL: documented(z.url({ protocol: /^rediss?$/, error: 'must be a redis:// or rediss:// URL, e.g. redis://127.0.0.1:6379' }).optional(), {
       description:
         'cluster mode on one Redis server: every replica shares leases, snapshots, event logs and limits there ([docs/cluster.md](docs/cluster.md)); `rediss://` for TLS',
       unsetMeans: 'unset: one replica, state in memory (unless REDIS_SENTINELS or REDIS_CLUSTER_NODES)',

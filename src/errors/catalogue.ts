@@ -77,7 +77,8 @@ type BadUserInput =
   | { reason: 'foreign-cursor'; cursor: string }
   | { reason: 'unknown-region'; region: string; known: readonly string[] }
   | { reason: 'bad-reference'; what: string; problem: string }
-  | { reason: 'resume-cursor'; problem: keyof typeof RESUME_CURSOR_PROBLEMS };
+  | { reason: 'resume-cursor'; problem: keyof typeof RESUME_CURSOR_PROBLEMS }
+  | { reason: 'money-as-string' };
 
 /** Why a subscription's `after` cannot be resumed from (live/cursor.ts). */
 const RESUME_CURSOR_PROBLEMS = {
@@ -100,6 +101,8 @@ function badUserInputMessage(p: BadUserInput): string {
       return `Invalid ${p.what}: ${p.problem}.`;
     case 'resume-cursor':
       return `${RESUME_CURSOR_PROBLEMS[p.problem]} Resume from the cursor of an event of this subscription, or subscribe without "after".`;
+    case 'money-as-string':
+      return 'SafeInt takes whole cents as a JSON number, not a string: send 2500, not "2500".';
   }
 }
 
@@ -168,17 +171,28 @@ export const CATALOGUE = {
       { status: 413, problem: 'Request body too large: at most 100000 bytes (MAX_BODY_BYTES).' },
     ],
   }),
-  UNAUTHENTICATED: failure({
+  UNAUTHENTICATED: failure<{ key?: 'missing' | 'malformed' | 'unknown' }>({
     surface: 'request',
     status: 401,
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
     headers: { 'www-authenticate': 'Bearer' },
-    when: 'API keys are configured and the request carries none, or one the gateway does not know. Over WebSocket the socket is closed with 4403.',
-    message: () => 'Send a gateway API key: Authorization: Bearer <key>.',
-    examples: [{}],
+    when:
+      'API keys are configured and the request carries none, an Authorization that is not `Bearer <key>`, or a key the gateway ' +
+      'does not know; each gets its own message. Over WebSocket the socket is closed with 4403 and a reason saying the same.',
+    message: (p) =>
+      p.key === 'unknown'
+        ? 'The API key sent is not one this gateway knows: check it for a typo, or for a key of another environment or one revoked, and send a current key as Authorization: Bearer <key>.'
+        : p.key === 'malformed'
+          ? 'The Authorization header is not "Bearer <key>": send the gateway API key as Authorization: Bearer <key>.'
+          : 'Send a gateway API key: Authorization: Bearer <key> (over WebSocket: "authorization" in the connection_init payload).',
+    examples: [{}, { key: 'malformed' }, { key: 'unknown' }],
   }),
-  RATE_LIMITED: failure<{ by: 'key'; apiKey: string; retryAfterSeconds: number } | { by: 'upstream'; retryAfterSeconds: number }>({
+  RATE_LIMITED: failure<
+    | { by: 'key'; apiKey: string; retryAfterSeconds: number }
+    | { by: 'address'; address: string; retryAfterSeconds: number }
+    | { by: 'upstream'; retryAfterSeconds: number }
+  >({
     surface: 'request',
     status: 429,
     retryable: true,
@@ -189,15 +203,29 @@ export const CATALOGUE = {
     when:
       'The API key is over `RATE_LIMIT_PER_SECOND` (burst `RATE_LIMIT_BURST`): the request is refused with 429, a WebSocket ' +
       '`subscribe` fails with this error and a `connection_init` closes the socket with 4429. Also on a field, in a 200 ' +
-      'answer, when the reward API rate limits the gateway itself.',
+      'answer, when the reward API rate limits the gateway itself. Without API keys (development) the limit is per remote address.',
     message: (p) =>
       p.by === 'key'
         ? `Rate limit of API key "${p.apiKey}" exceeded; retry in ${p.retryAfterSeconds}s.`
-        : 'The reward API is rate limiting the gateway; retry later.',
+        : p.by === 'address'
+          ? `Rate limit of ${p.address} exceeded (without API keys each address has its own RATE_LIMIT_PER_SECOND); retry in ${p.retryAfterSeconds}s.`
+          : 'The reward API is rate limiting the gateway; retry later.',
     examples: [
       { by: 'key', apiKey: 'mobile', retryAfterSeconds: 2 },
+      { by: 'address', address: '127.0.0.1', retryAfterSeconds: 1 },
       { by: 'upstream', retryAfterSeconds: 1 },
     ],
+  }),
+  CORS_ORIGIN_NOT_ALLOWED: failure({
+    surface: 'request',
+    status: 403,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    headers: { vary: 'origin' },
+    when: "A browser's CORS preflight (OPTIONS) from an origin that is not in `CORS_ORIGINS`; the browser then sends nothing.",
+    message: () =>
+      'This origin is not in CORS_ORIGINS: add it there (comma-separated origins, e.g. https://app.example.com) to let its pages call the gateway.',
+    examples: [{}],
   }),
   NOT_ACCEPTABLE: failure<{ produced: readonly string[] }>({
     surface: 'request',
@@ -250,13 +278,27 @@ export const CATALOGUE = {
     message: () => 'This gateway runs trusted documents only: send a documentId from the published manifest.',
     examples: [{}],
   }),
-  PERSISTED_QUERY_NOT_FOUND: failure({
+  PERSISTED_QUERY_NOT_FOUND: failure<{ apq?: boolean }>({
     surface: 'operation',
     status: 200,
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
-    when: 'Trusted-documents mode and the document id is not in the manifest.',
-    message: () => 'Unknown trusted document id: send a documentId from the published manifest.',
+    when:
+      'Trusted-documents mode and the document id is not in the manifest; or, without it, an automatic persisted query ' +
+      '(`extensions.persistedQuery`) whose hash this gateway has not been sent the document of yet.',
+    message: (p) =>
+      p.apq
+        ? "Unknown persisted query hash: send the request again with the query and the same extensions.persistedQuery to register it (Apollo Client's persisted-query link does so by itself)."
+        : 'Unknown trusted document id: send a documentId from the published manifest.',
+    examples: [{}, { apq: true }],
+  }),
+  PERSISTED_QUERY_MISMATCH: failure({
+    surface: 'operation',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'An automatic persisted query sends a document whose SHA-256 is not the `extensions.persistedQuery.sha256Hash` it names.',
+    message: () => 'extensions.persistedQuery.sha256Hash is not the SHA-256 of the query sent: hash the exact query text (hex, lower case).',
     examples: [{}],
   }),
   COST_LIMIT_EXCEEDED: failure<{ cost: number; limit: number }>({
@@ -296,6 +338,7 @@ export const CATALOGUE = {
       { reason: 'unknown-region', region: 'Atlantis', known: ['Canada', 'USA'] },
       { reason: 'bad-reference', what: 'campaign reference', problem: 'must not be only dots' },
       { reason: 'resume-cursor', problem: 'other-subscription' },
+      { reason: 'money-as-string' },
     ],
   }),
   NOT_FOUND: failure<{ ref: string }>({

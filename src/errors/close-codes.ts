@@ -23,8 +23,9 @@ export const CLOSE_CODES = {
   },
   4401: { sentBy: 'graphql-ws', meaning: '`subscribe` before `connection_ack`.', retry: 'No: fix the client.' },
   4403: {
-    sentBy: 'graphql-ws',
-    meaning: 'The `connection_init` carries no API key, or one the gateway does not know.',
+    sentBy: 'gateway',
+    meaning:
+      'The `connection_init` carries no API key, or one the gateway does not know; the reason says which, and that the key goes in its payload as `authorization: "Bearer <key>"`.',
     retry: 'After fixing the key.',
   },
   4406: { sentBy: 'graphql-ws', meaning: 'A subprotocol other than `graphql-transport-ws`.', retry: 'No: fix the client.' },

@@ -1,5 +1,6 @@
 import { redisCacheStore, type SharedCacheStore } from '../cluster/cache-store.js';
 import { connectRedis } from '../cluster/redis.js';
+import { redisPersistedDocuments, type PersistedDocumentStore } from '../cluster/persisted-documents.js';
 import { createRedisStore } from '../cluster/redis-store.js';
 import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
 import { redisHost, redisTarget } from '../cluster/target.js';
@@ -25,6 +26,8 @@ export interface LiveStoreHandle {
   cache?: SharedCacheStore;
   /** Cluster mode: the upstream budget every replica takes from (UPSTREAM_RATE_LIMIT_PER_SECOND); undefined in memory mode. */
   upstreamBudget?: (limits: { rate: number; burst: number }) => SharedUpstreamBudget;
+  /** Cluster mode: where automatic persisted queries are shared between replicas; undefined in memory mode. */
+  persistedDocuments?: PersistedDocumentStore;
 }
 
 /** A change of Redis's state as an operator reads it: where (host and port only) and why. */
@@ -76,5 +79,6 @@ export function createLiveStore(
     redis: redisLimits(connection),
     cache: redisCacheStore(connection),
     upstreamBudget: (limits) => redisUpstreamBudget(connection, config.REDIS_KEY_PREFIX, limits),
+    persistedDocuments: redisPersistedDocuments(connection),
   };
 }

@@ -1,9 +1,11 @@
 import {
+  BREAK,
   GraphQLError,
   Kind,
   getOperationAST,
   valueFromASTUntyped,
   getVariableValues,
+  visit,
   type DocumentNode,
   type ExecutionResult,
   type ExecutionArgs,
@@ -34,6 +36,9 @@ import type { Logger } from './logger.js';
 // - Where graphql-jit executes differently from graphql-js (jit-differences.ts: a variable inside a literal input
 //   value, or declared nullable where a value is required, given null; a mutation of several root fields), that
 //   execution runs interpreted. So does a document graphql-jit cannot compile (logged once).
+// - Documents using @defer or @stream run on yoga's own executor (@graphql-tools/executor, graphql-js's execute
+//   with incremental delivery): neither graphql-jit nor graphql-js 16 delivers in parts. The operation's
+//   loaders are the same for every part, so what deferred parts read together is batched together.
 // - Subscriptions always run interpreted: graphql-jit 0.8 hands a subscription field's `subscribe` the
 //   operation's variables instead of the field's arguments, so `giftStatusChanged(campaign: $ref)` would
 //   subscribe to the whole account (test/graph/compiled-execution.test.ts).
@@ -125,8 +130,33 @@ export interface CompiledExecutionOptions {
   interpretedRuns: number;
 }
 
+/** Whether a document asks for incremental delivery (@defer or @stream anywhere in it); kept per document. */
+const incremental = new WeakMap<DocumentNode, boolean>();
+function deliversIncrementally(document: DocumentNode): boolean {
+  let found = incremental.get(document);
+  if (found === undefined) {
+    found = false;
+    visit(document, {
+      Directive(node) {
+        if (node.name.value === 'defer' || node.name.value === 'stream') {
+          found = true;
+          return BREAK;
+        }
+        return undefined;
+      },
+    });
+    incremental.set(document, found);
+  }
+  return found;
+}
+
 export function useCompiledExecution({ logger, interpretedRuns }: CompiledExecutionOptions): Plugin {
-  if (interpretedRuns === Infinity) return { onExecute: ({ setExecuteFn }) => setExecuteFn(interpret) };
+  if (interpretedRuns === Infinity)
+    return {
+      onExecute: ({ args, setExecuteFn }) => {
+        if (!deliversIncrementally(args.document)) setExecuteFn(interpret);
+      },
+    };
   // Per document, per operation name (a document may hold several operations).
   const plans = new WeakMap<DocumentNode, Map<string, Plan>>();
 
@@ -193,6 +223,8 @@ export function useCompiledExecution({ logger, interpretedRuns }: CompiledExecut
 
   return {
     onExecute({ args, setExecuteFn }) {
+      // Yoga's executor, as set up: the one that delivers in parts.
+      if (deliversIncrementally(args.document)) return;
       return then(compiledFor(args), (plan) => {
         if (!plan || !runsCompiled(plan, args)) return setExecuteFn(interpret);
         const compiled = plan.compiled!;

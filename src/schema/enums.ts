@@ -13,11 +13,17 @@ function enumMapping<const V extends string>(name: string, description: string, 
   return { ref, read, write };
 }
 
-export const CampaignStatus = enumMapping('CampaignStatus', 'Processing state of an order.', {
-  API_CREATING: 'CREATING',
-  AWAITING_FUNDS: 'AWAITING_FUNDS',
-  CAMPAIGN_CREATED: 'CREATED',
-});
+export const CampaignStatus = enumMapping(
+  'CampaignStatus',
+  'Processing state of an order as a whole, not of its rewards: CREATING while the reward API is still setting the order up ' +
+    '(it may have sent some rewards already, so an order CREATING with rewards DELIVERED is normal), AWAITING_FUNDS until the ' +
+    'balance covers it, CREATED once every reward exists. Each reward says where it is in `Gift.status` and `Gift.deliveryStatus`.',
+  {
+    API_CREATING: 'CREATING',
+    AWAITING_FUNDS: 'AWAITING_FUNDS',
+    CAMPAIGN_CREATED: 'CREATED',
+  },
+);
 
 export const GiftStatus = enumMapping('GiftStatus', 'Claim status of one reward.', {
   SENT_AND_REDEEMABLE: 'SENT_AND_REDEEMABLE',
@@ -28,15 +34,20 @@ export const GiftStatus = enumMapping('GiftStatus', 'Claim status of one reward.
   GIVER_CANCELED: 'CANCELLED',
 });
 
-export const DeliveryStatus = enumMapping('DeliveryStatus', 'Delivery status of one reward.', {
-  UNSENT: 'UNSENT',
-  DELIVERED: 'DELIVERED',
-  LINKCREATED: 'LINK_CREATED',
-  TEMPORARILY_UNDELIVERABLE: 'TEMPORARILY_UNDELIVERABLE',
-  UNDELIVERABLE: 'UNDELIVERABLE',
-  UNSUBSCRIBED: 'UNSUBSCRIBED',
-  COMPLAINT: 'COMPLAINT',
-});
+export const DeliveryStatus = enumMapping(
+  'DeliveryStatus',
+  'Delivery status of one reward: whether its email reached the recipient (DELIVERED) or its link exists (LINK_CREATED). ' +
+    'It is independent of the order: a reward may be DELIVERED while its order is still CREATING (`CampaignStatus`).',
+  {
+    UNSENT: 'UNSENT',
+    DELIVERED: 'DELIVERED',
+    LINKCREATED: 'LINK_CREATED',
+    TEMPORARILY_UNDELIVERABLE: 'TEMPORARILY_UNDELIVERABLE',
+    UNDELIVERABLE: 'UNDELIVERABLE',
+    UNSUBSCRIBED: 'UNSUBSCRIBED',
+    COMPLAINT: 'COMPLAINT',
+  },
+);
 
 const deliveryTypes = enumMapping('DeliveryType', 'How rewards of an order reach recipients.', {
   SERVICE_EMAIL: 'EMAIL',

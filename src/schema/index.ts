@@ -1,4 +1,6 @@
+import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
+import { deferDirective, streamDirective } from './incremental-delivery.js';
 import './scalars.js';
 import './money.js';
 import './enums.js';
@@ -16,4 +18,4 @@ import './gift-payload.js';
 import './cancel-campaign.js';
 import './add-funds.js';
 
-export const schema = builder.toSchema();
+export const schema = builder.toSchema({ directives: [...specifiedDirectives, deferDirective, streamDirective] });

@@ -31,6 +31,29 @@ export const apiKeysSchema = z
 
 export type ApiKeyConfig = z.infer<typeof apiKeysSchema>[number];
 
+/** TRUSTED_DOCUMENTS: a file that can be read now and holds a JSON object of hash → document. */
+function checkManifest(path: string, ctx: z.RefinementCtx): void {
+  let text: string;
+  try {
+    text = readFileSync(path, 'utf8');
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? 'unreadable';
+    ctx.addIssue({ code: 'custom', message: `${path} cannot be read (${code}): point it at the manifest \`npm run codegen\` writes` });
+    return;
+  }
+  let manifest: unknown;
+  try {
+    manifest = JSON.parse(text);
+  } catch {
+    ctx.addIssue({ code: 'custom', message: `${path} is not JSON: it must be an object of hash → document, as \`npm run codegen\` writes` });
+    return;
+  }
+  const entries = manifest && typeof manifest === 'object' && !Array.isArray(manifest) ? Object.entries(manifest) : null;
+  if (!entries || entries.length === 0 || entries.some(([, document]) => typeof document !== 'string' || document === '')) {
+    ctx.addIssue({ code: 'custom', message: `${path} must be a non-empty JSON object of hash → document, as \`npm run codegen\` writes` });
+  }
+}
+
 export const securityArea = configArea({
   title: 'Access and limits',
   variables: {
@@ -57,7 +80,7 @@ export const securityArea = configArea({
     MAX_BODY_BYTES: documented(count.default(100_000), {
       description: 'largest request body (413; a POST without Content-Length is refused with 411)',
     }),
-    TRUSTED_DOCUMENTS: documented(z.string().min(1).optional(), {
+    TRUSTED_DOCUMENTS: documented(z.string().min(1).superRefine(checkManifest).optional(), {
       description: 'path of a manifest of hash → document; when set, only those operations run',
     }),
     CORS_ORIGINS: documented(

@@ -1,5 +1,6 @@
 import type { IncomingMessage } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
+import type { PersistedDocumentStore } from '../cluster/persisted-documents.js';
 import type { RedisLimits } from '../cluster/shared-limits.js';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
@@ -8,6 +9,7 @@ import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.j
 import { createSharedRateLimiter } from './shared-rate-limit.js';
 import type { Caller } from './scopes.js';
 import { createAuthentication, useApiKeys, type Authentication } from './use-api-keys.js';
+import { useAutomaticPersistedQueries } from './use-automatic-persisted-queries.js';
 import { useBodyLimit } from './use-body-limit.js';
 import { useContentNegotiation } from './use-content-negotiation.js';
 import { useCostLimit } from './use-cost-limit.js';
@@ -69,6 +71,8 @@ export interface Security {
 export interface SharedLimits {
   redis: RedisLimits;
   onReplicaCount?(replicas: number): void;
+  /** Where automatic persisted queries registered on any replica are found. */
+  persistedDocuments?: PersistedDocumentStore;
 }
 
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
@@ -87,6 +91,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   const cluster = shared ? sharedRateLimit(config, shared) : null;
   const rateLimit = createRateLimit(
     cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
+    { perAddress: !keyring },
   );
   const warnings: string[] = [];
 
@@ -113,10 +118,11 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     // Nothing else runs for a caller without a valid key, or past its key's rate.
     useApiKeys(authentication, { graphiql }),
     useRateLimit(rateLimit, authentication),
-    useCsrfPrevention(),
+    useCsrfPrevention({ keyless: !keyring, corsOrigins: config.CORS_ORIGINS ?? [] }),
     // Before anything executes: yoga itself only finds out after running the operation.
     useContentNegotiation({ graphiql }),
-    ...(trusted ? [useTrustedDocuments(trusted)] : []),
+    // One or the other: with a manifest nothing may register a document of its own.
+    trusted ? useTrustedDocuments(trusted) : useAutomaticPersistedQueries({ shared: shared?.persistedDocuments }),
     ...useOperationLimits({ maxDepth: config.MAX_DEPTH, maxAliases: config.MAX_ALIASES, maxTokens: config.MAX_TOKENS }),
     useCostLimit({ maxCost: config.MAX_COST }),
     ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),

@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import type { Keyring } from './api-keys.js';
+import { bearerToken, type Keyring } from './api-keys.js';
 import type { Refusal } from './refusal.js';
 import { refusalResponse } from './refusal.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
@@ -10,7 +10,17 @@ import { describeFailure } from '../errors/gateway-error.js';
 // What the key may do is decided per field by scope-auth, from the caller this finds. WebSocket connections
 // are identified the same way at connection_init (websocket.ts; graphql-ws closes a refused one with 4403).
 
-export const UNAUTHENTICATED: Refusal = describeFailure('UNAUTHENTICATED');
+/** Why an Authorization value names no caller, for a message that says what to change. */
+export function missingKey(authorization: string | null | undefined): 'missing' | 'malformed' | 'unknown' {
+  if (!authorization?.trim()) return 'missing';
+  return bearerToken(authorization) === null ? 'malformed' : 'unknown';
+}
+
+const refusals: Record<ReturnType<typeof missingKey>, Refusal> = {
+  missing: describeFailure('UNAUTHENTICATED', { key: 'missing' }),
+  malformed: describeFailure('UNAUTHENTICATED', { key: 'malformed' }),
+  unknown: describeFailure('UNAUTHENTICATED', { key: 'unknown' }),
+};
 
 /** The caller a request gets when its key is unknown; the pipeline refuses it first, this is defence in depth. */
 const NOBODY: Caller = { name: 'anonymous', scopes: new Set() };
@@ -59,7 +69,9 @@ export function useApiKeys(authentication: Authentication, options: { graphiql: 
       // The GraphiQL page itself carries no data; the queries it sends need a key like any other. Without
       // GraphiQL there is no page, so nothing passes unauthenticated.
       if (options.graphiql && isGraphiqlPage(request)) return;
-      if (!authentication.admit(request)) endResponse(refusalResponse(UNAUTHENTICATED, fetchAPI.Response));
+      if (!authentication.admit(request)) {
+        endResponse(refusalResponse(refusals[missingKey(request.headers.get('authorization'))], fetchAPI.Response));
+      }
     },
   };
 }

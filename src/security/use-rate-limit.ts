@@ -1,3 +1,4 @@
+import type { IncomingMessage } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
 import type { RateLimitDecision, RateLimiter } from './rate-limit.js';
 import { refusalResponse, type Refusal } from './refusal.js';
@@ -10,21 +11,29 @@ import { describeFailure } from '../errors/gateway-error.js';
 // WebSocket each `subscribe` spends from the same bucket and gets the same error, and a connection_init over
 // the rate is closed with 4429 (websocket.ts). In cluster mode the bucket is shared in Redis
 // (shared-rate-limit.ts), otherwise it is this process's (rate-limit.ts).
+// Keyless development (no GATEWAY_API_KEYS) has one caller, so the bucket is per remote address instead: one
+// local tool's burst (an audit, a load test) does not throttle the browser or the other tools beside it.
 
 export interface RateLimit {
   /**
-   * Spends one operation of the caller's key: null when allowed, else the refusal. At once (no promise) when
-   * the bucket is this process's, so an admitted operation waits for no extra turn of the event loop.
+   * Spends one operation of the caller's key (in keyless development: of the remote address `from`): null when
+   * allowed, else the refusal. At once (no promise) when the bucket is this process's, so an admitted operation
+   * waits for no extra turn of the event loop.
    */
-  spend(caller: Caller): Refusal | null | Promise<Refusal | null>;
+  spend(caller: Caller, from?: string): Refusal | null | Promise<Refusal | null>;
 }
 
-export function createRateLimit(limiter: RateLimiter): RateLimit {
+export function createRateLimit(limiter: RateLimiter, options: { perAddress: boolean } = { perAddress: false }): RateLimit {
   return {
-    spend(caller) {
+    spend(caller, from) {
+      const byAddress = options.perAddress && from !== undefined;
       const refusal = (decision: RateLimitDecision): Refusal | null =>
-        decision.allowed ? null : describeFailure('RATE_LIMITED', { by: 'key', apiKey: caller.name, retryAfterSeconds: decision.retryAfterSeconds });
-      const decision = limiter.take(caller.name);
+        decision.allowed
+          ? null
+          : byAddress
+            ? describeFailure('RATE_LIMITED', { by: 'address', address: from, retryAfterSeconds: decision.retryAfterSeconds })
+            : describeFailure('RATE_LIMITED', { by: 'key', apiKey: caller.name, retryAfterSeconds: decision.retryAfterSeconds });
+      const decision = limiter.take(byAddress ? `${caller.name}@${from}` : caller.name);
       return decision instanceof Promise ? decision.then(refusal) : refusal(decision);
     },
   };
@@ -32,10 +41,10 @@ export function createRateLimit(limiter: RateLimiter): RateLimit {
 
 export function useRateLimit(rateLimit: RateLimit, authentication: Pick<Authentication, 'admitted' | 'callerOf'>): Plugin {
   return {
-    onRequest({ request, fetchAPI, endResponse }) {
+    onRequest({ request, serverContext, fetchAPI, endResponse }) {
       // Only what authentication let in as a caller (not the GraphiQL page) is an operation to count.
       if (!authentication.admitted(request)) return;
-      const refusal = rateLimit.spend(authentication.callerOf(request));
+      const refusal = rateLimit.spend(authentication.callerOf(request), remoteAddress(serverContext));
       if (refusal instanceof Promise) {
         return refusal.then((later) => {
           if (later) endResponse(refusalResponse(later, fetchAPI.Response));
@@ -44,4 +53,9 @@ export function useRateLimit(rateLimit: RateLimit, authentication: Pick<Authenti
       if (refusal) endResponse(refusalResponse(refusal, fetchAPI.Response));
     },
   };
+}
+
+/** The peer of the node:http request yoga was handed (none for yoga.fetch in process). */
+function remoteAddress(serverContext: unknown): string | undefined {
+  return (serverContext as { req?: IncomingMessage } | undefined)?.req?.socket?.remoteAddress;
 }
