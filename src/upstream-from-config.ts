@@ -26,6 +26,7 @@ export function upstreamClientFromConfig(
     rateLimit: config.UPSTREAM_RATE_LIMIT_PER_SECOND
       ? { perSecond: config.UPSTREAM_RATE_LIMIT_PER_SECOND, burst: config.UPSTREAM_RATE_LIMIT_BURST }
       : undefined,
+    adaptiveLimit: config.UPSTREAM_ADAPTIVE_LIMIT,
     breaker: { failures: config.UPSTREAM_BREAKER_FAILURES, halfOpenAfterMs: config.UPSTREAM_BREAKER_HALF_OPEN_MS },
     ...extra,
   });

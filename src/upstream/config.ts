@@ -3,7 +3,7 @@
 // environment variables, which src/config.ts composes and src/upstream-from-config.ts turns into these options.
 
 import { z } from 'zod';
-import { configArea, count, documented, positiveMs } from '../config-area.js';
+import { configArea, count, documented, flag, positiveMs } from '../config-area.js';
 import type { CallEvent } from './call-event.js';
 
 export interface RetryOptions {
@@ -73,6 +73,8 @@ export interface UpstreamClientOptions {
   rateLimit?: { perSecond: number; burst?: number };
   /** Circuit breaker: attempts failing in a row that open it, and how long it stays open before a probe. */
   breaker?: { failures?: number; halfOpenAfterMs?: number };
+  /** The adaptive limit (AIMD on 429s); default on. */
+  adaptiveLimit?: boolean;
   /** One event per client method call, for metrics. */
   onCall?: (event: CallEvent) => void;
   /** Per-attempt debug lines and warnings, for calls whose scope brings no logger; never given the token or a body. */
@@ -100,6 +102,7 @@ export interface ClientConfig {
   retry: RetryPolicy;
   rateLimit: { perSecond: number; burst: number } | null;
   breaker: { failures: number; halfOpenAfterMs: number };
+  adaptiveLimit: boolean;
   onCall: ((event: CallEvent) => void) | undefined;
   logger: UpstreamLogger | undefined;
 }
@@ -157,6 +160,7 @@ export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
       failures: positiveInt('breaker.failures', opts.breaker?.failures, CLIENT_DEFAULTS.breaker.failures),
       halfOpenAfterMs: positiveInt('breaker.halfOpenAfterMs', opts.breaker?.halfOpenAfterMs, CLIENT_DEFAULTS.breaker.halfOpenAfterMs),
     },
+    adaptiveLimit: opts.adaptiveLimit ?? true,
     onCall: opts.onCall,
     logger: opts.logger,
   };
@@ -200,6 +204,9 @@ export const upstreamArea = configArea({
     UPSTREAM_RATE_LIMIT_BURST: documented(count.optional(), {
       description: 'requests the budget lets out at once after a quiet spell (its bucket size)',
       unsetMeans: 'one second of `UPSTREAM_RATE_LIMIT_PER_SECOND`',
+    }),
+    UPSTREAM_ADAPTIVE_LIMIT: documented(flag.default(true), {
+      description: 'learn the rate the reward API accepts from its 429s and stay below it (AIMD); `false` leaves only the fixed budget',
     }),
     UPSTREAM_BREAKER_FAILURES: documented(count.default(CLIENT_DEFAULTS.breaker.failures), {
       description:

@@ -73,6 +73,7 @@ export function createShield(config: ClientConfig, probe: () => Promise<WireResp
       return taken.then((grant) => report(priority, grant));
     },
     answered(sentAt, res) {
+      if (!config.adaptiveLimit) return;
       const cuts = adaptive.cuts;
       adaptive.answered(sentAt, res.status, res.retryAfterSeconds);
       if (adaptive.cuts !== cuts && adaptive.limit !== null) emit({ type: 'cut', limit: adaptive.limit });

@@ -60,7 +60,8 @@ describe('log redaction', () => {
 
     const output = logs.raw.join('');
     // The failures were logged in detail (so there was something to leak) ...
-    expect(logs.lines().filter((l) => l.msg === 'upstream attempt failed').length).toBeGreaterThanOrEqual(7);
+    // (After the 429 the adaptive limit slows the retries down: one it cannot fit in the call's budget is not sent.)
+    expect(logs.lines().filter((l) => l.msg === 'upstream attempt failed').length).toBeGreaterThanOrEqual(6);
     expect(logs.lines().filter((l) => l.msg === 'operation completed')).toHaveLength(2);
     // ... and none of the secrets made it out.
     for (const secret of [wrongToken, wrong.sandbox.sandbox.token, right.sandbox.sandbox.token, API_KEY, WRONG_KEY]) {

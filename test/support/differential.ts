@@ -67,7 +67,14 @@ interface RunningSide extends Side {
 
 function startSide(sandbox: TestSandbox, compileAfterRuns: string): RunningSide {
   // Two attempts per upstream call: the failure cases fail the same way, only sooner.
-  const config = loadConfig({ ...TEST_ENV, LOG_LEVEL: 'debug', UPSTREAM_RETRY_ATTEMPTS: '2', COMPILE_AFTER_RUNS: compileAfterRuns });
+  const config = loadConfig({
+    ...TEST_ENV,
+    LOG_LEVEL: 'debug',
+    UPSTREAM_RETRY_ATTEMPTS: '2',
+    // Every call failing with 429 would slow both sides to the adaptive limit's floor; compared here is the answers.
+    UPSTREAM_ADAPTIVE_LIMIT: 'false',
+    COMPILE_AFTER_RUNS: compileAfterRuns,
+  });
   const logs: string[] = [];
   const redactor = createRedactor([sandbox.sandbox.token, ...configuredSecrets(config)]);
   const logger = createLogger({
