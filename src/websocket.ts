@@ -138,7 +138,7 @@ export function attachWebSocket(
     // closes it with 4403), and connection_init and every subscribe spend from the key's rate like an HTTP
     // operation does.
     onConnect: async (ctx) => {
-      const caller = policy.identify(authorizationOf(ctx.connectionParams, ctx.extra));
+      const caller = await policy.identify(authorizationOf(ctx.connectionParams, ctx.extra));
       if (!caller) return false;
       const refusal = await policy.rateLimit.spend(caller);
       // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a close

@@ -3,6 +3,7 @@ import type { Plugin } from 'graphql-yoga';
 import type { RedisLimits } from '../cluster/shared-limits.js';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
+import { createIdentity, type Identity } from './identity.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
 import { createSharedRateLimiter } from './shared-rate-limit.js';
@@ -16,6 +17,7 @@ import { useIntrospectionPolicy } from './use-introspection-policy.js';
 import { useOperationLimits } from './use-operation-limits.js';
 import { createRateLimit, useRateLimit, type RateLimit } from './use-rate-limit.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './use-trusted-documents.js';
+import { useTrustedOnlyCallers } from './use-trusted-only-callers.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config:
 // the access pipeline, one ordered list of yoga/envelop plugins (one concern per file, its defaults beside it)
@@ -61,6 +63,8 @@ export interface Security {
    * whose name resolves to 127.0.0.1 (DNS rebinding) would otherwise reach a gateway that trusts everyone.
    */
   hostAllowed(host: string | undefined): boolean;
+  /** The OpenID issuers whose tokens are accepted, for /ready; null without any. */
+  identity: Identity | null;
   /** Cluster mode: leaves the replica registry, so the other replicas' share of the rate limit grows at once. */
   close(): Promise<void>;
 }
@@ -89,9 +93,10 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
   );
   const warnings: string[] = [];
+  const identity = createIdentity(config);
 
   let host = config.HOST;
-  if (!keyring) {
+  if (!keyring && !identity) {
     warnings.push(
       'NO GATEWAY API KEYS CONFIGURED: every caller has every scope, including spending money. ' +
         'The gateway listens on loopback only. Set GATEWAY_API_KEYS before exposing it.',
@@ -103,11 +108,21 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   }
 
   // A request without Host cannot come from a browser, which is what DNS rebinding needs.
-  const hostAllowed = (hostHeader: string | undefined) => keyring !== null || hostHeader === undefined || isLoopbackHost(hostHeader);
+  const hostAllowed = (hostHeader: string | undefined) =>
+    keyring !== null || identity !== null || hostHeader === undefined || isLoopbackHost(hostHeader);
 
   const graphiql = graphiqlEnabled(config);
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
-  const authentication = createAuthentication(keyring);
+  const authentication = createAuthentication(keyring, identity?.tokens ?? null);
+  // Trusted-only callers (AUTH_TRUSTED_ONLY_CLIENTS, a key's trustedOnly) are held to the manifest, the others
+  // run any document; with none configured, TRUSTED_DOCUMENTS holds everyone.
+  const trustedOnlyCallers = (identity?.trustedOnlyClients.size ?? 0) > 0 || keys.some((k) => k.trustedOnly);
+  if (trustedOnlyCallers && !trusted) warnings.push('Trusted-only callers are configured without TRUSTED_DOCUMENTS: they can run no operation.');
+  const trustedDocuments = trustedOnlyCallers
+    ? [useTrustedOnlyCallers(trusted ?? new Map(), authentication.callerOf)]
+    : trusted
+      ? [useTrustedDocuments(trusted)]
+      : [];
   const plugins: Plugin[] = [
     useBodyLimit({ maxBytes: config.MAX_BODY_BYTES }),
     // Nothing else runs for a caller without a valid key, or past its key's rate.
@@ -116,7 +131,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     useCsrfPrevention(),
     // Before anything executes: yoga itself only finds out after running the operation.
     useContentNegotiation({ graphiql }),
-    ...(trusted ? [useTrustedDocuments(trusted)] : []),
+    ...trustedDocuments,
     ...useOperationLimits({ maxDepth: config.MAX_DEPTH, maxAliases: config.MAX_ALIASES, maxTokens: config.MAX_TOKENS }),
     useCostLimit({ maxCost: config.MAX_COST }),
     ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
@@ -138,6 +153,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
       paramsHooks: plugins.flatMap((plugin) => (plugin.onParams ? [plugin.onParams] : [])),
       upgradeAllowed: (request) => hostAllowed(request.headers.host) && originAllowed(request, config.CORS_ORIGINS ?? []),
     },
+    identity,
     close: async () => cluster?.replicas.close(),
   };
 }
