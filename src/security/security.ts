@@ -35,6 +35,8 @@ export interface WebSocketPolicy {
   identify: Authentication['identify'];
   /** The per-key rate each connection_init and each subscribe spends from (use-rate-limit.ts). */
   rateLimit: RateLimit;
+  /** How long after a token's `exp` its connection is closed (AUTH_JWT_CLOCK_TOLERANCE_S). */
+  tokenGraceMs?: number;
   /** The pipeline's `onParams` hooks (trusted documents), which yoga runs for HTTP only. */
   paramsHooks: readonly NonNullable<Plugin['onParams']>[];
   /**
@@ -150,6 +152,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     websocket: {
       identify: authentication.identify,
       rateLimit,
+      tokenGraceMs: config.AUTH_JWT_CLOCK_TOLERANCE_S * 1000,
       paramsHooks: plugins.flatMap((plugin) => (plugin.onParams ? [plugin.onParams] : [])),
       upgradeAllowed: (request) => hostAllowed(request.headers.host) && originAllowed(request, config.CORS_ORIGINS ?? []),
     },
