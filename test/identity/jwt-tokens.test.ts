@@ -60,6 +60,29 @@ describe('tokens from a real OpenID provider', () => {
     expect(res.body.errors?.[0]?.extensions?.missingScopes).toEqual(['funds:write']);
   });
 
+  it('caller tells a token who it is, and a key', async () => {
+    const token = await oidc.token('mobile-app', 'funds:read');
+    const query = '{ caller { kind subject client scopes expiresAt trustedOnly } }';
+    const asToken = await gateway.gql(query, undefined, asBearer(token));
+    expect(asToken.body.data.caller).toMatchObject({
+      kind: 'TOKEN',
+      subject: 'mobile-app',
+      client: 'mobile-app',
+      scopes: ['funds:read'],
+      trustedOnly: false,
+    });
+    expect(Date.parse(asToken.body.data.caller.expiresAt)).toBeGreaterThan(Date.now());
+    const asKey = await gateway.gql(query, undefined, asBearer(KEY.key));
+    expect(asKey.body.data.caller).toEqual({
+      kind: 'KEY',
+      subject: 'server',
+      client: null,
+      scopes: ['funds:read'],
+      expiresAt: null,
+      trustedOnly: false,
+    });
+  });
+
   it('an API key still works beside tokens', async () => {
     const res = await gateway.gql('{ funds { balances { currency } } }', undefined, asBearer(KEY.key));
     expect(res.body.errors).toBeUndefined();
