@@ -98,7 +98,7 @@ export function createGateway({
   const yoga = createGatewayYoga({
     config,
     security,
-    readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp }),
+    readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp, issuers: security.identity?.issuers }),
     newContext: contextFactory({ client: upstream, catalog, live, logger, onLoaderBatch: metrics.loaderBatch }),
     redactor,
     logger,

@@ -200,3 +200,27 @@ describe('hostile tokens', () => {
     expect(bare.jwksFetches - before).toBeLessThanOrEqual(5);
   });
 });
+
+describe('an unreachable issuer', () => {
+  it('leaves tokens signed by cached keys working, and /ready reports the issuers', async () => {
+    const ready = async () => {
+      const res = await gateway.fetch('/ready');
+      return { status: res.status, body: (await res.json()) as { issuers?: { issuer: string; keys: string }[] } };
+    };
+    expect((await ready()).body.issuers).toEqual(
+      expect.arrayContaining([
+        { issuer: oidc.issuer, keys: 'fresh' },
+        { issuer: bare.issuer, keys: 'fresh' },
+      ]),
+    );
+    bare.up = false;
+    try {
+      const token = await bare.sign({ sub: 'user-1', scope: 'funds:read' });
+      const res = await gateway.gql('{ funds { balances { currency } } }', undefined, asBearer(token));
+      expect(res.body.errors).toBeUndefined();
+      expect((await ready()).status).toBe(200);
+    } finally {
+      bare.up = true;
+    }
+  });
+});
