@@ -17,6 +17,7 @@ import { useIntrospectionPolicy } from './use-introspection-policy.js';
 import { useOperationLimits } from './use-operation-limits.js';
 import { createRateLimit, useRateLimit, type RateLimit } from './use-rate-limit.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './use-trusted-documents.js';
+import { useTokenExpiry } from './use-token-expiry.js';
 import { useTrustedOnlyCallers } from './use-trusted-only-callers.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config:
@@ -137,6 +138,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     ...useOperationLimits({ maxDepth: config.MAX_DEPTH, maxAliases: config.MAX_ALIASES, maxTokens: config.MAX_TOKENS }),
     useCostLimit({ maxCost: config.MAX_COST }),
     ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
+    ...(identity ? [useTokenExpiry(config.AUTH_JWT_CLOCK_TOLERANCE_S * 1000) as Plugin] : []),
     // Scopes are checked per field as the operation executes (scope-auth, src/schema), from the caller the
     // context is given (callerOf).
   ];

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createTestGateway, type InProcessGateway } from '../support/gateway.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { subscribeSse } from '../support/live.js';
 import { startKeyIssuer, startOidcProvider, type KeyIssuer, type OidcProvider } from './issuers.js';
 
 // What a token's caller is held to beyond its scopes: trusted documents for listed clients, and a live
@@ -100,5 +101,23 @@ describe('live connections', () => {
     expect(end.code).toBe(4401);
     expect(end.reason).toMatch(/expired/i);
     expect(end.at).toBeGreaterThanOrEqual(exp * 1000);
+  });
+
+  it('ends an SSE stream with an error saying the token expired', async () => {
+    const url = await gateway.listen();
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = await bare.sign({ sub: 'user-sse', scope: 'funds:read' }, { expiresIn: exp });
+    const stream = subscribeSse<{ errors?: { message: string; extensions: { code: string; reason: string } }[] }>(
+      url,
+      'subscription { fundsChanged { __typename } }',
+      undefined,
+      { authorization: `Bearer ${token}` },
+    );
+    let result = await stream.next();
+    while (!result.errors) result = await stream.next();
+    expect(result.errors[0]!.extensions).toMatchObject({ code: 'INVALID_TOKEN', reason: 'expired' });
+    expect(result.errors[0]!.message).toMatch(/expired/);
+    expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
+    expect(await stream.ended).toBe('complete');
   });
 });
