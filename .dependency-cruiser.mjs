@@ -32,6 +32,7 @@ const GROUPS = [
   { name: 'src/loaders.ts', level: 4, path: '^src/loaders\\.ts$' },
   { name: 'catalog/', level: 3, path: '^src/catalog/' },
   { name: 'cache/', level: 3, path: '^src/cache/' },
+  { name: 'identity/', level: 3, path: '^src/identity/' },
   { name: 'upstream/', level: 2, path: '^src/upstream/' },
   { name: 'cluster/', level: 1, path: '^src/cluster/' },
   { name: 'the base modules (config.ts and small helpers)', level: 0, path: BASE },

@@ -3,6 +3,7 @@ import { cacheArea } from './cache/config.js';
 import { catalogArea } from './catalog/config.js';
 import { clusterArea } from './cluster/config.js';
 import type { ConfigArea, Deployment, VariableDocs } from './config-area.js';
+import { identityArea } from './identity/config.js';
 import { liveArea, withLeaseDefault } from './live/config.js';
 import { connectionsArea, processArea } from './ops/config.js';
 import { securityArea, withApiKeysFile } from './security/config.js';
@@ -14,7 +15,7 @@ import { upstreamArea } from './upstream/config.js';
 // module only puts them together, and renders them as the README's configuration table.
 
 /** In the order the README lists them. */
-const AREAS = [processArea, upstreamArea, cacheArea, catalogArea, securityArea, liveArea, clusterArea, connectionsArea] as const;
+const AREAS = [processArea, upstreamArea, cacheArea, catalogArea, securityArea, identityArea, liveArea, clusterArea, connectionsArea] as const;
 
 const configSchema = z.object({
   ...processArea.variables,
@@ -22,6 +23,7 @@ const configSchema = z.object({
   ...cacheArea.variables,
   ...catalogArea.variables,
   ...securityArea.variables,
+  ...identityArea.variables,
   ...liveArea.variables,
   ...clusterArea.variables,
   ...connectionsArea.variables,

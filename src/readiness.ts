@@ -32,13 +32,18 @@ export interface ReadinessProbe {
   draining(): boolean;
   /** Cluster mode's Redis: true up, false down, null without Redis. */
   redisUp(): boolean | null;
+  /**
+   * The OpenID issuers' signing keys (none fetched yet, fresh, stale). Reported, never a reason to refuse: while
+   * an issuer is unreachable, tokens signed by its cached keys keep working.
+   */
+  issuers?(): { issuer: string; keys: string }[];
 }
 
 /**
  * /ready, served by yoga's readiness check. It runs before the access pipeline: a load balancer's probe carries
  * no key. Redis is reported, never a reason to refuse traffic: without it the gateway runs degraded, not down.
  */
-export function useReadiness({ readiness, draining, redisUp }: ReadinessProbe): Plugin {
+export function useReadiness({ readiness, draining, redisUp, issuers }: ReadinessProbe): Plugin {
   return useReadinessCheck({
     endpoint: '/ready',
     check: async ({ fetchAPI }) => {
@@ -46,7 +51,7 @@ export function useReadiness({ readiness, draining, redisUp }: ReadinessProbe): 
         new fetchAPI.Response(JSON.stringify(body), { status, headers: { 'content-type': 'application/json', 'cache-control': 'no-store' } });
       if (draining()) return answer(503, { status: 'draining' });
       const up = redisUp();
-      const redis = up === null ? {} : { redis: up ? 'up' : 'down' };
+      const redis = { ...(up === null ? {} : { redis: up ? 'up' : 'down' }), ...(issuers ? { issuers: issuers() } : {}) };
       const r = await readiness.check();
       return r.ready ? answer(200, { status: 'ready', ...redis }) : answer(503, { status: 'unavailable', reason: r.reason, ...redis });
     },

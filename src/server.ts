@@ -120,7 +120,7 @@ export function createGateway({
   const yoga = createGatewayYoga({
     config,
     security,
-    readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp }),
+    readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp, issuers: security.identity?.issuers }),
     newContext: contextFactory({ client: upstream, catalog, cache, live, logger, onLoaderBatch: metrics.loaderBatch }),
     redactor,
     logger,

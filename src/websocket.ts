@@ -22,6 +22,8 @@ import { gatewayError } from './errors/gateway-error.js';
 export const CLOSE_RATE_LIMITED = 4429;
 /** A connection_init of an API key that already holds WS_MAX_CONNECTIONS_PER_KEY sockets on this replica. */
 export const CLOSE_TOO_MANY_CONNECTIONS = 4430;
+/** The access token a connection was admitted with has expired (graphql-ws's own "Unauthorized"). */
+export const CLOSE_TOKEN_EXPIRED = 4401;
 
 /** What one caller may make the WebSocket endpoint hold (config.ts has the variables and defaults). */
 export interface WebSocketLimits {
@@ -64,7 +66,7 @@ const CLOSE_FORBIDDEN = 4403;
 const FORBIDDEN_REASONS = {
   missing: 'Forbidden: send the API key in the connection_init payload: {"authorization":"Bearer <key>"}',
   malformed: 'Forbidden: connection_init payload "authorization" must be "Bearer <key>"',
-  unknown: 'Forbidden: unknown API key in the connection_init payload "authorization"; send a current key',
+  unknown: 'Forbidden: unknown API key or refused access token in connection_init "authorization"; send a valid one',
 };
 
 function operationsPerSocketExceeded(max: number): GraphQLError {
@@ -118,6 +120,17 @@ function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, 
   return extra.authorization;
 }
 
+/**
+ * A token's connection lives as long as the token: at its `exp` plus the clock tolerance the socket is closed with
+ * 4401, and the client reconnects with a fresh token, resuming from its cursor. Keys do not expire.
+ */
+function closeAtExpiry(socket: WebSocket, caller: Caller, graceMs: number): NodeJS.Timeout | null {
+  if (caller.expiresAt == null) return null;
+  // setTimeout's longest delay is 2^31 - 1 ms (~24 days); no access token lives that long.
+  const delay = Math.min(Math.max(caller.expiresAt + graceMs - Date.now(), 0), 2 ** 31 - 1);
+  return setTimeout(() => socket.close(CLOSE_TOKEN_EXPIRED, 'Token expired: reconnect with a fresh token'), delay).unref();
+}
+
 // Any yoga instance: its context types appear contravariantly (plugin hooks), so neither `object` nor a
 // generic accepts the gateway's GatewayContext and a test's bare one alike.
 export function attachWebSocket(
@@ -158,7 +171,7 @@ export function attachWebSocket(
     // operation does.
     onConnect: async (ctx) => {
       const authorization = authorizationOf(ctx.connectionParams, ctx.extra);
-      const caller = policy.identify(authorization);
+      const caller = await policy.identify(authorization);
       if (!caller) {
         // graphql-ws would close with a bare "Forbidden": the reason says where the key goes (at most 123 bytes).
         ctx.extra.socket.close(CLOSE_FORBIDDEN, FORBIDDEN_REASONS[missingKey(authorization)]);
@@ -181,7 +194,11 @@ export function attachWebSocket(
         return false;
       }
       connections.set(name, open + 1);
-      ctx.extra.socket.once('close', () => release(name));
+      const expiry = closeAtExpiry(ctx.extra.socket, caller, policy.tokenGraceMs ?? 0);
+      ctx.extra.socket.once('close', () => {
+        release(name);
+        if (expiry) clearTimeout(expiry);
+      });
       ctx.extra.caller = caller;
       return true;
     },

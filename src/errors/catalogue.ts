@@ -37,8 +37,8 @@ export interface Failure<P> {
   /** Whether sending the very same request again, later, can succeed. */
   retryable: boolean;
   retryAfter: RetryAfter;
-  /** Response headers of a request refusal, besides Retry-After. */
-  headers?: Readonly<Record<string, string>>;
+  /** Response headers of a request refusal, besides Retry-After; some name what went wrong. */
+  headers?: Readonly<Record<string, string>> | ((params: P) => Record<string, string>);
   /** When it happens (for docs/errors.md). */
   when: string;
   /** What the client sees; it names the fix. */
@@ -112,6 +112,21 @@ interface ArmorRefusal {
   limit: number;
 }
 const limitExtension = { of: (p: { limit: number }) => ({ limit: p.limit }), fields: { limit: 'the limit in force' } };
+
+/** Why a JWT access token was refused (identity/jwt-verifier.ts), as its 401 names it; never the token itself. */
+const TOKEN_PROBLEMS = {
+  expired: 'the token has expired',
+  'not-yet-valid': 'the token is not valid yet (nbf or iat in the future)',
+  'wrong-audience': 'the token is for another audience',
+  'unknown-issuer': 'the token is from an issuer this gateway does not trust',
+  'bad-signature': 'the token signature is invalid',
+  'unknown-key': 'the token is signed with a key the issuer does not publish',
+  algorithm: 'the token algorithm is not accepted (only asymmetric signatures)',
+  malformed: 'the token is malformed',
+  'too-large': 'the token is over 8 KB',
+  'issuer-unreachable': 'the issuer keys cannot be fetched',
+};
+export type TokenProblem = keyof typeof TOKEN_PROBLEMS;
 
 export const CATALOGUE = {
   // Requests refused before any GraphQL work.
@@ -187,6 +202,23 @@ export const CATALOGUE = {
           ? 'The Authorization header is not "Bearer <key>": send the gateway API key as Authorization: Bearer <key>.'
           : 'Send a gateway API key: Authorization: Bearer <key> (over WebSocket: "authorization" in the connection_init payload).',
     examples: [{}, { key: 'malformed' }, { key: 'unknown' }],
+  }),
+  INVALID_TOKEN: failure<{ problem: TokenProblem }>({
+    surface: 'request',
+    status: 401,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    headers: (p) => ({ 'www-authenticate': `Bearer error="invalid_token", error_description="${TOKEN_PROBLEMS[p.problem]}"` }),
+    when: 'The bearer value is a JWT the gateway does not accept: expired or not yet valid, for another audience, from an issuer it does not trust, a bad or unknown signing key, an algorithm other than the asymmetric ones, over 8 KB, or malformed. Over WebSocket the socket is closed with 4403.',
+    message: (p) => `The access token was refused: ${TOKEN_PROBLEMS[p.problem]}. Get a new token from the issuer.`,
+    extensions: { of: (p) => ({ reason: p.problem }), fields: { reason: `why: ${Object.keys(TOKEN_PROBLEMS).join(', ')}` } },
+    examples: [
+      { problem: 'expired' },
+      { problem: 'wrong-audience' },
+      { problem: 'unknown-issuer' },
+      { problem: 'bad-signature' },
+      { problem: 'malformed' },
+    ],
   }),
   RATE_LIMITED: failure<
     | { by: 'key'; apiKey: string; retryAfterSeconds: number }

@@ -21,12 +21,17 @@ export const CLOSE_CODES = {
       'The client broke graphql-transport-ws: not JSON, not a graphql-ws message, a message only servers send, an operation id over 128 characters (the reason says which).',
     retry: 'No: fix the client.',
   },
-  4401: { sentBy: 'graphql-ws', meaning: '`subscribe` before `connection_ack`.', retry: 'No: fix the client.' },
+  4401: {
+    sentBy: 'graphql-ws',
+    meaning:
+      '`subscribe` before `connection_ack`; or, sent by the gateway with a reason containing "expired", the access token the connection was opened with has expired (its `exp` plus `AUTH_JWT_CLOCK_TOLERANCE_S`).',
+    retry: 'For an expired token: at once, with a fresh token, resuming from the last cursor. Otherwise no: fix the client.',
+  },
   4403: {
     sentBy: 'gateway',
     meaning:
-      'The `connection_init` carries no API key, or one the gateway does not know; the reason says which, and that the key goes in its payload as `authorization: "Bearer <key>"`.',
-    retry: 'After fixing the key.',
+      'The `connection_init` carries no API key or valid access token (unknown, or a token refused as `INVALID_TOKEN` is); the reason says which, and that the key or token goes in its payload as `authorization: "Bearer <key or token>"`.',
+    retry: 'After fixing the key or getting a new token.',
   },
   4406: { sentBy: 'graphql-ws', meaning: 'A subprotocol other than `graphql-transport-ws`.', retry: 'No: fix the client.' },
   4408: { sentBy: 'graphql-ws', meaning: 'No `connection_init` within 3 seconds of connecting.', retry: 'Yes, sending `connection_init` at once.' },

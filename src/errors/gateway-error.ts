@@ -33,7 +33,10 @@ export function describeFailure<C extends GatewayCode>(code: C, ...[params]: Par
   return {
     code,
     status: typeof entry.status === 'number' ? entry.status : entry.status.of(p),
-    headers: { ...entry.headers, ...(retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) }) },
+    headers: {
+      ...(typeof entry.headers === 'function' ? entry.headers(p) : entry.headers),
+      ...(retryAfterSeconds === undefined ? {} : { 'retry-after': String(retryAfterSeconds) }),
+    },
     message: entry.message(p),
     extensions: {
       code,

@@ -42,7 +42,8 @@ function messages(): string[] {
     if (entry.retryAfter.rule !== 'none') lines.push('- `extensions.retryAfterSeconds`: how long to wait before retrying');
     for (const [field, meaning] of Object.entries(entry.extensions?.fields ?? {})) lines.push(`- \`extensions.${field}\`: ${meaning}`);
     if (entry.surface === 'request') {
-      const sent = Object.entries(entry.headers ?? {}).map(([name, value]) => `\`${name}: ${value}\``);
+      const headers = typeof entry.headers === 'function' ? entry.headers(entry.examples[0]) : entry.headers;
+      const sent = Object.entries(headers ?? {}).map(([name, value]) => `\`${name}: ${value}\``);
       if (entry.retryAfter.rule !== 'none') sent.push('`retry-after` (the same seconds)');
       if (sent.length) lines.push(`- Headers: ${sent.join(', ')}`);
     }

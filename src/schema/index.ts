@@ -5,6 +5,7 @@ import './scalars.js';
 import './money.js';
 import './enums.js';
 import './account.js';
+import './caller.js';
 import './region.js';
 import './brand.js';
 import './gift.js';

@@ -20,7 +20,18 @@ export function bearerToken(authorization: string | null | undefined): string | 
 }
 
 export function createKeyring(keys: ApiKeyConfig[]): Keyring {
-  const entries = keys.map((k) => ({ digest: digest(k.key), caller: { name: k.name, scopes: new Set<Scope>(k.scopes) } }));
+  const entries = keys.map((k) => ({
+    digest: digest(k.key),
+    caller: {
+      name: k.name,
+      scopes: new Set<Scope>(k.scopes),
+      kind: 'key',
+      subject: k.name,
+      client: null,
+      expiresAt: null,
+      trustedOnly: k.trustedOnly ?? false,
+    } satisfies Caller,
+  }));
   return {
     identify(authorization) {
       const token = bearerToken(authorization);

@@ -16,6 +16,7 @@ export const apiKeysSchema = z
       name: z.string().min(1, 'must not be empty').max(100),
       key: z.string().min(MIN_KEY_LENGTH, `must be at least ${MIN_KEY_LENGTH} characters`),
       scopes: z.array(z.enum(SCOPES)).min(1, 'must grant at least one scope'),
+      trustedOnly: z.boolean().optional(),
     }),
   )
   .superRefine((keys, ctx) => {
@@ -58,7 +59,7 @@ export const securityArea = configArea({
   title: 'Access and limits',
   variables: {
     GATEWAY_API_KEYS: documented(jsonText.pipe(apiKeysSchema).optional(), {
-      description: 'JSON array of `{name, key, scopes}` (see Production); required in production',
+      description: 'JSON array of `{name, key, scopes, trustedOnly?}` (see Production); required in production',
       unsetMeans: 'open on loopback (outside production)',
     }),
     GATEWAY_API_KEYS_FILE: documented(z.string().min(1).optional(), {

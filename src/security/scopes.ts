@@ -4,11 +4,28 @@
 export const SCOPES = ['rewards:read', 'rewards:write', 'funds:read', 'funds:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
-/** Who is calling: the name of their key (never the key itself) and what it may do. */
+/**
+ * Who is calling and what they may do: an API key (by its name, never the key itself) or the subject of a JWT
+ * access token. `name` is what per-caller limits count under (rate, watches, subscriptions, upstream lane):
+ * the key's name, or `token:<subject>` for every token of one subject, on every replica.
+ */
 export interface Caller {
   name: string;
   scopes: ReadonlySet<Scope>;
+  /** Absent for the development caller and defence in depth's nobody. */
+  kind?: 'key' | 'token';
+  /** The key's name, or the token's `sub` (its client for a machine token). */
+  subject?: string;
+  /** A token's `client_id`/`azp`. */
+  client?: string | null;
+  /** When a token stops being valid (epoch ms, its `exp`); keys do not expire. */
+  expiresAt?: number | null;
+  /** May run only the TRUSTED_DOCUMENTS operations (AUTH_TRUSTED_ONLY_CLIENTS, a key's `trustedOnly`). */
+  trustedOnly?: boolean;
 }
+
+/** Whether a scope the gateway knows: a token's other scopes (openid, profile, …) grant nothing here. */
+export const isScope = (value: string): value is Scope => (SCOPES as readonly string[]).includes(value);
 
 /** Development without configured keys: one caller with every scope (the gateway binds to loopback then). */
 export const DEVELOPMENT_CALLER: Caller = { name: 'development', scopes: new Set(SCOPES) };

@@ -4,6 +4,7 @@ import type { PersistedDocumentStore } from '../cluster/persisted-documents.js';
 import type { RedisLimits } from '../cluster/shared-limits.js';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
+import { createIdentity, type Identity } from './identity.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
 import { createSharedRateLimiter } from './shared-rate-limit.js';
@@ -18,6 +19,8 @@ import { useIntrospectionPolicy } from './use-introspection-policy.js';
 import { useOperationLimits } from './use-operation-limits.js';
 import { createRateLimit, useRateLimit, type RateLimit } from './use-rate-limit.js';
 import { loadTrustedDocuments, useTrustedDocuments } from './use-trusted-documents.js';
+import { useTokenExpiry } from './use-token-expiry.js';
+import { useTrustedOnlyCallers } from './use-trusted-only-callers.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config:
 // the access pipeline, one ordered list of yoga/envelop plugins (one concern per file, its defaults beside it)
@@ -35,6 +38,8 @@ export interface WebSocketPolicy {
   identify: Authentication['identify'];
   /** The per-key rate each connection_init and each subscribe spends from (use-rate-limit.ts). */
   rateLimit: RateLimit;
+  /** How long after a token's `exp` its connection is closed (AUTH_JWT_CLOCK_TOLERANCE_S). */
+  tokenGraceMs?: number;
   /** The pipeline's `onParams` hooks (trusted documents), which yoga runs for HTTP only. */
   paramsHooks: readonly NonNullable<Plugin['onParams']>[];
   /**
@@ -63,6 +68,8 @@ export interface Security {
    * whose name resolves to 127.0.0.1 (DNS rebinding) would otherwise reach a gateway that trusts everyone.
    */
   hostAllowed(host: string | undefined): boolean;
+  /** The OpenID issuers whose tokens are accepted, for /ready; null without any. */
+  identity: Identity | null;
   /** Cluster mode: leaves the replica registry, so the other replicas' share of the rate limit grows at once. */
   close(): Promise<void>;
 }
@@ -94,9 +101,10 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     { perAddress: !keyring },
   );
   const warnings: string[] = [];
+  const identity = createIdentity(config);
 
   let host = config.HOST;
-  if (!keyring) {
+  if (!keyring && !identity) {
     warnings.push(
       'NO GATEWAY API KEYS CONFIGURED: every caller has every scope, including spending money. ' +
         'The gateway listens on loopback only. Set GATEWAY_API_KEYS before exposing it.',
@@ -108,11 +116,21 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   }
 
   // A request without Host cannot come from a browser, which is what DNS rebinding needs.
-  const hostAllowed = (hostHeader: string | undefined) => keyring !== null || hostHeader === undefined || isLoopbackHost(hostHeader);
+  const hostAllowed = (hostHeader: string | undefined) =>
+    keyring !== null || identity !== null || hostHeader === undefined || isLoopbackHost(hostHeader);
 
   const graphiql = graphiqlEnabled(config);
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
-  const authentication = createAuthentication(keyring);
+  const authentication = createAuthentication(keyring, identity?.tokens ?? null);
+  // Trusted-only callers (AUTH_TRUSTED_ONLY_CLIENTS, a key's trustedOnly) are held to the manifest, the others
+  // run any document; with none configured, TRUSTED_DOCUMENTS holds everyone.
+  const trustedOnlyCallers = (identity?.trustedOnlyClients.size ?? 0) > 0 || keys.some((k) => k.trustedOnly);
+  if (trustedOnlyCallers && !trusted) warnings.push('Trusted-only callers are configured without TRUSTED_DOCUMENTS: they can run no operation.');
+  const trustedDocuments = trustedOnlyCallers
+    ? [useTrustedOnlyCallers(trusted ?? new Map(), authentication.callerOf)]
+    : trusted
+      ? [useTrustedDocuments(trusted)]
+      : [];
   const plugins: Plugin[] = [
     useBodyLimit({ maxBytes: config.MAX_BODY_BYTES }),
     // Nothing else runs for a caller without a valid key, or past its key's rate.
@@ -122,10 +140,11 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     // Before anything executes: yoga itself only finds out after running the operation.
     useContentNegotiation({ graphiql }),
     // One or the other: with a manifest nothing may register a document of its own.
-    trusted ? useTrustedDocuments(trusted) : useAutomaticPersistedQueries({ shared: shared?.persistedDocuments }),
+    ...(trusted ? trustedDocuments : [useAutomaticPersistedQueries({ shared: shared?.persistedDocuments }), ...trustedDocuments]),
     ...useOperationLimits({ maxDepth: config.MAX_DEPTH, maxAliases: config.MAX_ALIASES, maxTokens: config.MAX_TOKENS }),
     useCostLimit({ maxCost: config.MAX_COST }),
     ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
+    ...(identity ? [useTokenExpiry(config.AUTH_JWT_CLOCK_TOLERANCE_S * 1000) as Plugin] : []),
     // Scopes are checked per field as the operation executes (scope-auth, src/schema), from the caller the
     // context is given (callerOf).
   ];
@@ -141,9 +160,11 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     websocket: {
       identify: authentication.identify,
       rateLimit,
+      tokenGraceMs: config.AUTH_JWT_CLOCK_TOLERANCE_S * 1000,
       paramsHooks: plugins.flatMap((plugin) => (plugin.onParams ? [plugin.onParams] : [])),
       upgradeAllowed: (request) => hostAllowed(request.headers.host) && originAllowed(request, config.CORS_ORIGINS ?? []),
     },
+    identity,
     close: async () => cluster?.replicas.close(),
   };
 }

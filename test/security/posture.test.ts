@@ -49,11 +49,11 @@ describe('production start-up refusals', () => {
 });
 
 describe('development without keys', () => {
-  it('grants every scope, binds to loopback whatever HOST says, and warns loudly', () => {
+  it('grants every scope, binds to loopback whatever HOST says, and warns loudly', async () => {
     const security = createSecurity(loadConfig({ HOST: '0.0.0.0' }));
     expect(security.host).toBe('127.0.0.1');
     expect(security.warnings.join(' ')).toMatch(/NO GATEWAY API KEYS/);
-    expect([...security.identify(null)!.scopes].sort()).toEqual(['funds:read', 'funds:write', 'rewards:read', 'rewards:write']);
+    expect([...(await security.identify(null))!.scopes].sort()).toEqual(['funds:read', 'funds:write', 'rewards:read', 'rewards:write']);
   });
 
   it('with keys, HOST is honoured and no warning is given', () => {

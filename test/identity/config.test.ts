@@ -1,0 +1,32 @@
+import { describe, expect, it } from 'vitest';
+import { ConfigError, loadConfig } from '../../src/config.js';
+
+// The identity variables refuse, at start-up, what would let a token in that should not get in.
+
+function problems(env: Record<string, string>): string[] {
+  try {
+    loadConfig(env);
+    return [];
+  } catch (error) {
+    if (error instanceof ConfigError) return error.problems;
+    throw error;
+  }
+}
+
+describe('identity configuration', () => {
+  it('requires an audience with an issuer', () => {
+    expect(problems({ AUTH_JWT_ISSUER: 'https://issuer.example' }).join('\n')).toMatch(/AUTH_JWT_AUDIENCE is required/);
+    expect(problems({ AUTH_JWT_ISSUER: 'https://issuer.example', AUTH_JWT_AUDIENCE: 'api' })).toEqual([]);
+  });
+
+  it('refuses none and HMAC algorithms, whatever is set', () => {
+    for (const algorithms of ['none', 'HS256', 'RS256,HS512']) {
+      const found = problems({ AUTH_JWT_ISSUER: 'https://issuer.example', AUTH_JWT_AUDIENCE: 'api', AUTH_JWT_ALGORITHMS: algorithms });
+      expect(found.join('\n'), algorithms).toMatch(/AUTH_JWT_ALGORITHMS/);
+    }
+  });
+
+  it('needs an audience on every issuer of the list', () => {
+    expect(problems({ AUTH_JWT_ISSUERS: JSON.stringify([{ issuer: 'https://a.example' }]) }).join('\n')).toMatch(/AUTH_JWT_ISSUERS/);
+  });
+});
