@@ -95,16 +95,20 @@ export function isLoopbackHost(host: string): boolean {
 export function createSecurity(config: Config, shared?: SharedLimits): Security {
   const keys = config.GATEWAY_API_KEYS ?? [];
   const keyring = keys.length ? createKeyring(keys) : null;
+  const identity = createIdentity(config);
+  // Keyless development: no keys and no token issuers, every caller the development caller on loopback. Only
+  // then does the remote address tell callers apart (rate limit) and may a same-site GET carry no header (CSRF);
+  // with tokens alone each subject is a caller of its own, as each key is.
+  const keyless = !keyring && !identity;
   const cluster = shared ? sharedRateLimit(config, shared) : null;
   const rateLimit = createRateLimit(
     cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
-    { perAddress: !keyring },
+    { perAddress: keyless },
   );
   const warnings: string[] = [];
-  const identity = createIdentity(config);
 
   let host = config.HOST;
-  if (!keyring && !identity) {
+  if (keyless) {
     warnings.push(
       'NO GATEWAY API KEYS CONFIGURED: every caller has every scope, including spending money. ' +
         'The gateway listens on loopback only. Set GATEWAY_API_KEYS before exposing it.',
@@ -136,7 +140,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     // Nothing else runs for a caller without a valid key, or past its key's rate.
     useApiKeys(authentication, { graphiql }),
     useRateLimit(rateLimit, authentication),
-    useCsrfPrevention({ keyless: !keyring, corsOrigins: config.CORS_ORIGINS ?? [] }),
+    useCsrfPrevention({ keyless, corsOrigins: config.CORS_ORIGINS ?? [] }),
     // Before anything executes: yoga itself only finds out after running the operation.
     useContentNegotiation({ graphiql }),
     // One or the other: with a manifest nothing may register a document of its own.
