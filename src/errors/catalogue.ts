@@ -382,18 +382,24 @@ export const CATALOGUE = {
     message: (p) => `No campaign is known by "${p.ref}": subscribe with the id or uuid of an existing order.`,
     examples: [{ ref: 'thank-you-0001' }],
   }),
-  FORBIDDEN: failure<{ apiKey: string; field: string; missing: string; missingScopes: readonly string[] }>({
+  FORBIDDEN: failure<{ apiKey: string; byToken?: boolean; field: string; missing: string; missingScopes: readonly string[] }>({
     surface: 'field',
     status: 200,
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
-    when: 'The API key lacks a scope the field needs; checked before the input is validated or anything runs.',
-    message: (p) => `The API key "${p.apiKey}" may not use ${p.field}${p.missing}.`,
+    when: 'The API key or access token lacks a scope the field needs; checked before the input is validated or anything runs.',
+    message: (p) =>
+      p.byToken
+        ? `The access token of "${p.apiKey.replace(/^token:/, '')}" may not use ${p.field}${p.missing}; ask its issuer for a token with that scope.`
+        : `The API key "${p.apiKey}" may not use ${p.field}${p.missing}.`,
     extensions: {
       of: (p) => ({ missingScopes: p.missingScopes }),
       fields: { missingScopes: 'the scopes that would allow it' },
     },
-    examples: [{ apiKey: 'dashboard', field: 'Query.funds', missing: ': it needs the scope funds:read', missingScopes: ['funds:read'] }],
+    examples: [
+      { apiKey: 'dashboard', field: 'Query.funds', missing: ': it needs the scope funds:read', missingScopes: ['funds:read'] },
+      { apiKey: 'token:user-1', byToken: true, field: 'Query.funds', missing: ': it needs the scope funds:read', missingScopes: ['funds:read'] },
+    ],
   }),
   CATALOG_UNAVAILABLE: failure({
     surface: 'field',

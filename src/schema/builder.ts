@@ -35,6 +35,7 @@ export const builder = new SchemaBuilder<{
     unauthorizedError: (_parent, ctx, info, result) =>
       gatewayError('FORBIDDEN', {
         apiKey: ctx.caller.name,
+        byToken: ctx.caller.kind === 'token',
         field: `${info.parentType.name}.${info.fieldName}`,
         missing: describeMissing(result.failure),
         missingScopes: missingScopes(result.failure),

@@ -58,6 +58,7 @@ describe('tokens from a real OpenID provider', () => {
     const res = await gateway.gql(TOP_UP, undefined, asBearer(token));
     expect(codes(res.body)).toEqual(['FORBIDDEN']);
     expect(res.body.errors?.[0]?.extensions?.missingScopes).toEqual(['funds:write']);
+    expect(res.body.errors?.[0]?.message).toMatch(/^The access token of ".+" may not use Mutation\.addFunds: .*funds:write; ask its issuer/);
   });
 
   it('caller tells a token who it is, and a key', async () => {
