@@ -2,14 +2,14 @@ import { SCOPES, type Caller } from '../security/scopes.js';
 import { builder } from './builder.js';
 
 // Who the gateway takes the caller to be: an API key or a JWT access token, its subject, client, scopes and
-// expiry. `viewer` names the upstream account behind the gateway; this names the one calling it, so a client can
-// check what its token was mapped to without decoding it.
+// expiry, so a client can check what its token was mapped to without decoding it. Asked as `caller`, or as
+// `viewer { caller }` beside the upstream account the gateway acts for (account.ts).
 
 const CallerKind = builder.enumType('CallerKind', {
   values: { KEY: { value: 'key' }, TOKEN: { value: 'token' }, DEVELOPMENT: { value: 'development' } } as const,
 });
 
-const CallerRef = builder.objectRef<Caller>('Caller').implement({
+export const CallerRef = builder.objectRef<Caller>('Caller').implement({
   description: 'The caller of this operation, as the gateway authenticated it.',
   fields: (t) => ({
     kind: t.field({ type: CallerKind, resolve: (caller) => caller.kind ?? 'development' }),

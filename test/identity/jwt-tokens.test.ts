@@ -73,6 +73,11 @@ describe('tokens from a real OpenID provider', () => {
       trustedOnly: false,
     });
     expect(Date.parse(asToken.body.data.caller.expiresAt)).toBeGreaterThan(Date.now());
+    // viewer tells the same beside the upstream account (a token with rewards:read, which viewer needs).
+    const reader = await oidc.token('web-app', 'rewards:read');
+    const viewer = await gateway.gql('{ viewer { username caller { kind subject scopes } } }', undefined, asBearer(reader));
+    expect(viewer.body.errors).toBeUndefined();
+    expect(viewer.body.data.viewer.caller).toEqual({ kind: 'TOKEN', subject: 'web-app', scopes: ['rewards:read'] });
     const asKey = await gateway.gql(query, undefined, asBearer(KEY.key));
     expect(asKey.body.data.caller).toEqual({
       kind: 'KEY',
