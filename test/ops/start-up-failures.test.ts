@@ -6,7 +6,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { configProblems } from '../support/config-problems.js';
 import { KEYS_ENV } from '../security/keys.js';
 
 // What a newcomer sees when `npm start` cannot start: every configuration problem at once, and a busy port
@@ -44,26 +45,16 @@ function start(env: Record<string, string>): Promise<{ code: number | null; stdo
   );
 }
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
-
 describe('configuration errors', () => {
   it('lists every missing production variable at once, the token included', () => {
-    const problems = problemsOf({ NODE_ENV: 'production' }).join('\n');
+    const problems = configProblems({ NODE_ENV: 'production' }).join('\n');
     expect(problems).toMatch(/GATEWAY_API_KEYS is required/);
     expect(problems).toMatch(/REWARD_API_URL is required/);
     expect(problems).toMatch(/REWARD_API_TOKEN is required/);
   });
 
   it('reports invalid values together with the rules between variables', () => {
-    const problems = problemsOf({ NODE_ENV: 'production', PORT: 'eighty', POLL_INTERVAL_MS: '10', MAX_DEPTH: '-1' });
+    const problems = configProblems({ NODE_ENV: 'production', PORT: 'eighty', POLL_INTERVAL_MS: '10', MAX_DEPTH: '-1' });
     expect(problems.join('\n')).toMatch(/^PORT /m);
     expect(problems.join('\n')).toMatch(/^MAX_DEPTH /m);
     expect(problems.join('\n')).toMatch(/POLL_INTERVAL_MS must be at least POLL_INTERVAL_FLOOR_MS/);
@@ -73,21 +64,21 @@ describe('configuration errors', () => {
   });
 
   it('does not call an invalid variable missing', () => {
-    const problems = problemsOf({ NODE_ENV: 'production', REWARD_API_URL: 'ftp://x', REWARD_API_TOKEN: 't', GATEWAY_API_KEYS: '{not json' });
+    const problems = configProblems({ NODE_ENV: 'production', REWARD_API_URL: 'ftp://x', REWARD_API_TOKEN: 't', GATEWAY_API_KEYS: '{not json' });
     expect(problems.filter((p) => p.startsWith('REWARD_API_URL'))).toHaveLength(1);
     expect(problems.filter((p) => p.startsWith('GATEWAY_API_KEYS'))).toEqual(['GATEWAY_API_KEYS is not valid JSON']);
   });
 
   it('refuses the same port for the gateway and its embedded sandbox', () => {
-    expect(problemsOf({ PORT: '4010' }).join('\n')).toMatch(/SANDBOX_PORT must differ from PORT/);
-    expect(problemsOf({ PORT: '4010', REWARD_API_URL: 'https://api.example.com/papi/v1', REWARD_API_TOKEN: 't' })).toEqual([]);
+    expect(configProblems({ PORT: '4010' }).join('\n')).toMatch(/SANDBOX_PORT must differ from PORT/);
+    expect(configProblems({ PORT: '4010', REWARD_API_URL: 'https://api.example.com/papi/v1', REWARD_API_TOKEN: 't' })).toEqual([]);
   });
 
   it('refuses a headers timeout longer than the request timeout it is part of', () => {
-    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' }).join('\n')).toMatch(
+    expect(configProblems({ HTTP_HEADERS_TIMEOUT_MS: '40000', HTTP_REQUEST_TIMEOUT_MS: '30000' }).join('\n')).toMatch(
       /HTTP_HEADERS_TIMEOUT_MS must be at most HTTP_REQUEST_TIMEOUT_MS \(30000\)/,
     );
-    expect(problemsOf({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toEqual([]);
+    expect(configProblems({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toEqual([]);
   });
 
   it('reads the API keys from GATEWAY_API_KEYS_FILE, and names the file it cannot read', () => {
@@ -101,10 +92,10 @@ describe('configuration errors', () => {
         'finance-view',
         'treasury',
       ]);
-      expect(problemsOf({ GATEWAY_API_KEYS_FILE: file, ...KEYS_ENV })).toEqual(['set GATEWAY_API_KEYS or GATEWAY_API_KEYS_FILE, not both']);
+      expect(configProblems({ GATEWAY_API_KEYS_FILE: file, ...KEYS_ENV })).toEqual(['set GATEWAY_API_KEYS or GATEWAY_API_KEYS_FILE, not both']);
       const missing = join(dir, 'absent.json');
       // Named but unreadable is one problem, not also "required".
-      expect(problemsOf({ NODE_ENV: 'production', GATEWAY_API_KEYS_FILE: missing }).filter((p) => p.includes('GATEWAY_API_KEYS'))).toEqual([
+      expect(configProblems({ NODE_ENV: 'production', GATEWAY_API_KEYS_FILE: missing }).filter((p) => p.includes('GATEWAY_API_KEYS'))).toEqual([
         `GATEWAY_API_KEYS_FILE ${missing} cannot be read`,
       ]);
     } finally {
@@ -115,22 +106,22 @@ describe('configuration errors', () => {
   it('leases last three poll intervals unless set, and longer than one', () => {
     expect(loadConfig({ POLL_INTERVAL_MS: '2000' }).LIVE_LEASE_MS).toBe(6_000);
     expect(loadConfig({ LIVE_LEASE_MS: '2500', POLL_INTERVAL_MS: '2000' }).LIVE_LEASE_MS).toBe(2_500);
-    expect(problemsOf({ LIVE_LEASE_MS: '2000', POLL_INTERVAL_MS: '2000' })).toEqual([
+    expect(configProblems({ LIVE_LEASE_MS: '2000', POLL_INTERVAL_MS: '2000' })).toEqual([
       'LIVE_LEASE_MS must be longer than POLL_INTERVAL_MS (2000), or leases lapse between renewals',
     ]);
   });
 
   it('cluster mode takes exactly one form of Redis: two at once name both', () => {
     const both = 'set only one of REDIS_URL, REDIS_SENTINELS and REDIS_CLUSTER_NODES, not REDIS_URL and REDIS_CLUSTER_NODES';
-    expect(problemsOf({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).toEqual([both]);
-    expect(problemsOf({ REDIS_SENTINELS: '10.0.0.1:26379' })).toEqual(['REDIS_SENTINEL_MASTER is required with REDIS_SENTINELS']);
-    expect(problemsOf({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2' }).join('\n')).toMatch(
+    expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_CLUSTER_NODES: '10.0.0.1:7000' })).toEqual([both]);
+    expect(configProblems({ REDIS_SENTINELS: '10.0.0.1:26379' })).toEqual(['REDIS_SENTINEL_MASTER is required with REDIS_SENTINELS']);
+    expect(configProblems({ REDIS_CLUSTER_NODES: '10.0.0.1:7000,10.0.0.2' }).join('\n')).toMatch(
       /^REDIS_CLUSTER_NODES must be comma-separated host:port pairs/,
     );
-    expect(problemsOf({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PASSWORD: 'secret-pass' })).toEqual([
+    expect(configProblems({ REDIS_URL: 'redis://127.0.0.1:6379', REDIS_PASSWORD: 'secret-pass' })).toEqual([
       'REDIS_PASSWORD is for REDIS_SENTINELS and REDIS_CLUSTER_NODES; with REDIS_URL put it in the URL',
     ]);
-    expect(problemsOf({ REDIS_KEY_PREFIX: 'rg{1}:' }).join('\n')).toMatch(/^REDIS_KEY_PREFIX must not contain \{ or \}/);
+    expect(configProblems({ REDIS_KEY_PREFIX: 'rg{1}:' }).join('\n')).toMatch(/^REDIS_KEY_PREFIX must not contain \{ or \}/);
     const config = loadConfig({ REDIS_SENTINELS: 'a.example:26379, [::1]:26380', REDIS_SENTINEL_MASTER: 'main', REDIS_TLS: 'true' });
     expect(config.REDIS_SENTINELS).toEqual([
       { host: 'a.example', port: 26379 },

@@ -4,48 +4,38 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { configProblems } from '../support/config-problems.js';
 
 // Start-up mistakes a newcomer makes: one line naming the variable and what it must be, exit 1, no stack trace.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
-
 describe('start-up messages', () => {
   it('PORT must be an integer from 1 to 65535', () => {
     for (const value of ['abc', '70000', '80.5'])
-      expect(problemsOf({ PORT: value })).toEqual([expect.stringMatching(/^PORT must be an integer from 1 to 65535/)]);
+      expect(configProblems({ PORT: value })).toEqual([expect.stringMatching(/^PORT must be an integer from 1 to 65535/)]);
   });
 
   it('REDIS_URL must be redis:// or rediss://', () => {
     for (const value of ['http://127.0.0.1:6379', 'localhost:6379']) {
-      expect(problemsOf({ REDIS_URL: value })).toEqual([expect.stringMatching(/^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/)]);
+      expect(configProblems({ REDIS_URL: value })).toEqual([expect.stringMatching(/^REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL/)]);
     }
-    expect(problemsOf({ REDIS_URL: 'rediss://cache.example.com:6380' })).toEqual([]);
+    expect(configProblems({ REDIS_URL: 'rediss://cache.example.com:6380' })).toEqual([]);
   });
 
   it('TRUSTED_DOCUMENTS must be a readable manifest of hash → document', () => {
     const dir = mkdtempSync(join(tmpdir(), 'manifest-'));
     try {
       const missing = join(dir, 'absent.json');
-      expect(problemsOf({ TRUSTED_DOCUMENTS: missing })).toEqual([
+      expect(configProblems({ TRUSTED_DOCUMENTS: missing })).toEqual([
         `TRUSTED_DOCUMENTS ${missing} cannot be read (ENOENT): point it at the manifest \`npm run codegen\` writes`,
       ]);
       const broken = join(dir, 'broken.json');
       writeFileSync(broken, '{ not json');
-      expect(problemsOf({ TRUSTED_DOCUMENTS: broken })).toEqual([expect.stringMatching(/^TRUSTED_DOCUMENTS .* is not JSON/)]);
+      expect(configProblems({ TRUSTED_DOCUMENTS: broken })).toEqual([expect.stringMatching(/^TRUSTED_DOCUMENTS .* is not JSON/)]);
       const list = join(dir, 'list.json');
       writeFileSync(list, '["query { a }"]');
-      expect(problemsOf({ TRUSTED_DOCUMENTS: list })).toEqual([
+      expect(configProblems({ TRUSTED_DOCUMENTS: list })).toEqual([
         expect.stringMatching(/^TRUSTED_DOCUMENTS .* must be a non-empty JSON object of hash → document/),
       ]);
     } finally {

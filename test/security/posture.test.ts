@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
-import { ConfigError, loadConfig } from '../../src/config.js';
+import { loadConfig } from '../../src/config.js';
+import { configProblems } from '../support/config-problems.js';
 import { createSecurity } from '../../src/security/security.js';
 import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
@@ -12,39 +13,33 @@ const it = testWith({
   env: { NODE_ENV: 'production', LOG_LEVEL: 'silent', REWARD_API_URL: 'http://127.0.0.1:9/papi/v1', REWARD_API_TOKEN: 'unused', ...KEYS_ENV },
 });
 
-function problemsOf(env: Record<string, string>): string[] {
-  try {
-    loadConfig(env);
-  } catch (error) {
-    if (error instanceof ConfigError) return error.problems;
-    throw error;
-  }
-  return [];
-}
-
 describe('production start-up refusals', () => {
   it('refuses to start without API keys or an upstream, and says why', () => {
-    const problems = problemsOf({ NODE_ENV: 'production' });
+    const problems = configProblems({ NODE_ENV: 'production' });
     expect(problems.join('\n')).toMatch(/GATEWAY_API_KEYS is required in production/);
     expect(problems.join('\n')).toMatch(/REWARD_API_URL is required in production/);
   });
 
   it('refuses an upstream URL without a token', () => {
-    expect(problemsOf({ NODE_ENV: 'production', REWARD_API_URL: 'https://api.example.com/papi/v1', ...KEYS_ENV }).join('\n')).toMatch(
+    expect(configProblems({ NODE_ENV: 'production', REWARD_API_URL: 'https://api.example.com/papi/v1', ...KEYS_ENV }).join('\n')).toMatch(
       /REWARD_API_TOKEN is required/,
     );
   });
 
   it('refuses malformed keys without echoing them', () => {
-    const problems = problemsOf({ GATEWAY_API_KEYS: JSON.stringify([{ name: 'x', key: 'short-secret', scopes: ['rewards:read'] }]) });
+    const problems = configProblems({ GATEWAY_API_KEYS: JSON.stringify([{ name: 'x', key: 'short-secret', scopes: ['rewards:read'] }]) });
     expect(problems.join('\n')).toMatch(/at least 24 characters/);
     expect(problems.join('\n')).not.toContain('short-secret');
-    expect(problemsOf({ GATEWAY_API_KEYS: '{not json' }).join('\n')).toMatch(/GATEWAY_API_KEYS is not valid JSON/);
-    expect(problemsOf({ GATEWAY_API_KEYS: JSON.stringify([{ name: 'x', key: 'k'.repeat(30), scopes: ['admin'] }]) }).join('\n')).toMatch(/scopes/);
+    expect(configProblems({ GATEWAY_API_KEYS: '{not json' }).join('\n')).toMatch(/GATEWAY_API_KEYS is not valid JSON/);
+    expect(configProblems({ GATEWAY_API_KEYS: JSON.stringify([{ name: 'x', key: 'k'.repeat(30), scopes: ['admin'] }]) }).join('\n')).toMatch(
+      /scopes/,
+    );
   });
 
   it('starts in production with keys, an upstream and its token', () => {
-    expect(problemsOf({ NODE_ENV: 'production', REWARD_API_URL: 'https://api.example.com/papi/v1', REWARD_API_TOKEN: 't', ...KEYS_ENV })).toEqual([]);
+    expect(configProblems({ NODE_ENV: 'production', REWARD_API_URL: 'https://api.example.com/papi/v1', REWARD_API_TOKEN: 't', ...KEYS_ENV })).toEqual(
+      [],
+    );
   });
 });
 
