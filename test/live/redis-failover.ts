@@ -94,20 +94,33 @@ export function failoverSuite(name: string, startTopology: () => Promise<RedisTo
   describe(name, () => {
     it('a change made while the primary is failed over reaches every subscriber once; no subscription ends; one poller per order after', async () => {
       await redeemAll(0);
-      await eventually(receivedAll(0));
+      await eventually(receivedAll(0), 25, { ms: 20_000, what: 'the change before the failover' });
 
       const key = `${prefix}{campaign:${orders[0]!.uuid}}:lease`;
       expect(await topology.primaryOf(key).then((a) => a.length)).toBeGreaterThan(0);
       const { promoted } = await topology.killPrimary(key);
       // During the failover: the replicas notice and poll locally.
-      await eventually(async () => (await Promise.all(replicas.map(redisState))).every((s) => s === 'down'));
+      // Each replica must notice, but not all at one instant: one that reconnects to the promoted primary before
+      // the last has noticed is still a replica that noticed.
+      const noticed = new Set<number>();
+      await eventually(
+        async () => {
+          (await Promise.all(replicas.map(redisState))).forEach((state, i) => state === 'down' && noticed.add(i));
+          return noticed.size === replicas.length;
+        },
+        25,
+        { ms: 20_000, what: 'every replica to report Redis down' },
+      );
       await redeemAll(1);
-      await eventually(receivedAll(1));
+      await eventually(receivedAll(1), 25, { ms: 20_000, what: 'the change during the failover' });
       await promoted;
 
-      await eventually(async () => (await Promise.all(replicas.map(redisState))).every((s) => s === 'up'));
+      await eventually(async () => (await Promise.all(replicas.map(redisState))).every((s) => s === 'up'), 25, {
+        ms: 20_000,
+        what: 'every replica to report Redis up again',
+      });
       await redeemAll(2);
-      await eventually(receivedAll(2));
+      await eventually(receivedAll(2), 25, { ms: 20_000, what: 'the change after the promotion' });
       // One poller per order again, and the upstream sees that poller's requests only.
       await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
       await new Promise((resolve) => setTimeout(resolve, 2 * LIVE_LEASE_MS));
