@@ -29,6 +29,7 @@ const GROUPS = [
   { name: 'orders/', level: 5, path: '^src/orders/' },
   { name: 'live/', level: 5, path: '^src/live/' },
   { name: 'security/', level: 5, path: '^src/security/' },
+  { name: 'webhooks/', level: 5, path: '^src/webhooks/' },
   { name: 'src/loaders.ts', level: 4, path: '^src/loaders\\.ts$' },
   { name: 'catalog/', level: 3, path: '^src/catalog/' },
   { name: 'cache/', level: 3, path: '^src/cache/' },
