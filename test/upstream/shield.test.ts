@@ -24,8 +24,10 @@ describe('the circuit breaker', () => {
   it('opens after repeated failures: reads fail at once, a create is refused with nothing sent, probes are pings, and the same id is created once when the upstream is back', async ({
     gatewayWith,
   }) => {
+    const logged: string[] = [];
     const gw = await gatewayWith({
-      env: { UPSTREAM_BREAKER_FAILURES: '3', UPSTREAM_BREAKER_HALF_OPEN_MS: '300', UPSTREAM_RETRY_ATTEMPTS: '2' },
+      env: { UPSTREAM_BREAKER_FAILURES: '3', UPSTREAM_BREAKER_HALF_OPEN_MS: '300', UPSTREAM_RETRY_ATTEMPTS: '2', LOG_LEVEL: 'info' },
+      logTo: { write: (line: string) => void logged.push(line) },
     });
     const { control } = gw.sandbox;
     expect((await gw.gql(WARM_CATALOG)).body.errors).toBeUndefined();
@@ -57,6 +59,17 @@ describe('the circuit breaker', () => {
     expect((await gw.gql(CREATE, { id: 'breaker-0001' })).body.data.createCampaign.__typename).toBe('CreateCampaignPayload');
     // A repeat is answered from the first: still the one order.
     expect((await control.stats()).creates['breaker-0001']).toBe(1);
+
+    // One log line per transition, in order: opened; then each probe half-opens it and its failure reopens it;
+    // the last probe closes it. Each line says where the circuit came from and how it is set.
+    const transitions = logged.map((line) => JSON.parse(line) as Record<string, unknown>).filter((line) => 'circuit' in line);
+    const path = transitions.map((line) => `${String(line.from)}>${String(line.circuit)}`);
+    expect(path[0]).toBe('closed>open');
+    expect(path.slice(-2)).toEqual(['open>half_open', 'half_open>closed']);
+    expect(path.slice(1, -2).every((step, i) => step === (i % 2 === 0 ? 'open>half_open' : 'half_open>open'))).toBe(true);
+    expect(transitions[0]).toMatchObject({ level: 'warn', failuresToOpen: 3, halfOpenAfterMs: 300 });
+    expect(transitions[0]!.msg).toMatch(/opened: reads fail fast and writes are refused/);
+    expect(transitions.at(-1)).toMatchObject({ level: 'info', msg: expect.stringMatching(/closed/) });
   });
 });
 
