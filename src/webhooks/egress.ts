@@ -49,17 +49,26 @@ async function systemResolveAll(hostname: string): Promise<readonly ResolvedAddr
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }
 
-/** A connection's lookup that answers the checked address whatever it is asked. */
-function pinnedTo({ address, family }: ResolvedAddress): LookupFunction {
+/**
+ * A connection's lookup that answers the checked addresses whatever it is asked: all of them when net.connect
+ * may try several (autoSelectFamily, Happy Eyeballs), else the first.
+ */
+function pinnedTo(addresses: readonly ResolvedAddress[]): LookupFunction {
+  const [first] = addresses as [ResolvedAddress];
   return (_hostname, options, callback) => {
-    // net.connect asks for every address when it may try both families (autoSelectFamily), else for one.
-    if (options.all === true) callback(null, [{ address, family }]);
-    else callback(null, address, family);
+    if (options.all === true)
+      callback(
+        null,
+        addresses.map(({ address, family }) => ({ address, family })),
+      );
+    else callback(null, first.address, first.family);
   };
 }
 
 function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  // net.connect reports one error per address it tried, with an empty message of its own.
+  if (error instanceof AggregateError && error.message === '') return error.errors.map(errorText).join('; ');
   const code = (error as NodeJS.ErrnoException).code;
   return code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }
@@ -110,6 +119,7 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
   const resolveAll = options.lookup ?? systemResolveAll;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const open = new Set<Client>();
+  let closed = false;
 
   function forbidden(endpoint: EndpointUrl, address: string, kind: string): Refusal {
     const what = endpoint.literal ? `${address} is ${kind}` : `${endpoint.host} resolves to ${address}, ${kind}`;
@@ -160,8 +170,7 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
       return {
         ok: false,
         rule: 'unresolvable',
-        message:
-          `${judgement.endpoint.host} does not resolve (${errorText(judgement.error)}); ` + 'register a host name that resolves to a public address.',
+        message: `${judgement.endpoint.host} does not resolve (${errorText(judgement.error)}); register a host name that resolves to a public address.`,
       };
     }
     return { ok: true };
@@ -170,6 +179,10 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
   const send: SendAttempt = async (request: AttemptRequest): Promise<AttemptOutcome> => {
     const started = performance.now();
     const durationMs = () => Math.round(performance.now() - started);
+    if (closed) {
+      const message = 'The attempt was not made: the gateway is shutting down.';
+      return { kind: 'failed', reason: 'connection', message, durationMs: 0 };
+    }
     // One deadline for the lookup, the connection, the headers and the bounded body; the caller's signal
     // stops the same way.
     const deadline = new AbortController();
@@ -201,10 +214,9 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
         return failed(judgement.endpoint.host, new Error(`could not resolve it (${errorText(judgement.error)})`));
       }
       const { endpoint, addresses } = judgement;
-      const [address] = addresses as [ResolvedAddress];
-      client = new Client(endpoint.url.origin, { connect: { lookup: pinnedTo(address) } });
+      client = new Client(endpoint.url.origin, { connect: { lookup: pinnedTo(addresses) } });
       open.add(client);
-      const where = endpoint.literal ? endpoint.host : `${endpoint.host} (${address.address})`;
+      const where = endpoint.literal ? endpoint.host : `${endpoint.host} (${addresses.map((a) => a.address).join(', ')})`;
       let response;
       try {
         response = await client.request({
@@ -233,6 +245,7 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
     check,
     send,
     async close() {
+      closed = true;
       await Promise.all([...open].map((client) => client.destroy()));
     },
   };

@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../src/webhooks/attempt.js';
 import { createWebhookEgress, type ResolvedAddress } from '../../src/webhooks/egress.js';
+import { RECEIVER_TEST_CERT, RECEIVER_TEST_KEY } from './self-signed.js';
 
 // The egress against real loopback receivers. DNS is outside the test's reach, so names resolve through an
 // injected resolver whose answers a test sets (and changes, to stand for a rebinding DNS server); connections
@@ -235,6 +237,51 @@ describe('webhook egress', () => {
       expect(dns.asked).toEqual(['receiver.test']);
     });
 
+    it('tries every checked address of a name, and only those', async () => {
+      // Nothing listens on 127.0.0.3 (the receiver binds 127.0.0.1): the connection falls back to the next
+      // checked address, as Happy Eyeballs would between IPv6 and IPv4.
+      const dns = fakeDns({ 'receiver.test': ['127.0.0.3', '127.0.0.1'] });
+      const send = egress({ allowedHosts: ['receiver.test'], requireHttps: false, lookup: dns.lookup }).send;
+      expect(await send(post(`http://receiver.test:${receiver.port}/hook`))).toMatchObject({ kind: 'answered' });
+      expect(receiver.seen).toHaveLength(1);
+      dns.set('receiver.test', ['127.0.0.3']);
+      const outcome = await send(post(`http://receiver.test:${receiver.port}/hook`));
+      expect(outcome).toMatchObject({
+        kind: 'failed',
+        reason: 'connection',
+        message: expect.stringContaining('receiver.test (127.0.0.3)'),
+      });
+    });
+
+    it('verifies the certificate for the name over https (sent as SNI to the checked address)', async () => {
+      const servernames: string[] = [];
+      const server = createTlsServer({
+        key: RECEIVER_TEST_KEY,
+        cert: RECEIVER_TEST_CERT,
+        SNICallback: (servername, callback) => {
+          servernames.push(servername);
+          callback(null);
+        },
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const { port } = server.address() as AddressInfo;
+        const dns = fakeDns({ 'receiver.test': ['127.0.0.1'] });
+        const send = egress({ allowedHosts: ['receiver.test'], requireHttps: true, lookup: dns.lookup }).send;
+        // The certificate is for receiver.test but signed by nobody this process trusts: refused by TLS.
+        expect(await send(post(`https://receiver.test:${port}/hook`))).toMatchObject({
+          kind: 'failed',
+          reason: 'connection',
+          message: expect.stringMatching(/self[- ]signed/),
+        });
+        expect(servernames).toEqual(['receiver.test']);
+        expect(dns.asked).toEqual(['receiver.test']);
+      } finally {
+        server.close();
+      }
+    });
+
     it('refuses at delivery a name that resolves somewhere forbidden since registration', async () => {
       const dns = fakeDns({ 'rebind.example': ['93.184.215.14'] });
       const { check, send } = egress({ allowedHosts: ['127.0.0.1'], requireHttps: false, lookup: dns.lookup });
@@ -306,6 +353,20 @@ describe('webhook egress', () => {
       await expect.poll(() => receiver.seen.length).toBe(1);
       controller.abort();
       expect(await attempt).toMatchObject({ kind: 'failed', reason: 'connection', message: expect.stringContaining('stopped') });
+    });
+
+    it('close() ends the attempts under way, and no attempt starts after it', async () => {
+      receiver.answer(() => {});
+      const { send, close } = egress({ allowedHosts: ['127.0.0.1'], requireHttps: false });
+      const attempt = send(post(`http://127.0.0.1:${receiver.port}/hook`, 60_000));
+      await expect.poll(() => receiver.seen.length).toBe(1);
+      await close();
+      expect(await attempt).toMatchObject({ kind: 'failed', reason: 'connection' });
+      expect(await send(post(`http://127.0.0.1:${receiver.port}/hook`))).toMatchObject({
+        kind: 'failed',
+        message: expect.stringContaining('shutting down'),
+      });
+      expect(receiver.seen).toHaveLength(1);
     });
 
     it('refuses at delivery what registration would refuse, before connecting', async () => {
