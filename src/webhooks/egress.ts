@@ -1,8 +1,8 @@
 // Where webhooks go out: the check a URL passes at registration, and each HTTP attempt of a delivery. Both
 // resolve the host (every address it has), refuse when any address is not public (address-policy.ts) unless
-// the operator listed the host or that address, and an attempt then connects to exactly the address it just
-// checked: the connection's own DNS lookup is replaced by one that answers that address, so a name that
-// changes its answer between the check and the connection (DNS rebinding) still reaches the checked address.
+// the operator listed the host or that address, and an attempt then connects to exactly the addresses it just
+// checked: the connection's own DNS lookup is replaced by one that answers those addresses, so a name that
+// changes its answer between the check and the connection (DNS rebinding) still reaches a checked address.
 // TLS still verifies the certificate for the name (undici sends it as SNI and checks it).
 //
 // Each attempt has a connection of its own, dropped when the attempt ends: nothing is pooled across
