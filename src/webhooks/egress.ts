@@ -214,7 +214,14 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
         return failed(judgement.endpoint.host, new Error(`could not resolve it (${errorText(judgement.error)})`));
       }
       const { endpoint, addresses } = judgement;
-      client = new Client(endpoint.url.origin, { connect: { lookup: pinnedTo(addresses) } });
+      client = new Client(endpoint.url.origin, {
+        connect: { lookup: pinnedTo(addresses) },
+        // The deadline above is the attempt's one clock; undici's own (10 s to connect, 300 s for headers and
+        // body) would only race it and name a timeout something else.
+        connectTimeout: 0,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
       open.add(client);
       const where = endpoint.literal ? endpoint.host : `${endpoint.host} (${addresses.map((a) => a.address).join(', ')})`;
       let response;
@@ -225,6 +232,8 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
           headers: request.headers,
           body: request.body,
           signal: deadline.signal,
+          // Connection: close tells the receiver the connection ends with this attempt (it is dropped anyway).
+          reset: true,
         });
       } catch (error) {
         return failed(where, error);

@@ -223,7 +223,7 @@ describe('webhook egress', () => {
       const outcome = await send(post(`http://127.0.0.1:${receiver.port}/hooks/a?x=1`));
       expect(outcome).toMatchObject({ kind: 'answered', status: 202, bodyExcerpt: 'accepted' });
       expect(receiver.seen).toEqual([expect.objectContaining({ path: '/hooks/a?x=1', body: '{"type":"orderChanged"}' })]);
-      expect(receiver.seen[0]?.headers['webhook-id']).toBe('msg_1');
+      expect(receiver.seen[0]?.headers).toMatchObject({ 'webhook-id': 'msg_1', connection: 'close' });
     });
 
     it('connects to the address that was checked, with the name as Host', async () => {
