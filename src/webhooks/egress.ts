@@ -54,13 +54,10 @@ async function systemResolveAll(hostname: string): Promise<readonly ResolvedAddr
  * may try several (autoSelectFamily, Happy Eyeballs), else the first.
  */
 function pinnedTo(addresses: readonly ResolvedAddress[]): LookupFunction {
-  const [first] = addresses as [ResolvedAddress];
+  const all = addresses.map(({ address, family }) => ({ address, family }));
+  const [first] = all as [ResolvedAddress];
   return (_hostname, options, callback) => {
-    if (options.all === true)
-      callback(
-        null,
-        addresses.map(({ address, family }) => ({ address, family })),
-      );
+    if (options.all === true) callback(null, all);
     else callback(null, first.address, first.family);
   };
 }
@@ -179,10 +176,11 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
   const send: SendAttempt = async (request: AttemptRequest): Promise<AttemptOutcome> => {
     const started = performance.now();
     const durationMs = () => Math.round(performance.now() - started);
-    if (closed) {
+    const shuttingDown = (): AttemptOutcome => {
       const message = 'The attempt was not made: the gateway is shutting down.';
-      return { kind: 'failed', reason: 'connection', message, durationMs: 0 };
-    }
+      return { kind: 'failed', reason: 'connection', message, durationMs: durationMs() };
+    };
+    if (closed) return shuttingDown();
     // One deadline for the lookup, the connection, the headers and the bounded body; the caller's signal
     // stops the same way.
     const deadline = new AbortController();
@@ -213,6 +211,8 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
         if (deadline.signal.aborted) return failed(judgement.endpoint.host, judgement.error);
         return failed(judgement.endpoint.host, new Error(`could not resolve it (${errorText(judgement.error)})`));
       }
+      // close() may have come while the name was being resolved.
+      if (closed) return shuttingDown();
       const { endpoint, addresses } = judgement;
       client = new Client(endpoint.url.origin, {
         connect: { lookup: pinnedTo(addresses) },

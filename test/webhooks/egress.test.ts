@@ -338,6 +338,16 @@ describe('webhook egress', () => {
       expect((outcome as Extract<AttemptOutcome, { kind: 'failed' }>).message).toContain('did not answer within 200 ms');
     });
 
+    it('counts a resolver that does not answer against the same deadline', async () => {
+      const lookup = () => new Promise<ResolvedAddress[]>(() => {});
+      const send = egress({ allowedHosts: [], requireHttps: false, lookup }).send;
+      expect(await send(post('http://slow-dns.example/hook', 100))).toMatchObject({
+        kind: 'failed',
+        reason: 'timeout',
+        message: expect.stringContaining('slow-dns.example did not answer within 100 ms'),
+      });
+    });
+
     it('fails a connection that is refused', async () => {
       const port = await closedPort();
       const send = egress({ allowedHosts: ['127.0.0.1'], requireHttps: false }).send;
