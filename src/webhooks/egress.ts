@@ -44,8 +44,9 @@ export interface WebhookEgress {
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
 
+/** getaddrinfo, as a connection would resolve (hosts file included), in the process's order (--dns-result-order). */
 async function systemResolveAll(hostname: string): Promise<readonly ResolvedAddress[]> {
-  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
+  const answers = await dnsLookup(hostname, { all: true });
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }
 

@@ -204,6 +204,14 @@ describe('webhook egress', () => {
       expect(await check('not a url')).toMatchObject({ ok: false, rule: 'invalid-url' });
     });
 
+    it('resolves through the system by default: localhost is loopback', async () => {
+      expect(await egress({ allowedHosts: [], requireHttps: false }).check('http://localhost:8080/hook')).toMatchObject({
+        ok: false,
+        rule: 'forbidden-address',
+        message: expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1), a loopback address/),
+      });
+    });
+
     it('refuses a name that does not resolve', async () => {
       expect(await checker().check('https://nowhere.example/hook')).toMatchObject({
         ok: false,
