@@ -112,19 +112,23 @@ export async function renderPageFiles(options: GraphiQLOptions): Promise<PageFil
   const json = JSON.stringify(options);
   const key = createHash('sha256').update(`${version}\0${json}\0${RENDER_SCRIPT}`).digest('hex').slice(0, 16);
 
-  let parent = join(modules, '.cache', 'reward-gateway-graphiql');
-  try {
-    await mkdir(parent, { recursive: true });
-  } catch (error) {
-    if (!isErrno(error, 'EACCES', 'EPERM', 'EROFS')) throw error;
-    parent = await processDir();
-  }
-  const dir = join(parent, key);
-  const found = await readPage(dir);
-  if (found) return found;
   // Written aside and renamed into place, so a directory under its final name is always complete (another
   // replica on the same machine may be writing the same page).
-  const staging = await mkdtemp(`${dir}.staging-`);
+  const stage = async (parent: string) => {
+    await mkdir(parent, { recursive: true });
+    return { dir: join(parent, key), staging: await mkdtemp(join(parent, `${key}.staging-`)) };
+  };
+  const shared = join(modules, '.cache', 'reward-gateway-graphiql');
+  let target;
+  try {
+    target = (await readPage(join(shared, key))) ?? (await stage(shared));
+  } catch (error) {
+    if (!isErrno(error, 'EACCES', 'EPERM', 'EROFS')) throw error;
+    const own = await processDir();
+    target = (await readPage(join(own, key))) ?? (await stage(own));
+  }
+  if ('etag' in target) return target;
+  const { dir, staging } = target;
   try {
     await promisify(execFile)(process.execPath, ['-e', RENDER_SCRIPT, entry, staging, json], { env: {} });
     await rename(staging, dir).catch((error: unknown) => {
