@@ -1,6 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { createWriteStream, mkdirSync } from 'node:fs';
 import { join } from 'node:path';
+import { getIntrospectionQuery } from 'graphql';
 import WebSocket from 'ws';
 import { sandboxClient } from './clients.js';
 import { sleep } from './context.js';
@@ -18,12 +19,18 @@ import { compiledEntry, productionNodeFlags, startGatewayTarget } from './target
 //                (tsx's keepNames output gives every closure of src/ a dictionary of properties: ~3 KB more per
 //                subscriber). MEMORY_SNAPSHOTS=1 also writes heap snapshots before and after to
 //                bench/results/profiles/, for bench/heap-diff.ts.
+//   graphiql     what opening GraphiQL once adds to the resident set: the gateway (tsx, GRAPHIQL=true; compiled with
+//                MEMORY_TARGET=compiled) is read after forced GCs 3 s after start, then fetches what a browser's
+//                first visit fetches (the page, compressed as Chromium accepts it, then the schema's introspection
+//                query GraphiQL sends), and is read again after forced GCs; over RUNS starts, each and the median.
 // Usage: node --import tsx bench/memory.ts idle [RUNS=5]
 //        node --import tsx bench/memory.ts subscribers [COUNT=2000] [PER_SOCKET=1]
+//        node --import tsx bench/memory.ts graphiql [RUNS=3]
 // BENCH_COMPILED_ENTRY picks the compiled entry, as for `npm run bench` (default: `npm run build` first).
 
 const log = (m: string) => process.stderr.write(`[memory] ${m}\n`);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
+const signedMb = (bytes: number) => `${bytes < 0 ? '−' : '+'}${mb(Math.abs(bytes))}`;
 const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ORDERS = 20;
 
@@ -118,8 +125,63 @@ async function subscribers(count: number, perSocket: number, snapshots: string |
   }
 }
 
+/** What a browser's first visit to GraphiQL fetches: the page, and the schema GraphiQL asks for when it loads. */
+async function openGraphiql(url: string): Promise<number> {
+  const page = await fetch(`${url}/graphql`, {
+    headers: { accept: 'text/html,application/xhtml+xml', 'accept-encoding': 'gzip, deflate, br, zstd' },
+  });
+  if (!page.ok || !page.headers.get('content-type')?.startsWith('text/html')) throw new Error(`GraphiQL page: ${page.status}`);
+  const bytes = (await page.arrayBuffer()).byteLength;
+  const schema = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' },
+    body: JSON.stringify({ query: getIntrospectionQuery() }),
+  });
+  if (!schema.ok) throw new Error(`introspection: ${schema.status}`);
+  await schema.arrayBuffer();
+  return bytes;
+}
+
+async function graphiql(runs: number): Promise<void> {
+  const entry = process.env.MEMORY_TARGET === 'compiled' ? compiledEntry(process.env.BENCH_COMPILED_ENTRY, log) : null;
+  const sandbox = await startSandboxProcess({ latencyMs: 0, token: `memory-${randomBytes(8).toString('hex')}`, balanceCents: 1_000_000 });
+  const added: number[] = [];
+  try {
+    for (let i = 0; i < runs; i++) {
+      const gateway = await startGatewayProcess({
+        upstream: sandbox,
+        pollIntervalMs: 5_000,
+        cpuProfDir: null,
+        env: { GRAPHIQL: 'true' },
+        ...(entry ? { compiledEntry: entry } : {}),
+      });
+      try {
+        await sleep(3_000);
+        const before = await heapAfterGc(gateway);
+        const bytes = await openGraphiql(gateway.url);
+        await sleep(2_000);
+        const after = await heapAfterGc(gateway);
+        added.push(after.rss - before.rss);
+        log(
+          `start ${i + 1}/${runs}: page ${mb(bytes)} (decompressed); RSS ${mb(before.rss)} → ${mb(after.rss)} (${signedMb(after.rss - before.rss)}), ` +
+            `heap ${mb(before.heap)} → ${mb(after.heap)}`,
+        );
+      } finally {
+        await gateway.stop();
+      }
+    }
+  } finally {
+    await sandbox.stop();
+  }
+  console.log(
+    `GraphiQL's first load (${entry ? `node ${entry}` : 'src/main.ts through tsx'}): RSS ${signedMb(median(added))} median, ` +
+      `${signedMb(Math.min(...added))} to ${signedMb(Math.max(...added))} over ${runs} starts (after forced GCs)`,
+  );
+}
+
 const [mode, ...args] = process.argv.slice(2);
 if (mode === 'idle') await idle(Number(args[0] ?? 5));
+else if (mode === 'graphiql') await graphiql(Number(args[0] ?? 3));
 else if (mode === 'subscribers') {
   const snapshots = process.env.MEMORY_SNAPSHOTS === '1' ? join(ROOT, 'bench', 'results', 'profiles') : null;
   await subscribers(Number(args[0] ?? 2_000), Number(args[1] ?? 1), snapshots);
@@ -127,4 +189,4 @@ else if (mode === 'subscribers') {
     log(
       `heap snapshots in ${snapshots}; diff: node --import tsx bench/heap-diff.ts ${snapshots}/before.heapsnapshot ${snapshots}/after.heapsnapshot ${args[0] ?? 2_000}`,
     );
-} else throw new Error('usage: bench/memory.ts idle [RUNS] | subscribers [COUNT] [PER_SOCKET]');
+} else throw new Error('usage: bench/memory.ts idle [RUNS] | subscribers [COUNT] [PER_SOCKET] | graphiql [RUNS]');

@@ -7,9 +7,10 @@ import { build } from 'esbuild';
 // every module's source text and its own compiled code: bundled, tree-shaken and stripped of whitespace, the
 // idle production start takes ~96 MB of RSS instead of ~123 MB (node --import tsx bench/memory.ts idle).
 // What a process loads only on demand stays a chunk of its own, loaded by the same dynamic import: the
-// embedded sandbox, GraphiQL's page, graphql-jit. ioredis and rate-limiter-flexible are not bundled: cluster/redis.ts,
+// embedded sandbox, graphql-jit. ioredis and rate-limiter-flexible are not bundled: cluster/redis.ts,
 // cluster/shared-limits.ts and security/shared-rate-limit.ts require them from node_modules in cluster mode only,
-// so they stay runtime dependencies.
+// so they stay runtime dependencies; so does @graphql-yoga/render-graphiql, which a child node of
+// graphiql-page.ts loads from node_modules to render GraphiQL's page into files.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { cachedClient, type Freshness } from './cache/cached-client.js';
 import type { ReadCache } from './cache/read-cache.js';
 import type { CatalogCache } from './catalog/catalog-cache.js';
+import type { Hint } from './errors/gateway-error.js';
 import type { Live } from './live/live.js';
 import { createLoaders, type LoaderHooks, type Loaders } from './loaders.js';
 import type { Logger } from './ops/logger.js';
@@ -25,6 +26,8 @@ export interface GatewayContext {
   log: Logger;
   /** What this operation asks of the read cache (fresh reads) and learns from it (a stale answer); cache/use-cache-freshness.ts. */
   freshness: Freshness;
+  /** Notes for the caller beside the data (a near-miss brand code), sent as `extensions.hints`; use-response-hints.ts. */
+  hints: Hint[];
   /**
    * The loaders of one live event, shared by every subscriber it is delivered to: a subscription's resolver
    * swaps them in for each event, so an event's nested fields cost one upstream read, not one per subscriber.
@@ -85,6 +88,7 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
     return {
       client,
       freshness,
+      hints: [],
       live: deps.live,
       caller,
       requestId,

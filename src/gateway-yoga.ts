@@ -16,6 +16,7 @@ import { yogaLogger } from './ops/yoga-logger.js';
 import type { Redactor } from './redaction.js';
 import { schema } from './schema/index.js';
 import type { Security } from './security/security.js';
+import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
 import { isWebSocketContext } from './websocket.js';
 
@@ -55,6 +56,8 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       readiness,
       ...security.plugins,
       useRequestId({ refuse: redactor.contains }),
+      // Before redaction: a hint quotes what the caller sent, and redaction must see it.
+      useResponseHints(),
       useResponseRedaction(redactor.redact),
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),

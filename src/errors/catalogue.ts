@@ -76,6 +76,7 @@ type BadUserInput =
   | { reason: 'page-size'; max: number; first: number }
   | { reason: 'foreign-cursor'; cursor: string }
   | { reason: 'unknown-region'; region: string; known: readonly string[] }
+  | { reason: 'unknown-brand'; brandCode: string; suggestions: readonly string[] }
   | { reason: 'bad-reference'; what: string; problem: string }
   | { reason: 'resume-cursor'; problem: keyof typeof RESUME_CURSOR_PROBLEMS }
   | { reason: 'money-as-string' };
@@ -97,6 +98,8 @@ function badUserInputMessage(p: BadUserInput): string {
       return `"after" is not a cursor this gateway issued: ${JSON.stringify(p.cursor)}; pass a cursor from this connection's edges or pageInfo.`;
     case 'unknown-region':
       return `Unknown region "${p.region}". Known regions: ${p.known.join(', ')}.`;
+    case 'unknown-brand':
+      return `${p.brandCode} is not a known brand${p.suggestions.length ? `; did you mean ${p.suggestions.join(' or ')}?` : ''}`;
     case 'bad-reference':
       return `Invalid ${p.what}: ${p.problem}.`;
     case 'resume-cursor':
@@ -357,17 +360,23 @@ export const CATALOGUE = {
     retryAfter: NO_RETRY_AFTER,
     when:
       'An argument breaks a rule the gateway checks before calling the reward API (mutations answer a `ValidationError` ' +
-      'instead), or a subscription resumes from a cursor it did not issue for it.',
+      'instead), or a subscription resumes from a cursor it did not issue for it. `brand(code:)` answers an unknown code ' +
+      'with `null`, not an error; for a near miss it adds this shape to `extensions.hints` of the response, naming the codes ' +
+      'it probably meant.',
     message: badUserInputMessage,
     extensions: {
-      of: (p) => (p.reason === 'invalid-input' ? { issues: p.issues } : {}),
-      fields: { issues: 'for input that broke a validation rule: each `{ path, message }`' },
+      of: (p) => (p.reason === 'invalid-input' ? { issues: p.issues } : p.reason === 'unknown-brand' ? { suggestions: p.suggestions } : {}),
+      fields: {
+        issues: 'for input that broke a validation rule: each `{ path, message }`',
+        suggestions: 'for a brand code the catalog does not have: the known codes closest to it, best first',
+      },
     },
     examples: [
       { reason: 'invalid-input', issues: [{ path: ['ref'], message: 'must not contain a slash or a backslash' }] },
       { reason: 'page-size', max: 100, first: 500 },
       { reason: 'foreign-cursor', cursor: 'abc' },
       { reason: 'unknown-region', region: 'Atlantis', known: ['Canada', 'USA'] },
+      { reason: 'unknown-brand', brandCode: 'sbxcofeeus', suggestions: ['sbxcoffeeus', 'sbxcoffeeca'] },
       { reason: 'bad-reference', what: 'campaign reference', problem: 'must not be only dots' },
       { reason: 'resume-cursor', problem: 'other-subscription' },
       { reason: 'money-as-string' },

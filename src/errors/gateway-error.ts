@@ -65,6 +65,22 @@ export function gatewayError<C extends GatewayCode>(code: C, ...[params, options
   return new GraphQLError(failure.message, { ...options.at, extensions: { ...failure.extensions, ...http } });
 }
 
+/**
+ * A note beside the data rather than an error: shaped like one (message, path, `extensions.code`) so a client
+ * formats it as it does its errors, but sent in the response's `extensions.hints`, so the field's answer and
+ * the client's error handling stay what they were (use-response-hints.ts puts it there).
+ */
+export interface Hint {
+  message: string;
+  path: readonly (string | number)[];
+  extensions: Record<string, unknown>;
+}
+
+export function gatewayHint<C extends GatewayCode>(code: C, params: ParamsOf<C>, path: readonly (string | number)[]): Hint {
+  const { message, extensions } = describeFailure(code, ...([params] as ParamsArg<C>));
+  return { message, path, extensions };
+}
+
 /** A request refusal as the JSON body yoga would send, for answers written outside yoga (node:http). */
 export function errorBody(failure: DescribedFailure): { errors: { message: string; extensions: Record<string, unknown> }[] } {
   return { errors: [{ message: failure.message, extensions: failure.extensions }] };

@@ -1,5 +1,5 @@
 import type { GraphQLError } from 'graphql';
-import { gatewayError } from '../errors/gateway-error.js';
+import { describeFailure, gatewayError } from '../errors/gateway-error.js';
 import type { Loaders } from '../loaders.js';
 import { InputValidationError, type ValidationIssueShape } from './errors.js';
 import type { Brand } from '../upstream/types.js';
@@ -83,7 +83,7 @@ export async function resolveRewardChoice(
   }
   for (const { path, code } of unknown) {
     const near = await loaders.brandSuggestions(code).catch(() => []);
-    issues.push({ path, message: `${code} is not a known brand${near.length ? `; did you mean ${near.join(' or ')}?` : ''}` });
+    issues.push({ path, message: describeFailure('BAD_USER_INPUT', { reason: 'unknown-brand', brandCode: code, suggestions: near }).message });
   }
   if (issues.length) throw new InputValidationError(issues);
   // The catalog's spelling: codes match ignoring case here, exactly upstream.

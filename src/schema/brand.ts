@@ -1,7 +1,7 @@
-import { GraphQLError } from 'graphql';
+import { GraphQLError, responsePathAsArray } from 'graphql';
 import { ref } from '../orders/order-rules.js';
 import type { GatewayContext } from '../context.js';
-import { gatewayError } from '../errors/gateway-error.js';
+import { gatewayError, gatewayHint } from '../errors/gateway-error.js';
 import type { Brand, BrandQuery, BrandSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
 import { MONEY } from './money.js';
@@ -131,8 +131,20 @@ builder.queryFields((t) => ({
     type: BrandRef,
     nullable: true,
     authScopes: { 'rewards:read': true },
+    description:
+      'The brand with this code, matched ignoring case; null when the catalog has none. A near miss adds the codes it ' +
+      "probably meant to the response's `extensions.hints` (code BAD_USER_INPUT), beside the null.",
     args: { code: t.arg.string({ required: true, validate: { schema: ref } }) },
-    resolve: (_root, { code }, ctx) => ctx.loaders.brand.load(code),
+    resolve: async (_root, { code }, ctx, info) => {
+      const brand = await ctx.loaders.brand.load(code);
+      if (brand) return brand;
+      // The same suggestions, in the same words, as a create's ValidationError (orders/reward-choice.ts).
+      const suggestions = await ctx.loaders.brandSuggestions(code).catch(() => []);
+      if (suggestions.length) {
+        ctx.hints.push(gatewayHint('BAD_USER_INPUT', { reason: 'unknown-brand', brandCode: code, suggestions }, responsePathAsArray(info.path)));
+      }
+      return null;
+    },
   }),
   brands: t.field({
     type: BrandConnection,

@@ -54,6 +54,31 @@ describe('input', () => {
   });
 });
 
+describe('brand codes', () => {
+  // brand(code:) answers null for a code it does not know, as before; a near miss adds a hint beside the data,
+  // error-shaped and with the same sentence a create's ValidationError gives, so no client's error handling
+  // changes.
+  it('answers brand(code:) with a near miss null, and names the codes it probably meant in extensions.hints', async ({ gateway }) => {
+    const message = (code: string) => `${code} is not a known brand; did you mean sbxcoffeeus or sbxcoffeeca?`;
+    // Twice: the first run is interpreted, the second compiled (graphql-jit).
+    for (let run = 0; run < 2; run++) {
+      const res = await gateway.gql('{ brand(code: "sbxcofeeus") { brandCode } coffee: brand(code: "SBXCOFEEUS") { brandCode } }');
+      expect(res.body.data).toEqual({ brand: null, coffee: null });
+      expect(res.body.errors).toBeUndefined();
+      expect((res.body as { extensions?: { hints?: unknown } }).extensions?.hints).toEqual([
+        { message: message('sbxcofeeus'), path: ['brand'], extensions: { code: 'BAD_USER_INPUT', suggestions: ['sbxcoffeeus', 'sbxcoffeeca'] } },
+        { message: message('SBXCOFEEUS'), path: ['coffee'], extensions: { code: 'BAD_USER_INPUT', suggestions: ['sbxcoffeeus', 'sbxcoffeeca'] } },
+      ]);
+    }
+  });
+
+  it('adds no hint for a code nothing resembles, nor for a code it knows', async ({ gateway }) => {
+    const res = await gateway.gql('{ brand(code: "no-such-thing-at-all") { brandCode } known: brand(code: "sbxcoffeeus") { brandCode } }');
+    expect(res.body.data).toEqual({ brand: null, known: { brandCode: 'sbxcoffeeus' } });
+    expect((res.body as { extensions?: unknown }).extensions).toBeUndefined();
+  });
+});
+
 describe('CORS', () => {
   it('answers a refused preflight with CORS_ORIGIN_NOT_ALLOWED naming CORS_ORIGINS', async ({ gatewayWith }) => {
     const gw = await gatewayWith({ listen: true, env: { CORS_ORIGINS: 'https://tools.example.com' } });

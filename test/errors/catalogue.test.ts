@@ -41,7 +41,7 @@ const gatewaySources = sources('src').filter(({ path }) => !path.startsWith(join
 function raisedCodes(): Map<string, string[]> {
   const patterns = [
     /\bcode\??:\s*('[A-Z][A-Z0-9_]*'(?:\s*\|\s*'[A-Z][A-Z0-9_]*')*)/g,
-    /\b(?:gatewayError|describeFailure|reportAs)\(\s*('[A-Z][A-Z0-9_]*')/g,
+    /\b(?:gatewayError|gatewayHint|describeFailure|reportAs)\(\s*('[A-Z][A-Z0-9_]*')/g,
   ];
   const found = new Map<string, string[]>();
   for (const { path, text } of gatewaySources) {

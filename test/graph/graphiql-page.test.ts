@@ -1,4 +1,7 @@
+import { readdirSync, readFileSync } from 'node:fs';
 import { get, type IncomingHttpHeaders } from 'node:http';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { gunzipSync } from 'node:zlib';
 import { describe, expect } from 'vitest';
 import { test } from '../support/test.js';
@@ -84,5 +87,33 @@ describe('the GraphiQL page', () => {
     // answers local tools and pages (test/clients/get-queries.test.ts).
     const without = await fetch(`${url}/graphql?query=${query}`, { headers: { accept: 'text/event-stream', 'sec-fetch-site': 'cross-site' } });
     expect(without.status).toBe(403);
+  });
+});
+
+describe("GraphiQL's weight", () => {
+  // The package renders a ~9 MB page from ~9 MB of strings; imported, the two cost the gateway ~140 MB of RSS
+  // for good (`node --import tsx bench/memory.ts graphiql` measures the first load). So no module of the gateway
+  // imports it, and the page is streamed from the files a child process rendered.
+  const root = fileURLToPath(new URL('../../', import.meta.url));
+  const sources = (dir: string): string[] =>
+    readdirSync(dir, { withFileTypes: true }).flatMap((entry) =>
+      entry.isDirectory() ? sources(join(dir, entry.name)) : entry.name.endsWith('.ts') ? [join(dir, entry.name)] : [],
+    );
+
+  it('is never imported by the gateway', () => {
+    const importers = sources(join(root, 'src')).filter((file) =>
+      /(from\s*|import\(\s*)['"]@graphql-yoga\/render-graphiql['"]/.test(readFileSync(file, 'utf8')),
+    );
+    expect(importers).toEqual([]);
+  });
+
+  it('is sent from its file on disk, byte for byte', async ({ url }) => {
+    const served = await rawGet(url, '/graphql', { accept: 'text/html', 'accept-encoding': 'identity' });
+    const cache = join(root, 'node_modules', '.cache', 'reward-gateway-graphiql');
+    const pages = readdirSync(cache)
+      .filter((dir) => !dir.includes('.staging-'))
+      .map((dir) => readFileSync(join(cache, dir, 'page.html')));
+    expect(pages.some((page) => page.equals(served.body))).toBe(true);
+    expect(served.body.length).toBeGreaterThan(1_000_000);
   });
 });

@@ -127,12 +127,16 @@ describe('production build', { timeout: 120_000 }, () => {
     expect(existsSync(join(copy, 'src'))).toBe(false);
   });
 
-  it('starts on the embedded sandbox outside production and serves a query', async () => {
+  it('starts on the embedded sandbox outside production and serves a query, and GraphiQL', async () => {
     const started = await startProd(copy, { NODE_ENV: 'development' });
     try {
       const res = await gql(started.url, '{ viewer { username } }');
       expect(res.body.errors).toBeUndefined();
       expect(res.body.data.viewer.username).toEqual(expect.any(String));
+      // The page is rendered from the runtime dependencies by a child node (graphiql-page.ts), not bundled.
+      const page = await fetch(`${started.url}/graphql`, { headers: { accept: 'text/html' } });
+      expect(page.status).toBe(200);
+      expect(await page.text()).toContain('YogaGraphiQL.renderYogaGraphiQL');
     } finally {
       expect(await stop(started)).toBe(0);
     }

@@ -3,7 +3,7 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { configProblems } from '../support/config-problems.js';
 
 // Start-up mistakes a newcomer makes: one line naming the variable and what it must be, exit 1, no stack trace.
@@ -32,7 +32,9 @@ describe('start-up messages', () => {
       ]);
       const broken = join(dir, 'broken.json');
       writeFileSync(broken, '{ not json');
-      expect(configProblems({ TRUSTED_DOCUMENTS: broken })).toEqual([expect.stringMatching(/^TRUSTED_DOCUMENTS .* is not JSON/)]);
+      expect(configProblems({ TRUSTED_DOCUMENTS: broken })).toEqual([
+        expect.stringMatching(/^TRUSTED_DOCUMENTS .* is not JSON: .*as `npm run codegen` writes$/),
+      ]);
       const list = join(dir, 'list.json');
       writeFileSync(list, '["query { a }"]');
       expect(configProblems({ TRUSTED_DOCUMENTS: list })).toEqual([
@@ -43,16 +45,51 @@ describe('start-up messages', () => {
     }
   });
 
-  it('npm start with PORT=abc prints one line and exits 1', { timeout: 90_000 }, async () => {
+  // As the process meets them: the gateway's own start (npm start's command), nothing else configured.
+  const dir = mkdtempSync(join(tmpdir(), 'start-up-'));
+  const broken = join(dir, 'broken.json');
+  writeFileSync(broken, '{ not json');
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  it.for([
+    ['PORT=abc', { PORT: 'abc' }, /^Invalid configuration: PORT must be an integer from 1 to 65535 \(0 lets the system pick a free one\)$/],
+    [
+      'REDIS_URL=http://…',
+      { REDIS_URL: 'http://127.0.0.1:6379' },
+      /^Invalid configuration: REDIS_URL must be a redis:\/\/ or rediss:\/\/ URL, e.g. redis:\/\/127.0.0.1:6379$/,
+    ],
+    [
+      'a missing TRUSTED_DOCUMENTS',
+      { TRUSTED_DOCUMENTS: join(dir, 'absent.json') },
+      /^Invalid configuration: TRUSTED_DOCUMENTS .* cannot be read \(ENOENT\): point it at the manifest/,
+    ],
+    [
+      'a malformed TRUSTED_DOCUMENTS',
+      { TRUSTED_DOCUMENTS: broken },
+      /^Invalid configuration: TRUSTED_DOCUMENTS .* is not JSON: .*as `npm run codegen` writes$/,
+    ],
+  ] as const)('npm start with %s prints one line naming the variable and exits 1', { timeout: 90_000 }, async ([, env, line]) => {
     const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
       cwd: root,
-      env: { ...process.env, NODE_ENV: 'development', PORT: 'abc', SANDBOX_PORT: '0', REWARD_API_URL: '', GATEWAY_API_KEYS: '', REDIS_URL: '' },
+      env: {
+        ...process.env,
+        NODE_ENV: 'development',
+        PORT: '0',
+        SANDBOX_PORT: '0',
+        REWARD_API_URL: '',
+        GATEWAY_API_KEYS: '',
+        REDIS_URL: '',
+        TRUSTED_DOCUMENTS: '',
+        ...env,
+      },
       stdio: ['ignore', 'pipe', 'pipe'],
     });
     let stderr = '';
     child.stderr.on('data', (d) => (stderr += d));
     const code = await new Promise<number | null>((resolve) => child.on('exit', resolve));
     expect(code).toBe(1);
-    expect(stderr.trim().split('\n')).toEqual(['Invalid configuration: PORT must be an integer from 1 to 65535 (0 lets the system pick a free one)']);
+    const lines = stderr.trim().split('\n');
+    expect(lines, stderr).toHaveLength(1);
+    expect(lines[0]).toMatch(line);
   });
 });
