@@ -1,0 +1,239 @@
+// Where webhooks go out: the check a URL passes at registration, and each HTTP attempt of a delivery. Both
+// resolve the host (every address it has), refuse when any address is not public (address-policy.ts) unless
+// the operator listed the host or that address, and an attempt then connects to exactly the address it just
+// checked: the connection's own DNS lookup is replaced by one that answers that address, so a name that
+// changes its answer between the check and the connection (DNS rebinding) still reaches the checked address.
+// TLS still verifies the certificate for the name (undici sends it as SNI and checks it).
+//
+// Each attempt has a connection of its own, dropped when the attempt ends: nothing is pooled across
+// deliveries, so no connection outlives the check that allowed it, and a body cut at its bound leaves no
+// half-read socket behind. Redirects are never followed: undici's request() answers a 3xx as it is.
+
+import { lookup as dnsLookup } from 'node:dns/promises';
+import type { LookupFunction } from 'node:net';
+import { Client } from 'undici';
+import { forbiddenAddressKind } from './address-policy.js';
+import type { AttemptOutcome, AttemptRequest, CheckEndpointUrl, SendAttempt, UrlVerdict } from './attempt.js';
+import { allowListOf, parseEndpointUrl, type EndpointUrl, type Refusal } from './url-policy.js';
+
+export interface ResolvedAddress {
+  address: string;
+  family: 4 | 6;
+}
+
+/** Every address a host name resolves to (not only the first), as `dns.lookup(name, { all: true })` answers. */
+export type ResolveAll = (hostname: string) => Promise<readonly ResolvedAddress[]>;
+
+export interface WebhookEgressOptions {
+  /** Hosts and addresses exempt from the address policy, exactly as listed (WEBHOOK_ALLOWED_HOSTS). */
+  allowedHosts: readonly string[];
+  /** Refuse http:// URLs (everywhere but development). */
+  requireHttps: boolean;
+  /** The resolver; the system's (getaddrinfo, as connections use) unless a test injects its own. */
+  lookup?: ResolveAll;
+  /** How much of a response body is kept for `bodyExcerpt` before the connection is dropped. */
+  maxResponseBytes?: number;
+}
+
+export interface WebhookEgress {
+  check: CheckEndpointUrl;
+  send: SendAttempt;
+  /** Drops the connections of attempts still under way (they end as failed). */
+  close(): Promise<void>;
+}
+
+export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
+
+async function systemResolveAll(hostname: string): Promise<readonly ResolvedAddress[]> {
+  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
+  return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+/** A connection's lookup that answers the checked address whatever it is asked. */
+function pinnedTo({ address, family }: ResolvedAddress): LookupFunction {
+  return (_hostname, options, callback) => {
+    // net.connect asks for every address when it may try both families (autoSelectFamily), else for one.
+    if (options.all === true) callback(null, [{ address, family }]);
+    else callback(null, address, family);
+  };
+}
+
+function errorText(error: unknown): string {
+  if (!(error instanceof Error)) return String(error);
+  const code = (error as NodeJS.ErrnoException).code;
+  return code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
+}
+
+/** Settles with `promise`, or rejects as soon as `signal` aborts (a DNS query cannot be cancelled). */
+function untilAborted<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason as Error);
+    if (signal.aborted) return onAbort();
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error as Error);
+      },
+    );
+  });
+}
+
+/** Up to `max` bytes of a response body as text; what arrived before the body broke off counts too. */
+async function readExcerpt(body: AsyncIterable<Buffer>, max: number): Promise<string> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      chunks.push(chunk);
+      size += chunk.length;
+      // Leaving the loop destroys the body, and with it the connection: the rest is never read.
+      if (size >= max) break;
+    }
+  } catch {
+    // The deadline or a broken connection cut the body short: the status already answered the attempt.
+  }
+  return Buffer.concat(chunks).subarray(0, max).toString('utf8');
+}
+
+type Judgement =
+  | { kind: 'refused'; refusal: Refusal }
+  | { kind: 'unresolved'; endpoint: EndpointUrl; error: unknown }
+  | { kind: 'allowed'; endpoint: EndpointUrl; addresses: readonly ResolvedAddress[] };
+
+export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgress {
+  const isAllowed = allowListOf(options.allowedHosts);
+  const resolveAll = options.lookup ?? systemResolveAll;
+  const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
+  const open = new Set<Client>();
+
+  function forbidden(endpoint: EndpointUrl, address: string, kind: string): Refusal {
+    const what = endpoint.literal ? `${address} is ${kind}` : `${endpoint.host} resolves to ${address}, ${kind}`;
+    return {
+      rule: 'forbidden-address',
+      message:
+        `${what}; webhooks are not sent to private, loopback, link-local or other non-public addresses. ` +
+        `To deliver inside your network, list the ${endpoint.literal ? 'address' : 'host'} in WEBHOOK_ALLOWED_HOSTS.`,
+    };
+  }
+
+  /**
+   * The URL against the policy, with the addresses it may be reached at. `resolveAllowed`: whether a listed
+   * name is resolved too (a delivery needs an address; a registration of a listed name does not).
+   */
+  async function judge(text: string, resolveAllowed: boolean, signal?: AbortSignal): Promise<Judgement> {
+    const endpoint = parseEndpointUrl(text, options.requireHttps);
+    if (!('url' in endpoint)) return { kind: 'refused', refusal: endpoint };
+    const hostAllowed = isAllowed(endpoint.host);
+    if (endpoint.literal) {
+      const family = endpoint.host.includes(':') ? 6 : 4;
+      const kind = hostAllowed ? null : forbiddenAddressKind(endpoint.host);
+      if (kind !== null) return { kind: 'refused', refusal: forbidden(endpoint, endpoint.host, kind) };
+      return { kind: 'allowed', endpoint, addresses: [{ address: endpoint.host, family }] };
+    }
+    if (hostAllowed && !resolveAllowed) return { kind: 'allowed', endpoint, addresses: [] };
+    let addresses: readonly ResolvedAddress[];
+    try {
+      const lookup = resolveAll(endpoint.host);
+      addresses = await (signal === undefined ? lookup : untilAborted(lookup, signal));
+    } catch (error) {
+      return { kind: 'unresolved', endpoint, error };
+    }
+    if (addresses.length === 0) return { kind: 'unresolved', endpoint, error: new Error('no addresses') };
+    if (!hostAllowed) {
+      for (const { address } of addresses) {
+        const kind = isAllowed(address) ? null : forbiddenAddressKind(address);
+        if (kind !== null) return { kind: 'refused', refusal: forbidden(endpoint, address, kind) };
+      }
+    }
+    return { kind: 'allowed', endpoint, addresses };
+  }
+
+  const check: CheckEndpointUrl = async (url): Promise<UrlVerdict> => {
+    const judgement = await judge(url, false);
+    if (judgement.kind === 'refused') return { ok: false, ...judgement.refusal };
+    if (judgement.kind === 'unresolved') {
+      return {
+        ok: false,
+        rule: 'unresolvable',
+        message:
+          `${judgement.endpoint.host} does not resolve (${errorText(judgement.error)}); ` + 'register a host name that resolves to a public address.',
+      };
+    }
+    return { ok: true };
+  };
+
+  const send: SendAttempt = async (request: AttemptRequest): Promise<AttemptOutcome> => {
+    const started = performance.now();
+    const durationMs = () => Math.round(performance.now() - started);
+    // One deadline for the lookup, the connection, the headers and the bounded body; the caller's signal
+    // stops the same way.
+    const deadline = new AbortController();
+    let timedOut = false;
+    const timer = setTimeout(() => {
+      timedOut = true;
+      deadline.abort(new Error('timeout'));
+    }, request.timeoutMs);
+    const stop = () => deadline.abort(new Error('stopped'));
+    request.signal?.addEventListener('abort', stop, { once: true });
+    if (request.signal?.aborted === true) stop();
+    const failed = (host: string, error: unknown): AttemptOutcome => {
+      if (timedOut) {
+        const message = `${host} did not answer within ${request.timeoutMs} ms.`;
+        return { kind: 'failed', reason: 'timeout', message, durationMs: durationMs() };
+      }
+      const message = deadline.signal.aborted
+        ? `The attempt to ${host} was stopped before an answer arrived.`
+        : `Could not deliver to ${host}: ${errorText(error)}.`;
+      return { kind: 'failed', reason: 'connection', message, durationMs: durationMs() };
+    };
+
+    let client: Client | undefined;
+    try {
+      const judgement = await judge(request.url, true, deadline.signal);
+      if (judgement.kind === 'refused') return { kind: 'refused', ...judgement.refusal, durationMs: durationMs() };
+      if (judgement.kind === 'unresolved') {
+        if (deadline.signal.aborted) return failed(judgement.endpoint.host, judgement.error);
+        return failed(judgement.endpoint.host, new Error(`could not resolve it (${errorText(judgement.error)})`));
+      }
+      const { endpoint, addresses } = judgement;
+      const [address] = addresses as [ResolvedAddress];
+      client = new Client(endpoint.url.origin, { connect: { lookup: pinnedTo(address) } });
+      open.add(client);
+      const where = endpoint.literal ? endpoint.host : `${endpoint.host} (${address.address})`;
+      let response;
+      try {
+        response = await client.request({
+          method: 'POST',
+          path: `${endpoint.url.pathname}${endpoint.url.search}`,
+          headers: request.headers,
+          body: request.body,
+          signal: deadline.signal,
+        });
+      } catch (error) {
+        return failed(where, error);
+      }
+      const bodyExcerpt = await readExcerpt(response.body, maxResponseBytes);
+      return { kind: 'answered', status: response.statusCode, durationMs: durationMs(), bodyExcerpt };
+    } finally {
+      clearTimeout(timer);
+      request.signal?.removeEventListener('abort', stop);
+      if (client !== undefined) {
+        open.delete(client);
+        await client.destroy();
+      }
+    }
+  };
+
+  return {
+    check,
+    send,
+    async close() {
+      await Promise.all([...open].map((client) => client.destroy()));
+    },
+  };
+}
