@@ -16,7 +16,18 @@ import { webhooksArea } from './webhooks/config.js';
 // module only puts them together, and renders them as the README's configuration table.
 
 /** In the order the README lists them. */
-const AREAS = [processArea, upstreamArea, cacheArea, catalogArea, securityArea, identityArea, liveArea, webhooksArea, clusterArea, connectionsArea] as const;
+const AREAS = [
+  processArea,
+  upstreamArea,
+  cacheArea,
+  catalogArea,
+  securityArea,
+  identityArea,
+  liveArea,
+  webhooksArea,
+  clusterArea,
+  connectionsArea,
+] as const;
 
 const configSchema = z.object({
   ...processArea.variables,
