@@ -50,7 +50,7 @@ const MISTAKES: Record<string, { source: string; rules: string[]; with?: Record<
     ],
   },
   'src/shared/a.ts': { source: "import './b.js';\n", rules: ['no circular imports'], with: { 'src/shared/b.ts': "import './a.js';\n" } },
-  'src/webhooks/queue.ts': { source: "import '../shared/time.js';\n", rules: ['in a layer'] },
+  'src/newsletters/queue.ts': { source: "import '../shared/time.js';\n", rules: ['in a layer'] },
   'src/live/config.ts': {
     source: "import '../upstream/config.js';\nimport '../path-segment.js';\n",
     rules: ["an area's config reads no other area"],
