@@ -26,11 +26,15 @@ const ENV = {
   WEBHOOK_RETRY_BASE_MS: '10',
   WEBHOOK_RETRY_FOR_MS: '1500',
   WEBHOOK_MAX_ENDPOINTS_PER_KEY: '8',
+  LOG_LEVEL: 'info',
 };
+/** The gateway's log lines, parsed. */
+const logLines: { msg: string; [field: string]: unknown }[] = [];
+const logTo = { write: (line: string) => void logLines.push(JSON.parse(line)) };
 
 const it = test
   // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: ENV }))
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: ENV, logTo }))
   // eslint-disable-next-line no-empty-pattern -- as above
   .extend('receiver', async ({}, { onCleanup }) => {
     const receiver = await startWebhookReceiver();
@@ -290,6 +294,10 @@ describe('webhook delivery', () => {
     });
     expect(disabled.disabledReason).toMatch(/deliveries failed since .* \(last attempt: HTTP 500\)/);
     expect(disabled.pendingDeliveries).toBe(1);
+    const said = logLines.filter((line) => line.msg === 'webhooks: endpoint disabled');
+    expect(said).toEqual([expect.objectContaining({ webhookEndpoint: endpoint.id, owner: 'owner', host: new URL(receiver.url).host })]);
+    expect(JSON.stringify(logLines)).not.toContain(endpoint.secret);
+    expect(logLines.map((line) => line.msg)).toContainEqual(expect.stringMatching(/^webhooks: .*do not survive a restart/));
 
     receiver.answerAlways(null);
     const enabled = await gql(
