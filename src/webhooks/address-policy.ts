@@ -62,12 +62,32 @@ function kindOf(address: Address): string | null {
 }
 
 /**
+ * An IP address as ipaddr.js holds it; null when the text is none. Brackets and a zone index (`fe80::1%eth0`,
+ * which names an interface, not another address) are dropped. IPv6 goes through the WHATWG URL parser first:
+ * ipaddr.js reads a dotted tail as IPv4-mapped whatever comes before it (`::127.0.0.1`, IPv4-compatible, would
+ * become `::ffff:127.0.0.1`), and resolvers print IPv4-compatible answers that way; the URL parser writes the
+ * same address in hex, which ipaddr.js reads right.
+ */
+function parseAddress(text: string): Address | null {
+  const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
+  const [address = ''] = bare.split('%');
+  switch (isIP(address)) {
+    case 4:
+      return ipaddr.IPv4.parse(address);
+    case 6:
+      return ipaddr.IPv6.parse(new URL(`http://[${address}]/`).hostname.slice(1, -1));
+    default:
+      return null;
+  }
+}
+
+/**
  * Why webhooks may not go to this IP address, in words ("a private address", "an IPv4-mapped form of
  * 127.0.0.1, a loopback address"); null when it is public unicast. Not an IP address: "not an IP address".
  */
 export function forbiddenAddressKind(address: string): string | null {
-  if (isIP(address) === 0) return 'not an IP address';
-  return kindOf(ipaddr.parse(address));
+  const parsed = parseAddress(address);
+  return parsed === null ? 'not an IP address' : kindOf(parsed);
 }
 
 /**
@@ -76,7 +96,5 @@ export function forbiddenAddressKind(address: string): string | null {
  * that address, not its other spellings under another family.
  */
 export function canonicalAddress(text: string): string | null {
-  const bare = text.startsWith('[') && text.endsWith(']') ? text.slice(1, -1) : text;
-  if (isIP(bare) === 0) return null;
-  return ipaddr.parse(bare).toString();
+  return parseAddress(text)?.toString() ?? null;
 }

@@ -1,8 +1,8 @@
 // Where webhooks go out: the check a URL passes at registration, and each HTTP attempt of a delivery. Both
 // resolve the host (every address it has), refuse when any address is not public (address-policy.ts) unless
-// the operator listed the host or that address, and an attempt then connects to exactly the address it just
-// checked: the connection's own DNS lookup is replaced by one that answers that address, so a name that
-// changes its answer between the check and the connection (DNS rebinding) still reaches the checked address.
+// the operator listed the host or that address, and an attempt then connects to exactly the addresses it just
+// checked: the connection's own DNS lookup is replaced by one that answers those addresses, so a name that
+// changes its answer between the check and the connection (DNS rebinding) still reaches a checked address.
 // TLS still verifies the certificate for the name (undici sends it as SNI and checks it).
 //
 // Each attempt has a connection of its own, dropped when the attempt ends: nothing is pooled across
@@ -44,22 +44,29 @@ export interface WebhookEgress {
 
 export const DEFAULT_MAX_RESPONSE_BYTES = 4096;
 
+/** getaddrinfo, as a connection would resolve (hosts file included), in the process's order (--dns-result-order). */
 async function systemResolveAll(hostname: string): Promise<readonly ResolvedAddress[]> {
-  const answers = await dnsLookup(hostname, { all: true, verbatim: true });
+  const answers = await dnsLookup(hostname, { all: true });
   return answers.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
 }
 
-/** A connection's lookup that answers the checked address whatever it is asked. */
-function pinnedTo({ address, family }: ResolvedAddress): LookupFunction {
+/**
+ * A connection's lookup that answers the checked addresses whatever it is asked: all of them when net.connect
+ * may try several (autoSelectFamily, Happy Eyeballs), else the first.
+ */
+function pinnedTo(addresses: readonly ResolvedAddress[]): LookupFunction {
+  const all = addresses.map(({ address, family }) => ({ address, family }));
+  const [first] = all as [ResolvedAddress];
   return (_hostname, options, callback) => {
-    // net.connect asks for every address when it may try both families (autoSelectFamily), else for one.
-    if (options.all === true) callback(null, [{ address, family }]);
-    else callback(null, address, family);
+    if (options.all === true) callback(null, all);
+    else callback(null, first.address, first.family);
   };
 }
 
 function errorText(error: unknown): string {
   if (!(error instanceof Error)) return String(error);
+  // net.connect reports one error per address it tried, with an empty message of its own.
+  if (error instanceof AggregateError && error.message === '') return error.errors.map(errorText).join('; ');
   const code = (error as NodeJS.ErrnoException).code;
   return code !== undefined && !error.message.includes(code) ? `${code}: ${error.message}` : error.message;
 }
@@ -110,6 +117,7 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
   const resolveAll = options.lookup ?? systemResolveAll;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const open = new Set<Client>();
+  let closed = false;
 
   function forbidden(endpoint: EndpointUrl, address: string, kind: string): Refusal {
     const what = endpoint.literal ? `${address} is ${kind}` : `${endpoint.host} resolves to ${address}, ${kind}`;
@@ -160,8 +168,7 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
       return {
         ok: false,
         rule: 'unresolvable',
-        message:
-          `${judgement.endpoint.host} does not resolve (${errorText(judgement.error)}); ` + 'register a host name that resolves to a public address.',
+        message: `${judgement.endpoint.host} does not resolve (${errorText(judgement.error)}); register a host name that resolves to a public address.`,
       };
     }
     return { ok: true };
@@ -170,6 +177,11 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
   const send: SendAttempt = async (request: AttemptRequest): Promise<AttemptOutcome> => {
     const started = performance.now();
     const durationMs = () => Math.round(performance.now() - started);
+    const shuttingDown = (): AttemptOutcome => {
+      const message = 'The attempt was not made: the gateway is shutting down.';
+      return { kind: 'failed', reason: 'connection', message, durationMs: durationMs() };
+    };
+    if (closed) return shuttingDown();
     // One deadline for the lookup, the connection, the headers and the bounded body; the caller's signal
     // stops the same way.
     const deadline = new AbortController();
@@ -200,11 +212,19 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
         if (deadline.signal.aborted) return failed(judgement.endpoint.host, judgement.error);
         return failed(judgement.endpoint.host, new Error(`could not resolve it (${errorText(judgement.error)})`));
       }
+      // close() may have come while the name was being resolved.
+      if (closed) return shuttingDown();
       const { endpoint, addresses } = judgement;
-      const [address] = addresses as [ResolvedAddress];
-      client = new Client(endpoint.url.origin, { connect: { lookup: pinnedTo(address) } });
+      client = new Client(endpoint.url.origin, {
+        connect: { lookup: pinnedTo(addresses) },
+        // The deadline above is the attempt's one clock; undici's own (10 s to connect, 300 s for headers and
+        // body) would only race it and name a timeout something else.
+        connectTimeout: 0,
+        headersTimeout: 0,
+        bodyTimeout: 0,
+      });
       open.add(client);
-      const where = endpoint.literal ? endpoint.host : `${endpoint.host} (${address.address})`;
+      const where = endpoint.literal ? endpoint.host : `${endpoint.host} (${addresses.map((a) => a.address).join(', ')})`;
       let response;
       try {
         response = await client.request({
@@ -213,6 +233,8 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
           headers: request.headers,
           body: request.body,
           signal: deadline.signal,
+          // Connection: close tells the receiver the connection ends with this attempt (it is dropped anyway).
+          reset: true,
         });
       } catch (error) {
         return failed(where, error);
@@ -233,6 +255,7 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
     check,
     send,
     async close() {
+      closed = true;
       await Promise.all([...open].map((client) => client.destroy()));
     },
   };

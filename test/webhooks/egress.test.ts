@@ -1,9 +1,11 @@
 import { once } from 'node:events';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../src/webhooks/attempt.js';
 import { createWebhookEgress, type ResolvedAddress } from '../../src/webhooks/egress.js';
+import { RECEIVER_TEST_CERT, RECEIVER_TEST_KEY } from './self-signed.js';
 
 // The egress against real loopback receivers. DNS is outside the test's reach, so names resolve through an
 // injected resolver whose answers a test sets (and changes, to stand for a rebinding DNS server); connections
@@ -202,6 +204,14 @@ describe('webhook egress', () => {
       expect(await check('not a url')).toMatchObject({ ok: false, rule: 'invalid-url' });
     });
 
+    it('resolves through the system by default: localhost is loopback', async () => {
+      expect(await egress({ allowedHosts: [], requireHttps: false }).check('http://localhost:8080/hook')).toMatchObject({
+        ok: false,
+        rule: 'forbidden-address',
+        message: expect.stringMatching(/^localhost resolves to (127\.0\.0\.1|::1), a loopback address/),
+      });
+    });
+
     it('refuses a name that does not resolve', async () => {
       expect(await checker().check('https://nowhere.example/hook')).toMatchObject({
         ok: false,
@@ -221,7 +231,7 @@ describe('webhook egress', () => {
       const outcome = await send(post(`http://127.0.0.1:${receiver.port}/hooks/a?x=1`));
       expect(outcome).toMatchObject({ kind: 'answered', status: 202, bodyExcerpt: 'accepted' });
       expect(receiver.seen).toEqual([expect.objectContaining({ path: '/hooks/a?x=1', body: '{"type":"orderChanged"}' })]);
-      expect(receiver.seen[0]?.headers['webhook-id']).toBe('msg_1');
+      expect(receiver.seen[0]?.headers).toMatchObject({ 'webhook-id': 'msg_1', connection: 'close' });
     });
 
     it('connects to the address that was checked, with the name as Host', async () => {
@@ -233,6 +243,51 @@ describe('webhook egress', () => {
       // One lookup, the policy's: the connection asked no resolver of its own (the system's does not know
       // receiver.test, so a second lookup would have failed the attempt).
       expect(dns.asked).toEqual(['receiver.test']);
+    });
+
+    it('tries every checked address of a name, and only those', async () => {
+      // Nothing listens on 127.0.0.3 (the receiver binds 127.0.0.1): the connection falls back to the next
+      // checked address, as Happy Eyeballs would between IPv6 and IPv4.
+      const dns = fakeDns({ 'receiver.test': ['127.0.0.3', '127.0.0.1'] });
+      const send = egress({ allowedHosts: ['receiver.test'], requireHttps: false, lookup: dns.lookup }).send;
+      expect(await send(post(`http://receiver.test:${receiver.port}/hook`))).toMatchObject({ kind: 'answered' });
+      expect(receiver.seen).toHaveLength(1);
+      dns.set('receiver.test', ['127.0.0.3']);
+      const outcome = await send(post(`http://receiver.test:${receiver.port}/hook`));
+      expect(outcome).toMatchObject({
+        kind: 'failed',
+        reason: 'connection',
+        message: expect.stringContaining('receiver.test (127.0.0.3)'),
+      });
+    });
+
+    it('verifies the certificate for the name over https (sent as SNI to the checked address)', async () => {
+      const servernames: string[] = [];
+      const server = createTlsServer({
+        key: RECEIVER_TEST_KEY,
+        cert: RECEIVER_TEST_CERT,
+        SNICallback: (servername, callback) => {
+          servernames.push(servername);
+          callback(null);
+        },
+      });
+      server.listen(0, '127.0.0.1');
+      await once(server, 'listening');
+      try {
+        const { port } = server.address() as AddressInfo;
+        const dns = fakeDns({ 'receiver.test': ['127.0.0.1'] });
+        const send = egress({ allowedHosts: ['receiver.test'], requireHttps: true, lookup: dns.lookup }).send;
+        // The certificate is for receiver.test but signed by nobody this process trusts: refused by TLS.
+        expect(await send(post(`https://receiver.test:${port}/hook`))).toMatchObject({
+          kind: 'failed',
+          reason: 'connection',
+          message: expect.stringMatching(/self[- ]signed/),
+        });
+        expect(servernames).toEqual(['receiver.test']);
+        expect(dns.asked).toEqual(['receiver.test']);
+      } finally {
+        server.close();
+      }
     });
 
     it('refuses at delivery a name that resolves somewhere forbidden since registration', async () => {
@@ -291,6 +346,16 @@ describe('webhook egress', () => {
       expect((outcome as Extract<AttemptOutcome, { kind: 'failed' }>).message).toContain('did not answer within 200 ms');
     });
 
+    it('counts a resolver that does not answer against the same deadline', async () => {
+      const lookup = () => new Promise<ResolvedAddress[]>(() => {});
+      const send = egress({ allowedHosts: [], requireHttps: false, lookup }).send;
+      expect(await send(post('http://slow-dns.example/hook', 100))).toMatchObject({
+        kind: 'failed',
+        reason: 'timeout',
+        message: expect.stringContaining('slow-dns.example did not answer within 100 ms'),
+      });
+    });
+
     it('fails a connection that is refused', async () => {
       const port = await closedPort();
       const send = egress({ allowedHosts: ['127.0.0.1'], requireHttps: false }).send;
@@ -306,6 +371,20 @@ describe('webhook egress', () => {
       await expect.poll(() => receiver.seen.length).toBe(1);
       controller.abort();
       expect(await attempt).toMatchObject({ kind: 'failed', reason: 'connection', message: expect.stringContaining('stopped') });
+    });
+
+    it('close() ends the attempts under way, and no attempt starts after it', async () => {
+      receiver.answer(() => {});
+      const { send, close } = egress({ allowedHosts: ['127.0.0.1'], requireHttps: false });
+      const attempt = send(post(`http://127.0.0.1:${receiver.port}/hook`, 60_000));
+      await expect.poll(() => receiver.seen.length).toBe(1);
+      await close();
+      expect(await attempt).toMatchObject({ kind: 'failed', reason: 'connection' });
+      expect(await send(post(`http://127.0.0.1:${receiver.port}/hook`))).toMatchObject({
+        kind: 'failed',
+        message: expect.stringContaining('shutting down'),
+      });
+      expect(receiver.seen).toHaveLength(1);
     });
 
     it('refuses at delivery what registration would refuse, before connecting', async () => {
