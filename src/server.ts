@@ -22,6 +22,7 @@ import { webhookSubscriptions } from './webhook-subscriptions.js';
 import { webhooksRequireHttps } from './webhooks/config.js';
 import { createWebhookEgress } from './webhooks/egress.js';
 import { createMemoryWebhookStore } from './webhooks/memory-store.js';
+import { createRedisWebhookStore } from './webhooks/redis-store.js';
 import { webhookMetrics } from './webhooks/metrics.js';
 import { createWebhooks, type Webhooks } from './webhooks/webhooks.js';
 import { attachWebSocket, webSocketLimits } from './websocket.js';
@@ -130,7 +131,10 @@ export function createGateway({
   const egress = createWebhookEgress({ allowedHosts: config.WEBHOOK_ALLOWED_HOSTS, requireHttps: webhooksRequireHttps(config.NODE_ENV) });
   const webhookSeries = webhookMetrics(metrics.registry);
   const webhooks = createWebhooks({
-    store: createMemoryWebhookStore(),
+    // Cluster mode: in Redis, every replica's to send; the lease of each endpoint says which one does.
+    store: shared.webhookRecords ? createRedisWebhookStore(shared.webhookRecords) : createMemoryWebhookStore(),
+    leases: shared.store,
+    leaseMs: config.LIVE_LEASE_MS,
     egress,
     source: webhookSubscriptions(() => yoga, security.websocket.paramsHooks),
     settings: {
@@ -143,9 +147,8 @@ export function createGateway({
     hooks: webhookSeries.hooks,
   });
   webhookSeries.watch(webhooks);
-  if (!webhooks.durable) {
-    logger.info('webhooks: endpoints and pending deliveries are kept in this process only and do not survive a restart (docs/webhooks.md)');
-  }
+  if (webhooks.durable) logger.info('webhooks: endpoints and pending deliveries are kept in Redis, shared by the replicas');
+  else logger.info('webhooks: endpoints and pending deliveries are kept in this process only and do not survive a restart (docs/webhooks.md)');
 
   const yoga = createGatewayYoga({
     config,

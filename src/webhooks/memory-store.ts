@@ -31,6 +31,9 @@ export function createMemoryWebhookStore(): WebhookStore {
     async byOwner(owner) {
       return [...endpoints.values()].filter((k) => k.endpoint.owner === owner).map((k) => copy(k.endpoint));
     },
+    async all() {
+      return [...endpoints.values()].map((k) => copy(k.endpoint));
+    },
     async update(id, changes) {
       const found = kept(id);
       if (!found) return null;

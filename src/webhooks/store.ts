@@ -39,6 +39,8 @@ export interface WebhookEndpoint {
   position: string | null;
   /** The subscription completed (its order became final): no event will follow. */
   completed: boolean;
+  /** Grows with every replay: a replica whose worker started from an older one starts again from `position`. */
+  generation: number;
 }
 
 /** A delivery the receiver has not accepted yet stays PENDING, also while its endpoint is disabled. */
@@ -80,6 +82,8 @@ export interface WebhookStore {
   insert(endpoint: WebhookEndpoint): Promise<void>;
   get(id: string): Promise<WebhookEndpoint | null>;
   byOwner(owner: string): Promise<WebhookEndpoint[]>;
+  /** Every endpoint, whoever owns it: the replicas share their deliveries out by lease (webhooks.ts). */
+  all(): Promise<WebhookEndpoint[]>;
   /** Changes some fields of the endpoint; null when it no longer exists. */
   update(id: string, changes: Partial<Omit<WebhookEndpoint, 'id' | 'owner'>>): Promise<WebhookEndpoint | null>;
   /** The endpoint, its pending deliveries and its log. */

@@ -38,8 +38,20 @@ export interface WebhooksLogger {
   warn(obj: object, msg: string): void;
 }
 
+/**
+ * Which replica sends an endpoint's queue: the one holding its lease (cluster/store.ts's fenced leases, the
+ * live pollers' own). In one process every claim succeeds.
+ */
+export interface EndpointLeases {
+  claim(key: string): Promise<{ token: number } | null>;
+  release(key: string, token: number): Promise<void>;
+}
+
 export interface WebhooksDeps {
   store: WebhookStore;
+  leases: EndpointLeases;
+  /** How long a lease lasts unrenewed (LIVE_LEASE_MS): renewed three times as often. */
+  leaseMs: number;
   egress: { check: CheckEndpointUrl; send: SendAttempt };
   source: SubscriptionSource;
   settings: WorkerSettings & { maxEndpointsPerKey: number };
@@ -73,15 +85,28 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const { store, egress, source, settings, logger } = deps;
   const now = deps.now ?? Date.now;
   const workers = new Map<string, EndpointWorker>();
+  /** The endpoint generation each worker here started from. */
+  const generations = new Map<string, number>();
+  /** Lease tokens of the endpoints this replica sends. */
+  const held = new Map<string, number>();
+  /** Endpoints whose worker is being started: the lease loop leaves them alone. */
+  const starting = new Set<string>();
+  let closed = false;
+  const leaseKey = (id: string) => `webhook:${id}`;
 
   const refused = (issues: Issue[]): Refused => ({ ok: false, issues });
 
   const open = (endpoint: WebhookEndpoint, after: string | null): Promise<Opened> =>
     source.open(endpoint.registrant, deliveryDocument(endpoint.subscription, after), endpoint.variables);
 
+  function stopWorker(id: string): void {
+    workers.get(id)?.stop();
+    workers.delete(id);
+    generations.delete(id);
+  }
+
   async function disable(endpointId: string, reason: string): Promise<void> {
-    workers.get(endpointId)?.stop();
-    workers.delete(endpointId);
+    stopWorker(endpointId);
     const endpoint = await store.update(endpointId, { enabled: false, disabledReason: reason });
     if (endpoint)
       logger.warn({ webhookEndpoint: endpointId, owner: endpoint.owner, host: hostOf(endpoint.url), reason }, 'webhooks: endpoint disabled');
@@ -95,6 +120,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       shape,
     );
     workers.set(endpoint.id, worker);
+    generations.set(endpoint.id, endpoint.generation);
     if (opened) worker.follow(opened);
     worker.wake();
     return worker;
@@ -113,6 +139,65 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     run(endpoint, shape.shape, opened);
     return null;
   }
+
+  /** Starts the endpoint's worker here if this replica holds (or now takes) its lease and none runs yet. */
+  async function ensure(endpoint: WebhookEndpoint): Promise<Refused | null> {
+    if (workers.has(endpoint.id) || starting.has(endpoint.id)) return null;
+    starting.add(endpoint.id);
+    try {
+      const lease = await deps.leases.claim(leaseKey(endpoint.id));
+      if (!lease || closed) return null;
+      held.set(endpoint.id, lease.token);
+      return await resume(endpoint);
+    } finally {
+      starting.delete(endpoint.id);
+    }
+  }
+
+  /**
+   * The lease loop: every replica renews the leases of the endpoints it sends and takes those nobody holds (a
+   * new endpoint's registrant holds it from the start; a replica that died lets its leases lapse). An endpoint
+   * taken over resumes its subscription after its position and sends its queue from the head, the same
+   * webhook-ids, so nothing is lost and nothing is sent twice but an attempt whose answer was lost.
+   */
+  async function tick(): Promise<void> {
+    const endpoints = await store.all();
+    const known = new Map(endpoints.map((e) => [e.id, e]));
+    for (const id of [...workers.keys()]) {
+      const endpoint = known.get(id);
+      // Gone, disabled, or replayed (on another replica): stopped, and started again below if still wanted.
+      if (!endpoint?.enabled || endpoint.generation !== generations.get(id)) stopWorker(id);
+    }
+    for (const endpoint of endpoints) {
+      if (closed) return;
+      if (!endpoint.enabled || starting.has(endpoint.id)) continue;
+      if (!workers.has(endpoint.id)) {
+        const problem = await ensure(endpoint);
+        if (problem) await disable(endpoint.id, `its subscription could not resume: ${problem.issues.map((i) => i.message).join('; ')}`);
+        continue;
+      }
+      const lease = await deps.leases.claim(leaseKey(endpoint.id));
+      if (lease) held.set(endpoint.id, lease.token);
+      else {
+        // Another replica took it (this one was too slow to renew): it sends from now on.
+        stopWorker(endpoint.id);
+        held.delete(endpoint.id);
+      }
+    }
+  }
+  let ticking = false;
+  const loop = setInterval(
+    () => {
+      if (ticking || closed) return;
+      ticking = true;
+      // A store that does not answer (Redis down) leaves everything as it is until the next round.
+      tick()
+        .catch(() => undefined)
+        .finally(() => (ticking = false));
+    },
+    Math.max(Math.floor(deps.leaseMs / 3), 10),
+  );
+  loop.unref();
 
   const owned = async (owner: string, id: string) => {
     const endpoint = await store.get(id);
@@ -157,9 +242,20 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
         createdAt: now(),
         position: null,
         completed: false,
+        generation: 0,
       };
-      await store.insert(endpoint);
-      run(endpoint, shape.shape, opened);
+      starting.add(endpoint.id);
+      try {
+        const lease = await deps.leases.claim(leaseKey(endpoint.id));
+        await store.insert(endpoint);
+        // A new key's lease is free; should another replica hold it anyway, its lease loop starts the worker there.
+        if (lease) {
+          held.set(endpoint.id, lease.token);
+          run(endpoint, shape.shape, opened);
+        } else opened.close();
+      } finally {
+        starting.delete(endpoint.id);
+      }
       return { ok: true, endpoint, secret };
     },
     list: (owner) => store.byOwner(owner),
@@ -177,12 +273,11 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       });
       if (!updated) return null;
       if (changes.enabled === false && updated.enabled) {
-        workers.get(id)?.stop();
-        workers.delete(id);
+        stopWorker(id);
         updated = await store.update(id, { enabled: false, disabledReason: null });
       } else if (changes.enabled === true && !updated.enabled) {
         updated = await store.update(id, { enabled: true, disabledReason: null });
-        const problem = updated && (await resume(updated));
+        const problem = updated && (await ensure(updated));
         if (problem) {
           await store.update(id, { enabled: false, disabledReason: problem.issues.map((i) => i.message).join('; ') });
           return refused(problem.issues.map((i) => ({ ...i, path: ['input', 'enabled'] })));
@@ -201,8 +296,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     },
     async delete(owner, id) {
       if (!(await owned(owner, id))) return false;
-      workers.get(id)?.stop();
-      workers.delete(id);
+      stopWorker(id);
       await store.remove(id);
       return true;
     },
@@ -217,23 +311,28 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       if (!shape.ok) return refused([{ path: ['endpoint'], message: shape.problem }]);
       const opened = await open(endpoint, after);
       if (!opened.ok) return refused(opened.refusals.map((r) => ({ path: ['after'], message: refusalText(r) })));
+      // Checked: the cursor is of this subscription and its events are still kept. The worker opens it again
+      // from the stored position, on whichever replica holds the endpoint's lease.
+      opened.close();
       // The queue starts again from the cursor: what was pending is among the events replayed, or was before it.
-      workers.get(id)?.stop();
-      workers.delete(id);
+      stopWorker(id);
       await store.clearPending(id);
-      const updated = await store.update(id, { position: after, completed: false });
-      if (!updated) {
-        opened.close();
-        return null;
-      }
-      run(updated, shape.shape, opened);
+      const updated = await store.update(id, { position: after, completed: false, generation: endpoint.generation + 1 });
+      if (!updated) return null;
+      const problem = await ensure(updated);
+      if (problem) return problem;
       return { ok: true, endpoint: updated };
     },
     backlog: (id) => store.backlog(id),
     running: () => [...workers.keys()],
     close() {
+      closed = true;
+      clearInterval(loop);
       for (const worker of workers.values()) worker.stop();
       workers.clear();
+      // Released, so another replica takes the endpoints over at once rather than when the leases lapse.
+      for (const [id, token] of held) void deps.leases.release(leaseKey(id), token).catch(() => undefined);
+      held.clear();
     },
   };
 }
