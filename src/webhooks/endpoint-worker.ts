@@ -133,7 +133,10 @@ export function startWorker(deps: WorkerDeps, endpointId: string, shape: Subscri
         }
         if (opened.ok) follow(opened);
         else await deps.disable(endpointId, `its subscription could not resume (${message}): ${opened.refusals.map((r) => r.message).join('; ')}`);
-      })();
+      })().catch((error: unknown) => {
+        // The store did not answer (Redis down): try again later, from the same position.
+        if (!stopped) streamFailed(error instanceof Error ? error.message : String(error));
+      });
     }, wait);
     timer.unref();
   }
@@ -147,7 +150,16 @@ export function startWorker(deps: WorkerDeps, endpointId: string, shape: Subscri
   function wake(): void {
     if (sending || stopped) return;
     sending = true;
-    void sendQueue().finally(() => (sending = false));
+    void sendQueue()
+      .then(
+        () => false,
+        // The store did not answer (Redis down): the queue is looked at again after a wait.
+        () => true,
+      )
+      .then((failed) => {
+        sending = false;
+        if (failed && !stopped) setTimeout(wake, settings.retryBaseMs).unref();
+      });
   }
 
   async function sendQueue(): Promise<void> {

@@ -253,6 +253,10 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
           held.set(endpoint.id, lease.token);
           run(endpoint, shape.shape, opened);
         } else opened.close();
+      } catch (error) {
+        // The store did not answer: nothing was registered, and the subscription opened for it goes.
+        opened.close();
+        throw error;
       } finally {
         starting.delete(endpoint.id);
       }
