@@ -20,7 +20,7 @@ import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
 import { webhookSubscriptions } from './webhook-subscriptions.js';
 import { webhooksRequireHttps } from './webhooks/config.js';
-import { createWebhookEgress } from './webhooks/egress.js';
+import { createWebhookEgress, type ResolveAll } from './webhooks/egress.js';
 import { createMemoryWebhookStore } from './webhooks/memory-store.js';
 import { createRedisWebhookStore } from './webhooks/redis-store.js';
 import { webhookMetrics } from './webhooks/metrics.js';
@@ -45,6 +45,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Default: a fresh registry. Pass the one whose `upstreamCall` is the client's `onCall` to see upstream calls. */
   metrics?: GatewayMetrics;
+  /** How webhook URLs' names are resolved, at registration and every attempt. Default: the system's resolver. */
+  webhookLookup?: ResolveAll;
 }
 
 export interface Gateway {
@@ -75,6 +77,7 @@ export function createGateway({
   redactor = createRedactor(configuredSecrets(config)),
   logger = createLogger({ level: logLevel(config), redactor }),
   metrics = createMetrics(),
+  webhookLookup,
 }: GatewayOptions): Gateway {
   // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
   const stopping = new AbortController();
@@ -128,7 +131,11 @@ export function createGateway({
 
   // Webhook endpoints: their subscriptions run through this gateway's yoga as their registrants, their POSTs
   // go out through the egress (the address policy and one pinned connection per attempt).
-  const egress = createWebhookEgress({ allowedHosts: config.WEBHOOK_ALLOWED_HOSTS, requireHttps: webhooksRequireHttps(config.NODE_ENV) });
+  const egress = createWebhookEgress({
+    allowedHosts: config.WEBHOOK_ALLOWED_HOSTS,
+    requireHttps: webhooksRequireHttps(config.NODE_ENV),
+    ...(webhookLookup && { lookup: webhookLookup }),
+  });
   const webhookSeries = webhookMetrics(metrics.registry);
   const webhooks = createWebhooks({
     // Cluster mode: in Redis, every replica's to send; the lease of each endpoint says which one does.

@@ -7,6 +7,7 @@ import type { LiveListener, LiveLogger, PollErrorReport } from '../../src/live/l
 import { createLogger, logLevel, type LogDestination } from '../../src/ops/logger.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway } from '../../src/server.js';
+import type { ResolveAll } from '../../src/webhooks/egress.js';
 import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 import { startTestSandbox, type SandboxStats, type TestSandbox } from './sandbox.js';
@@ -123,7 +124,12 @@ export interface LiveGateway {
 }
 
 export async function startLiveGateway(
-  options: { sandbox?: SandboxOptions; env?: Record<string, string>; /** The gateway's log lines (LOG_LEVEL in env). */ logTo?: LogDestination } = {},
+  options: {
+    sandbox?: SandboxOptions;
+    env?: Record<string, string>;
+    /** The gateway's log lines (LOG_LEVEL in env). */ logTo?: LogDestination;
+    /** The resolver of webhook URLs' names. */ webhookLookup?: ResolveAll;
+  } = {},
 ): Promise<LiveGateway> {
   const sandbox = await startTestSandbox(options.sandbox);
   const config: Config = loadConfig({ ...LIVE_ENV, ...options.env });
@@ -143,6 +149,7 @@ export async function startLiveGateway(
       client,
       liveLogger,
       ...(options.logTo && { logger: createLogger({ level: logLevel(config), destination: options.logTo }) }),
+      ...(options.webhookLookup && { webhookLookup: options.webhookLookup }),
     });
     gateway.live.listen(watch);
     const url = await gateway.start(port);

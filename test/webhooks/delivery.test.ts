@@ -32,9 +32,20 @@ const ENV = {
 const logLines: { msg: string; [field: string]: unknown }[] = [];
 const logTo = { write: (line: string) => void logLines.push(JSON.parse(line)) };
 
+/** What the gateway's webhook egress resolves names with: `hooks.test` is the receiver's name, changed by a test. */
+const dnsTable = new Map<string, string[]>([
+  ['hooks.test', ['127.0.0.1']],
+  ['private.test', ['10.1.2.3']],
+]);
+const webhookLookup = async (name: string) => {
+  const addresses = dnsTable.get(name);
+  if (!addresses) throw Object.assign(new Error(`getaddrinfo ENOTFOUND ${name}`), { code: 'ENOTFOUND' });
+  return addresses.map((address) => ({ address, family: (address.includes(':') ? 6 : 4) as 4 | 6 }));
+};
+
 const it = test
   // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: ENV, logTo }))
+  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: ENV, logTo, webhookLookup }))
   // eslint-disable-next-line no-empty-pattern -- as above
   .extend('receiver', async ({}, { onCleanup }) => {
     const receiver = await startWebhookReceiver();
@@ -278,6 +289,36 @@ describe('webhook delivery', () => {
     new Webhook(endpoint.secret).verify(request!.body, headersOf(request!));
   });
 
+  it("refuses an attempt when the receiver's name resolves somewhere forbidden since registration, and delivers once it is back", async ({
+    live: gw,
+    receiver,
+  }) => {
+    const { order, gifts, key } = await watchedOrder(gw, 1);
+    const body = await gql(gw, KEYS.owner, CREATE, {
+      input: { url: `http://hooks.test:${new URL(receiver.url).port}/hook`, subscription: GIFT_CHANGES, variables: { campaign: order.id } },
+    });
+    const endpoint = body.data.createWebhookEndpoint.endpoint.id as string;
+    dnsTable.set('hooks.test', ['10.0.0.1']);
+    try {
+      await gw.watch.until(() => gw.watch.completed(key) >= 1);
+      await gw.sandbox.control.redeem(gifts[0]!);
+      const refused = await eventually(async () => {
+        const page = (await gql(gw, KEYS.owner, DELIVERIES, { endpoint })).data.webhookDeliveries;
+        return page.edges[0]?.node.attempts.length >= 2 && page.edges[0].node;
+      });
+      expect(refused.status).toBe('PENDING');
+      expect(refused.attempts[0]).toMatchObject({
+        statusCode: null,
+        error: expect.stringMatching(/refused by the address policy \(forbidden-address\)/),
+      });
+      expect(receiver.received).toEqual([]);
+    } finally {
+      dnsTable.set('hooks.test', ['127.0.0.1']);
+    }
+    await receiver.until(() => receiver.accepted().length >= 1);
+    expect(json(receiver.accepted()[0]!).data.giftStatusChanged.gift.uuid).toBe(gifts[0]);
+  });
+
   it('disables the endpoint when a delivery fails for the whole retry window, saying why, and resumes when enabled', async ({
     live: gw,
     receiver,
@@ -322,14 +363,18 @@ describe('webhook registration', () => {
   const create = (gw: LiveGateway, key: { key: string }, url: string, subscription = GIFT_CHANGES) =>
     gql(gw, key, CREATE, { input: { url, subscription } });
 
-  it.for(['http://169.254.169.254/', 'http://10.0.0.1/hook', 'http://[::1]/hook', 'http://127.0.0.2/hook', 'http://0.0.0.0/hook'])(
-    'refuses %s as ValidationError naming the rule',
-    async (url, { live: gw }) => {
-      const result = (await create(gw, KEYS.owner, url)).data.createWebhookEndpoint;
-      expect(result.__typename).toBe('ValidationError');
-      expect(result.issues).toEqual([{ path: ['input', 'url'], message: expect.stringMatching(/^[a-z-]+: /) }]);
-    },
-  );
+  it.for([
+    'http://169.254.169.254/',
+    'http://10.0.0.1/hook',
+    'http://[::1]/hook',
+    'http://127.0.0.2/hook',
+    'http://0.0.0.0/hook',
+    'http://private.test/hook',
+  ])('refuses %s as ValidationError naming the rule', async (url, { live: gw }) => {
+    const result = (await create(gw, KEYS.owner, url)).data.createWebhookEndpoint;
+    expect(result.__typename).toBe('ValidationError');
+    expect(result.issues).toEqual([{ path: ['input', 'url'], message: expect.stringMatching(/^[a-z-]+: /) }]);
+  });
 
   it('refuses a document the caller may not run, or that breaks the limits, naming the rule', async ({ live: gw, receiver }) => {
     const noScope = (await create(gw, KEYS.noRewards, receiver.url)).data.createWebhookEndpoint;
