@@ -132,7 +132,7 @@ export function createGateway({
   // Webhook endpoints: their subscriptions run through this gateway's yoga as their registrants, their POSTs
   // go out through the egress (the address policy and one pinned connection per attempt).
   const egress = createWebhookEgress({
-    allowedHosts: config.WEBHOOK_ALLOWED_HOSTS,
+    allowedHosts: config.WEBHOOK_ALLOWED_HOSTS ?? [],
     requireHttps: webhooksRequireHttps(config.NODE_ENV),
     ...(webhookLookup && { lookup: webhookLookup }),
   });

@@ -28,9 +28,10 @@ export const webhooksArea = configArea({
     WEBHOOK_RETRY_FOR_MS: documented(positiveMs.default(86_400_000), {
       description: 'how long an event is retried before its endpoint is disabled (with the reason readable in the API)',
     }),
-    WEBHOOK_ALLOWED_HOSTS: documented(hostList.default([]), {
+    WEBHOOK_ALLOWED_HOSTS: documented(hostList.optional(), {
       description:
-        'comma-separated hosts or addresses exempt from the address policy (loopback, private, link-local… are refused otherwise), for tests and in-cluster receivers; exact matches only',
+        'comma-separated hosts or addresses exempt from the address policy (loopback, private, link-local… are refused otherwise), for tests and in-cluster receivers; exact matches only. Webhook URLs must be `https` in production',
+      unsetMeans: 'none: public addresses only',
     }),
   },
   rules({ values }) {
