@@ -143,7 +143,11 @@ export function createGateway({
     leases: shared.store,
     leaseMs: config.LIVE_LEASE_MS,
     egress,
-    source: webhookSubscriptions(() => yoga, security.websocket.paramsHooks),
+    source: webhookSubscriptions(
+      () => yoga,
+      security.websocket.paramsHooks,
+      new Map((config.GATEWAY_API_KEYS ?? []).map((key) => [key.name, key.scopes])),
+    ),
     settings: {
       maxEndpointsPerKey: config.WEBHOOK_MAX_ENDPOINTS_PER_KEY,
       timeoutMs: config.WEBHOOK_TIMEOUT_MS,

@@ -22,11 +22,24 @@ export function isWebhookContext(initial: object): initial is WebhookInitialCont
   return (initial as Partial<WebhookInitialContext>).transport === 'webhook';
 }
 
-/** The registrant as the caller the pipeline knows (no expiry: an endpoint belongs to the token's subject). */
-function callerOf(registrant: Registrant): Caller {
+/** What the configured API keys grant now, by name (GATEWAY_API_KEYS): a key's endpoints follow its changes. */
+export type KeyScopes = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * The registrant as the caller the pipeline knows (no expiry: an endpoint belongs to the token's subject). An API
+ * key's endpoint runs with what the key grants now and had at registration (a scope removed since is gone, one
+ * added is not taken); null when the key is no longer configured.
+ */
+function callerOf(registrant: Registrant, keys: KeyScopes): Caller | null {
+  let scopes = registrant.scopes;
+  if (registrant.kind === 'key') {
+    const now = keys.get(registrant.name);
+    if (!now) return null;
+    scopes = scopes.filter((scope) => now.includes(scope));
+  }
   return {
     name: registrant.name,
-    scopes: new Set(registrant.scopes.filter(isScope)),
+    scopes: new Set(scopes.filter(isScope)),
     ...(registrant.kind && { kind: registrant.kind }),
     ...(registrant.subject !== undefined && { subject: registrant.subject }),
     ...(registrant.client !== undefined && { client: registrant.client }),
@@ -50,10 +63,18 @@ function refused(errors: readonly unknown[]): Opened {
 export function webhookSubscriptions(
   yoga: () => YogaServerInstance<Record<string, unknown>, GatewayContext>,
   paramsHooks: readonly NonNullable<Plugin['onParams']>[],
+  keys: KeyScopes,
 ): SubscriptionSource {
   return {
     async open(registrant, query, variables) {
-      const initial: WebhookInitialContext = { transport: 'webhook', caller: callerOf(registrant) };
+      const caller = callerOf(registrant, keys);
+      if (!caller) {
+        return {
+          ok: false,
+          refusals: [{ message: `The API key "${registrant.name}" that registered this endpoint is no longer configured.`, code: 'UNAUTHENTICATED' }],
+        };
+      }
+      const initial: WebhookInitialContext = { transport: 'webhook', caller };
       let params: GraphQLParams = { query, variables: variables ?? undefined };
       try {
         const setParams = (changed: GraphQLParams) => (params = changed);
