@@ -110,7 +110,9 @@ afterAll(async () => {
 });
 
 describe('webhooks in cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
-  it('each event is accepted once across the replicas, in the order a WebSocket subscriber sees', async ({ sandbox }) => {
+  it('each event is accepted once across the replicas, in the order a WebSocket subscriber sees; a replay asked of another replica resends', async ({
+    sandbox,
+  }) => {
     const receiver = await newReceiver();
     const order = await createEmailOrder(sandbox, { recipients: 3 });
     const gifts = await giftsOf(sandbox, order.uuid);
@@ -143,6 +145,27 @@ describe('webhooks in cluster mode (3 processes, 1 Redis)', { timeout: 90_000 },
     expect(new Set(receiver.received.map(idOf)).size).toBe(3);
     expect(receiver.received).toHaveLength(3);
     expect(await sum(replicas, 'reward_gateway_webhook_deliveries_total', { outcome: 'delivered' })).toBeGreaterThanOrEqual(3);
+
+    // A replay asked of a replica that does not send the endpoint: the sender starts again from the cursor.
+    const replayed = await fetch(`${replicas[2]!.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({
+        query: 'mutation ($e: ID!, $after: String!) { replayWebhookEvents(endpoint: $e, after: $after) { __typename } }',
+        variables: { e: endpoint, after: seen[0]!.cursor },
+      }),
+    });
+    expect(((await replayed.json()) as any).data.replayWebhookEvents.__typename).toBe('WebhookEndpointPayload');
+    await within(
+      20_000,
+      'the replayed events',
+      receiver.until(() => receiver.accepted().length >= 5),
+    );
+    await within(20_000, 'the endpoint to complete again', settled(replicas[2]!, endpoint));
+    const again = receiver.accepted().slice(3);
+    expect(again.map((r) => eventOf(r).cursor)).toEqual(seen.slice(1).map((e) => e.cursor));
+    expect(again.map(idOf)).toEqual(accepted.slice(1).map(idOf));
+    expect(receiver.received).toHaveLength(5);
   });
 
   it('a replica killed while it retries loses no delivery: another continues the queue with the same webhook-ids', async ({ sandbox }) => {
