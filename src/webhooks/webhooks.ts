@@ -148,7 +148,9 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       const lease = await deps.leases.claim(leaseKey(endpoint.id));
       if (!lease || closed) return null;
       held.set(endpoint.id, lease.token);
-      return await resume(endpoint);
+      // Read again: the caller's copy may predate a replay or a change made meanwhile on any replica.
+      const fresh = await store.get(endpoint.id);
+      return fresh?.enabled ? await resume(fresh) : null;
     } finally {
       starting.delete(endpoint.id);
     }
@@ -164,8 +166,12 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     const endpoints = await store.all();
     const known = new Map(endpoints.map((e) => [e.id, e]));
     for (const id of [...workers.keys()]) {
-      const endpoint = known.get(id);
-      // Gone, disabled, or replayed (on another replica): stopped, and started again below if still wanted.
+      const listed = known.get(id);
+      if (listed?.enabled && listed.generation === generations.get(id)) continue;
+      // Gone, disabled, or replayed (on another replica), unless the list is older than this worker (a replay
+      // or an enable here, meanwhile): stopped, and started again below if still wanted.
+      const endpoint = await store.get(id);
+      if (!workers.has(id)) continue;
       if (!endpoint?.enabled || endpoint.generation !== generations.get(id)) stopWorker(id);
     }
     for (const endpoint of endpoints) {
