@@ -72,7 +72,8 @@ export function startWorker(deps: WorkerDeps, endpointId: string, shape: Subscri
       sleeping = { timer, resolve };
     });
 
-  async function take(result: EventResult): Promise<boolean> {
+  /** Queues one event; false when it is not one (an error result). Nothing is written once the worker stopped. */
+  async function take(result: EventResult, source: Extract<Opened, { ok: true }>): Promise<boolean> {
     const split = result.data ? splitEvent(result.data, shape.responseKey) : null;
     if (!split?.cursor) return false;
     const seenAt = now();
@@ -89,8 +90,12 @@ export function startWorker(deps: WorkerDeps, endpointId: string, shape: Subscri
       status: 'PENDING',
       attempts: [],
     };
+    // A replay (or a delete) stops this worker and resets the queue and the position: an event of the old
+    // subscription must not land after it.
+    const following = () => !stopped && current === source;
+    if (!following()) return true;
     await store.enqueue(delivery);
-    await store.update(endpointId, { position: split.cursor });
+    if (following()) await store.update(endpointId, { position: split.cursor });
     return true;
   }
 
@@ -103,7 +108,7 @@ export function startWorker(deps: WorkerDeps, endpointId: string, shape: Subscri
           await store.update(endpointId, { completed: true });
           return;
         }
-        if (!(await take(next.value))) {
+        if (!(await take(next.value, source))) {
           const message = next.value.errors?.map((e) => e.message).join('; ') ?? 'the subscription answered no event';
           return void streamFailed(message);
         }
