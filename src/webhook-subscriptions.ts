@@ -47,10 +47,11 @@ function callerOf(registrant: Registrant, keys: KeyScopes): Caller | null {
   };
 }
 
-function refused(errors: readonly unknown[]): Opened {
+/** `fallback`: the code yoga gives such an error over HTTP (graphql-js's own errors carry none). */
+function refused(errors: readonly unknown[], fallback: string | null = null): Opened {
   const refusals: Refusal[] = errors.map((error) =>
     error instanceof GraphQLError
-      ? { message: error.message, code: typeof error.extensions?.code === 'string' ? error.extensions.code : null }
+      ? { message: error.message, code: typeof error.extensions?.code === 'string' ? error.extensions.code : fallback }
       : { message: 'The subscription could not be run.', code: null },
   );
   return { ok: false, refusals };
@@ -88,8 +89,12 @@ export function webhookSubscriptions(
       let document;
       try {
         document = parse(params.query ?? '');
+      } catch (error) {
+        return refused([error], 'GRAPHQL_PARSE_FAILED');
+      }
+      try {
         const errors = validate(schema, document);
-        if (errors.length > 0) return refused(errors);
+        if (errors.length > 0) return refused(errors, 'GRAPHQL_VALIDATION_FAILED');
       } catch (error) {
         return refused([error]);
       }
