@@ -1,4 +1,5 @@
 import type { Client } from 'graphql-ws';
+import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect } from 'vitest';
 import { eventually, within, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
@@ -34,6 +35,9 @@ async function polls(list: Replica[], count: number): Promise<void> {
   await eventually(async () => (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) >= target);
 }
 
+/** Each endpoint's signing secret, by id: every accepted request is verified with it. */
+const secrets = new Map<string, string>();
+
 async function register(replica: Replica, receiver: WebhookReceiver, campaign: string): Promise<string> {
   const res = await fetch(`${replica.url}/graphql`, {
     method: 'POST',
@@ -43,6 +47,7 @@ async function register(replica: Replica, receiver: WebhookReceiver, campaign: s
         mutation ($input: CreateWebhookEndpointInput!) {
           createWebhookEndpoint(input: $input) {
             ... on CreateWebhookEndpointPayload {
+              secret
               endpoint {
                 id
               }
@@ -59,8 +64,13 @@ async function register(replica: Replica, receiver: WebhookReceiver, campaign: s
   const body = (await res.json()) as any;
   const id = body.data?.createWebhookEndpoint?.endpoint?.id as string | undefined;
   if (!id) throw new Error(`registration refused: ${JSON.stringify(body)}`);
+  secrets.set(id, body.data.createWebhookEndpoint.secret as string);
   return id;
 }
+
+/** Throws unless the request is signed with the endpoint's secret. */
+const verify = (endpoint: string, request: ReceivedRequest) =>
+  new Webhook(secrets.get(endpoint)!).verify(request.body, request.headers as Record<string, string>);
 
 /** Resolves once the endpoint's subscription has completed and nothing waits in its queue. */
 function settled(replica: Replica, endpoint: string): Promise<unknown> {
@@ -166,6 +176,7 @@ describe('webhooks in cluster mode (3 processes, 1 Redis)', { timeout: 90_000 },
     expect(again.map((r) => eventOf(r).cursor)).toEqual(seen.slice(1).map((e) => e.cursor));
     expect(again.map(idOf)).toEqual(accepted.slice(1).map(idOf));
     expect(receiver.received).toHaveLength(5);
+    for (const request of receiver.received) verify(endpoint, request);
   });
 
   it('a replica killed while it retries loses no delivery: another continues the queue with the same webhook-ids', async ({ sandbox }) => {
@@ -200,6 +211,8 @@ describe('webhooks in cluster mode (3 processes, 1 Redis)', { timeout: 90_000 },
     expect(idOf(accepted[0]!)).toBe(retried);
     expect(new Set(accepted.map(idOf)).size).toBe(accepted.length);
     expect(accepted).toHaveLength(2);
+    // Signed alike by the replica that died and the one that took over: the secret is the endpoint's, in Redis.
+    for (const request of receiver.received) verify(endpoint, request);
     // Every attempt of the first event carried its one id.
     expect(new Set(receiver.received.filter((r) => eventOf(r).data.giftStatusChanged.gift.uuid === gifts[0]).map(idOf))).toEqual(new Set([retried]));
   });
