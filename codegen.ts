@@ -13,6 +13,7 @@ export const clientScalars = {
   DateTime: 'string', // ISO-8601, output in UTC
   Date: 'string', // YYYY-MM-DD, a Pacific calendar date
   SafeInt: 'number', // whole cents, exact up to 2^53 - 1
+  JSONObject: 'Record<string, unknown>', // a webhook endpoint's subscription variables
 } as const;
 
 const config: CodegenConfig = {

@@ -23,6 +23,7 @@ const processSuites = [
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
   'test/upstream/shared-budget.test.ts',
+  'test/webhooks/cluster*.test.ts',
 ];
 
 export default defineConfig({

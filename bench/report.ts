@@ -10,6 +10,7 @@ import type { NestedReadResult } from './scenarios/nested-read.js';
 import type { OverheadResult } from './scenarios/overhead.js';
 import type { SoakResult } from './scenarios/soak.js';
 import type { HostileNeighbourResult } from './scenarios/hostile-neighbour.js';
+import type { WebhooksResult } from './scenarios/webhooks.js';
 
 // The record of a run: bench/results/latest.json (everything measured) and the generated part of
 // bench/RESULTS.md (machine, settings, one table), which keeps the hand-written analysis around it.
@@ -29,6 +30,7 @@ export interface BenchResults {
   soak?: SoakResult;
   hostileNeighbour?: HostileNeighbourResult;
   cluster?: ClusterResult;
+  webhooks?: WebhooksResult;
   checks: Check[];
 }
 
@@ -115,7 +117,30 @@ export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Chec
       },
     );
   }
+  const w = r.webhooks;
+  if (w) {
+    checks.push(
+      {
+        name: `webhooks: change-to-delivery p99 within one poll interval + 250 ms (${w.pollIntervalMs + 250} ms), every endpoint delivered`,
+        ok: w.latency.missing === 0 && w.latency.p99Ms <= w.pollIntervalMs + 250,
+      },
+      {
+        name: 'webhooks: after the receiver was down, every event delivered, in order, no webhook-id accepted twice, every signature valid',
+        ok: w.outage.accepted === w.outage.expected && w.outage.outOfOrder === 0 && w.outage.duplicates === 0 && w.outage.invalidSignatures === 0,
+      },
+    );
+  }
   return checks;
+}
+
+export function renderWebhooks(w: WebhooksResult): string {
+  return [
+    `${w.endpoints} endpoints, one order each, POLL_INTERVAL_MS=${w.pollIntervalMs}, WEBHOOK_RETRY_BASE_MS=${w.retryBaseMs}`,
+    `- change → delivery: p50 ${ms(w.latency.p50Ms)} · p99 ${ms(w.latency.p99Ms)} · max ${ms(w.latency.maxMs)} (${w.latency.samples} samples, ${w.latency.missing} missing)`,
+    `- ${n(w.deliveriesPerSecond)} deliveries/s (first redeem to last arrival)`,
+    `- receiver down ${w.outage.downSeconds} s (${w.outage.refusedAttempts} attempts answered 503), drained ${n(w.outage.drainSeconds)} s after it came back: ` +
+      `${w.outage.accepted}/${w.outage.expected} events, ${w.outage.outOfOrder} endpoints out of order, ${w.outage.duplicates} duplicate ids, ${w.outage.invalidSignatures} bad signatures`,
+  ].join('\n');
 }
 
 export function renderCluster(c: ClusterResult): string {
@@ -350,6 +375,7 @@ export function renderGenerated(r: BenchResults): string {
       : []),
     ...(r.dashboard ? [renderDashboard(r.dashboard), ''] : []),
     ...(r.cluster ? ['Cluster (`cluster`: own redis-server, three gateway processes, LOG_LEVEL=info):', '', renderCluster(r.cluster), ''] : []),
+    ...(r.webhooks ? ['Webhooks (`webhooks`: own gateway process, one loopback receiver):', '', renderWebhooks(r.webhooks), ''] : []),
     'Checks:',
     ...r.checks.map((c) => `- ${c.ok ? 'pass' : '**FAIL**'}: ${c.name}`),
   ].join('\n');

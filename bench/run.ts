@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { sandboxClient } from './clients.js';
 import type { BenchContext } from './context.js';
 import { ROOT, startGatewayProcess, startSandboxProcess, type GatewayProcess, type SandboxProcess } from './processes.js';
-import { checksOf, renderCluster, renderCompare, renderTable, writeResults, type BenchResults } from './report.js';
+import { checksOf, renderCluster, renderCompare, renderTable, renderWebhooks, writeResults, type BenchResults } from './report.js';
 import { cluster } from './scenarios/cluster.js';
 import { compare } from './scenarios/compare.js';
 import { create } from './scenarios/create.js';
@@ -14,6 +14,7 @@ import { hostileNeighbour } from './scenarios/hostile-neighbour.js';
 import { nestedRead } from './scenarios/nested-read.js';
 import { overhead } from './scenarios/overhead.js';
 import { soak } from './scenarios/soak.js';
+import { webhooks } from './scenarios/webhooks.js';
 import { describeMachine, loadSettings } from './settings.js';
 
 // `npm run bench`: the sandbox in its own process; first the side-by-side comparison with the peers (its own
@@ -53,7 +54,9 @@ try {
   // Likewise the dashboard: the gateway with its read cache and the peers, one after the other.
   const dashboarded = wanted.has('dashboard') ? await dashboard({ settings, sandbox, upstream, log }) : undefined;
 
-  let own: Partial<Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'cluster' | 'gatewayEnv'>> = {};
+  let own: Partial<
+    Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'cluster' | 'webhooks' | 'gatewayEnv'>
+  > = {};
   if ([...wanted].some((s) => s !== 'compare' && s !== 'dashboard')) {
     gateway = await startGatewayProcess({
       upstream: sandbox,
@@ -71,6 +74,7 @@ try {
       soak: wanted.has('soak') ? await soak(ctx) : undefined,
       hostileNeighbour: wanted.has('hostile') ? await hostileNeighbour(ctx) : undefined,
       cluster: wanted.has('cluster') ? await cluster(ctx) : undefined,
+      webhooks: wanted.has('webhooks') ? await webhooks(ctx) : undefined,
     };
   }
   const measured = { machine, settings, compare: compared, dashboard: dashboarded, ...own };
@@ -84,6 +88,7 @@ try {
     );
   }
   if (results.cluster) process.stdout.write(`\nCluster:\n${renderCluster(results.cluster)}\n`);
+  if (results.webhooks) process.stdout.write(`\nWebhooks:\n${renderWebhooks(results.webhooks)}\n`);
   process.stdout.write(
     `\n${results.compare ? renderCompare(results.compare) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`,
   );

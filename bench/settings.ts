@@ -4,7 +4,7 @@ import { z } from 'zod';
 // Every knob of `npm run bench`, from the environment, with the defaults that fit a 2-core machine in
 // under ten minutes (BENCH_QUICK=1: about two). A typo stops the run with a message rather than measuring the wrong thing.
 
-export const SCENARIOS = ['compare', 'dashboard', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile', 'cluster'] as const;
+export const SCENARIOS = ['compare', 'dashboard', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile', 'cluster', 'webhooks'] as const;
 export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'gateway-baseline', 'apollo', 'yoga'] as const;
 
 const int = (min: number) => z.coerce.number().int().min(min);
@@ -31,6 +31,9 @@ const envSchema = z.object({
   BENCH_ORDERS: int(1).default(20),
   /** Cluster scenario: subscribers on each of its three replicas (spread over BENCH_ORDERS orders). */
   BENCH_CLUSTER_SUBSCRIBERS: int(1).default(700),
+  /** Webhooks: endpoints (one order each) on one loopback receiver, and how long the receiver is down. */
+  BENCH_WEBHOOK_ENDPOINTS: int(1).default(100),
+  BENCH_WEBHOOK_DOWN_S: int(1).default(60),
   /**
    * Cluster scenario: the Redis it runs on: one server, a primary and a replica behind three sentinels, or a
    * six-node Redis Cluster (test/support/redis-topologies.ts); the figures are the same either way.
@@ -102,6 +105,7 @@ const QUICK: Record<string, string> = {
   BENCH_CREATES: '40',
   BENCH_SUBSCRIBERS: '200',
   BENCH_CLUSTER_SUBSCRIBERS: '100',
+  BENCH_WEBHOOK_DOWN_S: '10',
   BENCH_INTERVALS: '4',
   BENCH_SOAK_S: '6',
   BENCH_DASHBOARD_S: '5',

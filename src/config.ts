@@ -8,6 +8,7 @@ import { liveArea, withLeaseDefault } from './live/config.js';
 import { connectionsArea, processArea } from './ops/config.js';
 import { securityArea, withApiKeysFile } from './security/config.js';
 import { upstreamArea } from './upstream/config.js';
+import { webhooksArea } from './webhooks/config.js';
 
 // Every environment variable the gateway reads, composed from the areas that own them, so a misconfiguration
 // fails at start-up with every problem listed at once rather than at the first request. Each area declares its
@@ -15,7 +16,18 @@ import { upstreamArea } from './upstream/config.js';
 // module only puts them together, and renders them as the README's configuration table.
 
 /** In the order the README lists them. */
-const AREAS = [processArea, upstreamArea, cacheArea, catalogArea, securityArea, identityArea, liveArea, clusterArea, connectionsArea] as const;
+const AREAS = [
+  processArea,
+  upstreamArea,
+  cacheArea,
+  catalogArea,
+  securityArea,
+  identityArea,
+  liveArea,
+  webhooksArea,
+  clusterArea,
+  connectionsArea,
+] as const;
 
 const configSchema = z.object({
   ...processArea.variables,
@@ -25,6 +37,7 @@ const configSchema = z.object({
   ...securityArea.variables,
   ...identityArea.variables,
   ...liveArea.variables,
+  ...webhooksArea.variables,
   ...clusterArea.variables,
   ...connectionsArea.variables,
 });

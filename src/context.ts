@@ -8,6 +8,7 @@ import { createLoaders, type LoaderHooks, type Loaders } from './loaders.js';
 import type { Logger } from './ops/logger.js';
 import type { Caller } from './security/scopes.js';
 import type { UpstreamClient } from './upstream/types.js';
+import type { Webhooks } from './webhooks/webhooks.js';
 
 // Per-request state. Created fresh for every operation (and every subscription), so nothing one request
 // loads can leak into another.
@@ -18,6 +19,8 @@ export interface GatewayContext {
   client: UpstreamClient;
   /** The gateway's one live hub: subscriptions watch the upstream through it, never per request. */
   live: Live;
+  /** The gateway's webhook endpoints and their deliveries (webhooks/). */
+  webhooks: Webhooks;
   /** Who is calling (the name of their API key, never the key) and what they may do; scope-auth reads it. */
   caller: Caller;
   /** This operation's id: echoed in the `x-request-id` response header and on every log line of it. */
@@ -45,6 +48,7 @@ export interface ContextDeps {
   /** The read cache (src/cache/); null when CACHE_TTL_MS is 0. */
   cache: ReadCache | null;
   live: Live;
+  webhooks: Webhooks;
   logger: Logger;
   onLoaderBatch?: LoaderHooks['onBatch'];
 }
@@ -90,6 +94,7 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
       freshness,
       hints: [],
       live: deps.live,
+      webhooks: deps.webhooks,
       caller,
       requestId,
       log,

@@ -18,6 +18,7 @@ import { schema } from './schema/index.js';
 import type { Security } from './security/security.js';
 import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
+import { isWebhookContext } from './webhook-subscriptions.js';
 import { isWebSocketContext } from './websocket.js';
 
 // The gateway's yoga: /graphql over HTTP and SSE, and the envelop instance graphql-ws operations run through
@@ -70,7 +71,7 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
     context: (initial) =>
       newContext({
         requestId: requestIdOf(initial),
-        ...(isWebSocketContext(initial)
+        ...(isWebSocketContext(initial) || isWebhookContext(initial)
           ? { caller: initial.caller }
           : { signal: initial.request.signal, caller: security.callerOf(initial.request), freshness: freshnessOf(initial.request) }),
       }),

@@ -18,6 +18,13 @@ import { createReadiness, useReadiness } from './readiness.js';
 import { configuredSecrets, createRedactor, type Redactor } from './redaction.js';
 import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
+import { webhookSubscriptions } from './webhook-subscriptions.js';
+import { webhooksRequireHttps } from './webhooks/config.js';
+import { createWebhookEgress, type ResolveAll } from './webhooks/egress.js';
+import { createMemoryWebhookStore } from './webhooks/memory-store.js';
+import { createRedisWebhookStore } from './webhooks/redis-store.js';
+import { webhookMetrics } from './webhooks/metrics.js';
+import { createWebhooks, type Webhooks } from './webhooks/webhooks.js';
 import { attachWebSocket, webSocketLimits } from './websocket.js';
 
 // One node:http server: what a request meets before yoga (http-entry.ts), yoga on /graphql for HTTP and SSE
@@ -38,6 +45,8 @@ export interface GatewayOptions {
   logger?: Logger;
   /** Default: a fresh registry. Pass the one whose `upstreamCall` is the client's `onCall` to see upstream calls. */
   metrics?: GatewayMetrics;
+  /** How webhook URLs' names are resolved, at registration and every attempt. Default: the system's resolver. */
+  webhookLookup?: ResolveAll;
 }
 
 export interface Gateway {
@@ -45,6 +54,8 @@ export interface Gateway {
   server: Server;
   /** The live hub behind subscriptions (hooks and counts for metrics and tests). */
   live: Live;
+  /** Webhook endpoints and their delivery workers. */
+  webhooks: Webhooks;
   /** Listens on config HOST:PORT (or the given port, 0 for ephemeral) and returns the base URL. */
   start(port?: number): Promise<string>;
   /**
@@ -66,6 +77,7 @@ export function createGateway({
   redactor = createRedactor(configuredSecrets(config)),
   logger = createLogger({ level: logLevel(config), redactor }),
   metrics = createMetrics(),
+  webhookLookup,
 }: GatewayOptions): Gateway {
   // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
   const stopping = new AbortController();
@@ -117,11 +129,43 @@ export function createGateway({
   );
   for (const warning of security.warnings) logger.warn(warning);
 
+  // Webhook endpoints: their subscriptions run through this gateway's yoga as their registrants, their POSTs
+  // go out through the egress (the address policy and one pinned connection per attempt).
+  const egress = createWebhookEgress({
+    allowedHosts: config.WEBHOOK_ALLOWED_HOSTS ?? [],
+    requireHttps: webhooksRequireHttps(config.NODE_ENV),
+    ...(webhookLookup && { lookup: webhookLookup }),
+  });
+  const webhookSeries = webhookMetrics(metrics.registry);
+  const webhooks = createWebhooks({
+    // Cluster mode: in Redis, every replica's to send; the lease of each endpoint says which one does.
+    store: shared.webhookRecords ? createRedisWebhookStore(shared.webhookRecords) : createMemoryWebhookStore(),
+    leases: shared.store,
+    leaseMs: config.LIVE_LEASE_MS,
+    egress,
+    source: webhookSubscriptions(
+      () => yoga,
+      security.websocket.paramsHooks,
+      new Map((config.GATEWAY_API_KEYS ?? []).map((key) => [key.name, key.scopes])),
+    ),
+    settings: {
+      maxEndpointsPerKey: config.WEBHOOK_MAX_ENDPOINTS_PER_KEY,
+      timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+      retryBaseMs: config.WEBHOOK_RETRY_BASE_MS,
+      retryForMs: config.WEBHOOK_RETRY_FOR_MS,
+    },
+    logger,
+    hooks: webhookSeries.hooks,
+  });
+  webhookSeries.watch(webhooks);
+  if (webhooks.durable) logger.info('webhooks: endpoints and pending deliveries are kept in Redis, shared by the replicas');
+  else logger.info('webhooks: endpoints and pending deliveries are kept in this process only and do not survive a restart (docs/webhooks.md)');
+
   const yoga = createGatewayYoga({
     config,
     security,
     readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp, issuers: security.identity?.issuers }),
-    newContext: contextFactory({ client: upstream, catalog, cache, live, logger, onLoaderBatch: metrics.loaderBatch }),
+    newContext: contextFactory({ client: upstream, catalog, cache, live, webhooks, logger, onLoaderBatch: metrics.loaderBatch }),
     redactor,
     logger,
     metrics,
@@ -136,6 +180,7 @@ export function createGateway({
     yoga,
     server,
     live,
+    webhooks,
     drain: () => drain.begin(),
     async start(port = config.PORT) {
       await shared.connected(REDIS_CONNECT_WAIT_MS);
@@ -165,13 +210,14 @@ export function createGateway({
       deadline.unref();
       const websocketsClosed = websocket.close(deadlineMs);
       entry.dropEventStreams();
+      webhooks.close();
       live.close();
       server.closeIdleConnections();
       // Redis may not answer: its goodbye (the rate limit's replica entry, then the store) is not worth more
       // than the deadline.
       const goodbye = security.close().then(() => shared.store.close());
       await Promise.race([goodbye, passed]);
-      await Promise.all([websocketsClosed, closed]);
+      await Promise.all([websocketsClosed, closed, egress.close()]);
       clearTimeout(deadline);
       await yoga.dispose();
     },

@@ -30,6 +30,9 @@
 //                           P{cache:<group>}:ver (its invalidation count) and P{cache:<group>}:fill:<field>
 //                           (who reads it from the upstream now)
 //   P{cache}:invalidated    channel: the group of every cache invalidation, for the replicas' memory layers
+//   P{webhook:<id>}:…       a webhook endpoint, its queue and recent deliveries (cluster/webhook-records.ts);
+//                           its lease is the live lease of the key `webhook:<id>`
+//   P{webhooks}:all, P{webhooks}:owner:<caller>  sets of endpoint ids
 
 export function clusterKeys(prefix: string) {
   /** A key (or channel) of `name` in the slot of `tag`: every name with the same tag shares a slot. */

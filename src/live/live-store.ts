@@ -5,6 +5,7 @@ import { createRedisStore } from '../cluster/redis-store.js';
 import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
 import { redisHost, redisTarget } from '../cluster/target.js';
 import { redisUpstreamBudget, type SharedUpstreamBudget } from '../cluster/upstream-budget.js';
+import { redisWebhookRecords, type WebhookRecords } from '../cluster/webhook-records.js';
 import type { Config } from '../config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
@@ -28,6 +29,8 @@ export interface LiveStoreHandle {
   upstreamBudget?: (limits: { rate: number; burst: number }) => SharedUpstreamBudget;
   /** Cluster mode: where automatic persisted queries are shared between replicas; undefined in memory mode. */
   persistedDocuments?: PersistedDocumentStore;
+  /** Cluster mode: webhook endpoints and their queues, shared by the replicas; undefined in memory mode. */
+  webhookRecords?: WebhookRecords;
 }
 
 /** A change of Redis's state as an operator reads it: where (host and port only) and why. */
@@ -80,5 +83,6 @@ export function createLiveStore(
     cache: redisCacheStore(connection),
     upstreamBudget: (limits) => redisUpstreamBudget(connection, config.REDIS_KEY_PREFIX, limits),
     persistedDocuments: redisPersistedDocuments(connection),
+    webhookRecords: redisWebhookRecords(connection),
   };
 }

@@ -24,6 +24,8 @@ export const builder = new SchemaBuilder<{
     /** Money: whole cents, safe up to 2^53 − 1 (src/schema/money.ts). */
     SafeInt: { Input: number; Output: number };
     ID: { Input: string; Output: string };
+    /** A webhook endpoint's subscription variables (src/schema/webhook-endpoint.ts). */
+    JSONObject: { Input: Record<string, unknown>; Output: Record<string, unknown> };
   };
 }>({
   // Scope auth first: a caller without the scope hears FORBIDDEN before its input is validated or anything

@@ -18,5 +18,7 @@ import './embedded-reward.js';
 import './gift-payload.js';
 import './cancel-campaign.js';
 import './add-funds.js';
+import './webhook-endpoint.js';
+import './webhook-delivery.js';
 
 export const schema = builder.toSchema({ directives: [...specifiedDirectives, deferDirective, streamDirective] });

@@ -1,7 +1,9 @@
 // What a gateway API key may do. Reads of rewards and the catalog, writes that create, resend or cancel
 // (spending money), and reads and top-ups of the balance are separate so a dashboard key cannot spend.
+// Webhook endpoints are read and managed under scopes of their own: registering one also needs the scopes of
+// the subscription it delivers, checked at registration.
 
-export const SCOPES = ['rewards:read', 'rewards:write', 'funds:read', 'funds:write'] as const;
+export const SCOPES = ['rewards:read', 'rewards:write', 'funds:read', 'funds:write', 'webhooks:read', 'webhooks:write'] as const;
 export type Scope = (typeof SCOPES)[number];
 
 /**

@@ -48,7 +48,14 @@ describe('development without keys', () => {
     const security = createSecurity(loadConfig({ HOST: '0.0.0.0' }));
     expect(security.host).toBe('127.0.0.1');
     expect(security.warnings.join(' ')).toMatch(/NO GATEWAY API KEYS/);
-    expect([...(await security.identify(null))!.scopes].sort()).toEqual(['funds:read', 'funds:write', 'rewards:read', 'rewards:write']);
+    expect([...(await security.identify(null))!.scopes].sort()).toEqual([
+      'funds:read',
+      'funds:write',
+      'rewards:read',
+      'rewards:write',
+      'webhooks:read',
+      'webhooks:write',
+    ]);
   });
 
   it('with keys, HOST is honoured and no warning is given', () => {

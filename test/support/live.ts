@@ -4,8 +4,10 @@ import { createClient, type Client, type ClientOptions } from 'graphql-ws';
 import WebSocket from 'ws';
 import { loadConfig, type Config } from '../../src/config.js';
 import type { LiveListener, LiveLogger, PollErrorReport } from '../../src/live/listener.js';
+import { createLogger, logLevel, type LogDestination } from '../../src/ops/logger.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { createGateway, type Gateway } from '../../src/server.js';
+import type { ResolveAll } from '../../src/webhooks/egress.js';
 import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 import { startTestSandbox, type SandboxStats, type TestSandbox } from './sandbox.js';
@@ -121,7 +123,14 @@ export interface LiveGateway {
   close(): Promise<void>;
 }
 
-export async function startLiveGateway(options: { sandbox?: SandboxOptions; env?: Record<string, string> } = {}): Promise<LiveGateway> {
+export async function startLiveGateway(
+  options: {
+    sandbox?: SandboxOptions;
+    env?: Record<string, string>;
+    /** The gateway's log lines (LOG_LEVEL in env). */ logTo?: LogDestination;
+    /** The resolver of webhook URLs' names. */ webhookLookup?: ResolveAll;
+  } = {},
+): Promise<LiveGateway> {
   const sandbox = await startTestSandbox(options.sandbox);
   const config: Config = loadConfig({ ...LIVE_ENV, ...options.env });
   const client = upstreamClientFromConfig(config, { baseUrl: sandbox.sandbox.baseUrl, token: sandbox.sandbox.token });
@@ -135,7 +144,13 @@ export async function startLiveGateway(options: { sandbox?: SandboxOptions; env?
   const restarted = new Promise<void>((resolve) => (markRestarted = resolve));
 
   const launch = async (port: number) => {
-    const gateway = createGateway({ config, client, liveLogger });
+    const gateway = createGateway({
+      config,
+      client,
+      liveLogger,
+      ...(options.logTo && { logger: createLogger({ level: logLevel(config), destination: options.logTo }) }),
+      ...(options.webhookLookup && { webhookLookup: options.webhookLookup }),
+    });
     gateway.live.listen(watch);
     const url = await gateway.start(port);
     return { gateway, url };

@@ -1,0 +1,111 @@
+import { RequestCache } from '@pothos/plugin-scope-auth';
+import { GraphQLError, type ExecutionResult } from 'graphql';
+import type { GraphQLParams, OnParamsEventPayload, Plugin, YogaServerInstance } from 'graphql-yoga';
+import type { GatewayContext } from './context.js';
+import { isScope, type Caller } from './security/scopes.js';
+import type { Opened, Refusal, SubscriptionSource } from './webhooks/source.js';
+import type { Registrant } from './webhooks/store.js';
+
+// Webhook endpoints' subscriptions run the way a WebSocket subscription does (websocket.ts): the access
+// pipeline's params stage (trusted documents), then parse, validate (depth, aliases, tokens), the context and
+// subscribe (cost, scopes, the resolver's own checks) through the one yoga's envelop, as the caller who
+// registered the endpoint. Their events are therefore the very events a WebSocket or SSE subscriber of the same
+// document gets, from the same live logs, with the same cursors.
+
+/** What a webhook's operation gives yoga in place of a request: only who it runs as. */
+export interface WebhookInitialContext {
+  transport: 'webhook';
+  caller: Caller;
+}
+
+export function isWebhookContext(initial: object): initial is WebhookInitialContext {
+  return (initial as Partial<WebhookInitialContext>).transport === 'webhook';
+}
+
+/** What the configured API keys grant now, by name (GATEWAY_API_KEYS): a key's endpoints follow its changes. */
+export type KeyScopes = ReadonlyMap<string, readonly string[]>;
+
+/**
+ * The registrant as the caller the pipeline knows (no expiry: an endpoint belongs to the token's subject). An API
+ * key's endpoint runs with what the key grants now and had at registration (a scope removed since is gone, one
+ * added is not taken); null when the key is no longer configured.
+ */
+function callerOf(registrant: Registrant, keys: KeyScopes): Caller | null {
+  let scopes = registrant.scopes;
+  if (registrant.kind === 'key') {
+    const now = keys.get(registrant.name);
+    if (!now) return null;
+    scopes = scopes.filter((scope) => now.includes(scope));
+  }
+  return {
+    name: registrant.name,
+    scopes: new Set(scopes.filter(isScope)),
+    ...(registrant.kind && { kind: registrant.kind }),
+    ...(registrant.subject !== undefined && { subject: registrant.subject }),
+    ...(registrant.client !== undefined && { client: registrant.client }),
+    ...(registrant.trustedOnly !== undefined && { trustedOnly: registrant.trustedOnly }),
+  };
+}
+
+/** `fallback`: the code yoga gives such an error over HTTP (graphql-js's own errors carry none). */
+function refused(errors: readonly unknown[], fallback: string | null = null): Opened {
+  const refusals: Refusal[] = errors.map((error) =>
+    error instanceof GraphQLError
+      ? { message: error.message, code: typeof error.extensions?.code === 'string' ? error.extensions.code : fallback }
+      : { message: 'The subscription could not be run.', code: null },
+  );
+  return { ok: false, refusals };
+}
+
+/**
+ * `yoga` is asked for lazily: the gateway's yoga is built from a context factory that already needs the
+ * webhooks (server.ts).
+ */
+export function webhookSubscriptions(
+  yoga: () => YogaServerInstance<Record<string, unknown>, GatewayContext>,
+  paramsHooks: readonly NonNullable<Plugin['onParams']>[],
+  keys: KeyScopes,
+): SubscriptionSource {
+  return {
+    async open(registrant, query, variables) {
+      const caller = callerOf(registrant, keys);
+      if (!caller) {
+        return {
+          ok: false,
+          refusals: [{ message: `The API key "${registrant.name}" that registered this endpoint is no longer configured.`, code: 'UNAUTHENTICATED' }],
+        };
+      }
+      const initial: WebhookInitialContext = { transport: 'webhook', caller };
+      let params: GraphQLParams = { query, variables: variables ?? undefined };
+      try {
+        const setParams = (changed: GraphQLParams) => (params = changed);
+        for (const onParams of paramsHooks) {
+          await onParams({ params, setParams, context: initial, fetchAPI: yoga().fetchAPI } as unknown as OnParamsEventPayload);
+        }
+      } catch (error) {
+        return refused([error]);
+      }
+      const { schema, parse, validate, contextFactory, subscribe } = yoga().getEnveloped(initial);
+      let document;
+      try {
+        document = parse(params.query ?? '');
+      } catch (error) {
+        return refused([error], 'GRAPHQL_PARSE_FAILED');
+      }
+      try {
+        const errors = validate(schema, document);
+        if (errors.length > 0) return refused(errors, 'GRAPHQL_VALIDATION_FAILED');
+      } catch (error) {
+        return refused([error]);
+      }
+      const contextValue = await contextFactory();
+      const result = (await subscribe({ schema, document, operationName: params.operationName, variableValues: params.variables, contextValue })) as
+        ExecutionResult | AsyncIterable<ExecutionResult>;
+      // As websocket.ts: scope auth's per-context cache is not needed past the start of the subscription.
+      RequestCache.clearForContext(contextValue as object);
+      if (!(Symbol.asyncIterator in result)) return refused(result.errors ?? [new GraphQLError('The subscription opened no stream.')]);
+      const events = result[Symbol.asyncIterator]();
+      return { ok: true, events: events as AsyncIterator<ExecutionResult<Record<string, unknown>>>, close: () => void events.return?.() };
+    },
+  };
+}

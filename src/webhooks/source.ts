@@ -1,0 +1,24 @@
+import type { Registrant } from './store.js';
+
+// Where an endpoint's events come from: its subscription document, run through the gateway's own execution path
+// (the access pipeline's validation and limits, scope checks, the live hub and its event logs) as the caller
+// who registered it. The composition implements it over yoga (src/webhook-subscriptions.ts); webhooks/ sits
+// below it and only knows this shape.
+
+/** One result of the subscription, as graphql-js yields it. */
+export interface EventResult {
+  data?: Record<string, unknown> | null;
+  errors?: readonly { message: string; extensions?: Record<string, unknown> }[];
+}
+
+/** Why the document was refused, one line per error, with its code (e.g. FORBIDDEN, COST_LIMIT_EXCEEDED). */
+export interface Refusal {
+  message: string;
+  code: string | null;
+}
+
+export type Opened = { ok: true; events: AsyncIterator<EventResult>; close(): void } | { ok: false; refusals: Refusal[] };
+
+export interface SubscriptionSource {
+  open(registrant: Registrant, query: string, variables: Record<string, unknown> | null): Promise<Opened>;
+}
