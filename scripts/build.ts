@@ -9,7 +9,9 @@ import { build } from 'esbuild';
 // What a process loads only on demand stays a chunk of its own, loaded by the same dynamic import: the
 // embedded sandbox, GraphiQL's page, graphql-jit. ioredis and rate-limiter-flexible are not bundled: cluster/redis.ts,
 // cluster/shared-limits.ts and security/shared-rate-limit.ts require them from node_modules in cluster mode only,
-// so they stay runtime dependencies.
+// so they stay runtime dependencies. OpenTelemetry stays in node_modules too: its instrumentations patch modules
+// as Node loads them (by name, through require-in-the-middle and import-in-the-middle's loader hook, which is
+// registered by its path), the SDK is loaded only when tracing is on, and the API must be one copy with the SDK's.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
@@ -38,5 +40,6 @@ await build({
   // CommonJS dependencies (undici, pino, ws, prom-client) call require() for Node's modules, which an ES
   // module does not have.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  external: ['@opentelemetry/*', 'import-in-the-middle'],
   logLevel: 'warning',
 });

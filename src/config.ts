@@ -7,6 +7,7 @@ import { identityArea } from './identity/config.js';
 import { liveArea, withLeaseDefault } from './live/config.js';
 import { connectionsArea, processArea } from './ops/config.js';
 import { securityArea, withApiKeysFile } from './security/config.js';
+import { telemetryArea } from './telemetry/config.js';
 import { upstreamArea } from './upstream/config.js';
 
 // Every environment variable the gateway reads, composed from the areas that own them, so a misconfiguration
@@ -15,7 +16,18 @@ import { upstreamArea } from './upstream/config.js';
 // module only puts them together, and renders them as the README's configuration table.
 
 /** In the order the README lists them. */
-const AREAS = [processArea, upstreamArea, cacheArea, catalogArea, securityArea, identityArea, liveArea, clusterArea, connectionsArea] as const;
+const AREAS = [
+  processArea,
+  upstreamArea,
+  cacheArea,
+  catalogArea,
+  securityArea,
+  identityArea,
+  liveArea,
+  clusterArea,
+  connectionsArea,
+  telemetryArea,
+] as const;
 
 const configSchema = z.object({
   ...processArea.variables,
@@ -27,6 +39,7 @@ const configSchema = z.object({
   ...liveArea.variables,
   ...clusterArea.variables,
   ...connectionsArea.variables,
+  ...telemetryArea.variables,
 });
 
 /** LIVE_LEASE_MS is filled in by loadConfig when unset: it defaults to three poll intervals. */
