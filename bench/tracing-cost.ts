@@ -14,10 +14,12 @@ import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, t
 // so a noisy neighbour on a shared machine weighs on both alike. CPU is the gateway process's own (user +
 // system, from /proc), divided by the queries of the round. The receiver decodes what it got, to check that no
 // span was dropped (a dropped span would be a cheaper one).
-// Usage: node --import tsx bench/tracing-cost.ts   (TRACING_ROUNDS, default 5; TRACING_QUERIES per round, default 200)
+// Usage: node --import tsx bench/tracing-cost.ts   (TRACING_ROUNDS, default 5; TRACING_QUERIES per round, default
+// 200; TRACING_SAMPLER, default always_on: always_off measures what tracing costs before any span is recorded)
 
 const ROUNDS = Number(process.env.TRACING_ROUNDS ?? 5);
 const QUERIES = Number(process.env.TRACING_QUERIES ?? 200);
+const SAMPLER = process.env.TRACING_SAMPLER ?? 'always_on';
 const CONNECTIONS = 10;
 const log = (m: string) => process.stderr.write(`[tracing-cost] ${m}\n`);
 
@@ -44,7 +46,7 @@ try {
     label: 'on',
     target: await startGatewayTarget('gateway-compiled', entry, sandbox, flags, {
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
-      OTEL_TRACES_SAMPLER: 'always_on',
+      OTEL_TRACES_SAMPLER: SAMPLER,
     }),
   });
   const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `tracing-${Date.now()}`);
@@ -78,6 +80,7 @@ try {
   const operations = spans.filter((s) => s.name === 'query Nested').length;
   const ratios = perQuery.on.map((on, i) => on / perQuery.off[i]!);
   const summary = {
+    sampler: SAMPLER,
     rounds: ROUNDS,
     queriesPerRound: QUERIES,
     connections: CONNECTIONS,

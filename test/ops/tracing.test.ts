@@ -7,6 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { createRedactor } from '../../src/redaction.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../support/otlp.js';
+import { subscribeSse } from '../support/live.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 
 // Tracing end to end, as an operator wires it: a gateway process exporting over OTLP/HTTP (protobuf, then
@@ -20,8 +21,9 @@ import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const API_KEY = `gwk_live_${randomBytes(12).toString('hex')}`;
 const KEYS = JSON.stringify([{ name: 'tracing-test', key: API_KEY, scopes: ['rewards:read', 'funds:read'] }]);
-const CLIENT = 3;
+const INTERNAL = 1;
 const SERVER = 2;
+const CLIENT = 3;
 
 interface Recorded {
   method: string;
@@ -208,6 +210,77 @@ describe.each(['http/protobuf', 'http/json'])('tracing over OTLP %s', (protocol)
       }
       // Never the variables either: the order's id reaches the server and operation spans only as one.
       expect(JSON.stringify([server[0]!.attributes, operation.attributes])).not.toContain(ref);
+    } finally {
+      gateway.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('background work', () => {
+  let receiver: OtlpReceiver;
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  it('traces each poll, its commit and each delivery as root spans linked to what caused them', async () => {
+    const gateway = startGateway({
+      REWARD_API_URL: sandbox.sandbox.baseUrl,
+      REWARD_API_TOKEN: sandbox.sandbox.token,
+      GATEWAY_API_KEYS: KEYS,
+      POLL_INTERVAL_MS: '100',
+      POLL_INTERVAL_FLOOR_MS: '10',
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    try {
+      const url = await gateway.listening;
+      const order = await createEmailOrder(sandbox, { recipients: 2, brandCodes: ['sbxcoffeeus'], priceInCents: 1000 });
+      await sandbox.control.advanceClock(1000);
+      const gifts = (await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[];
+      const callerTrace = randomBytes(16).toString('hex');
+      const stream = subscribeSse(
+        url,
+        'subscription Rewards($campaign: ID) { giftStatusChanged(campaign: $campaign) { gift { uuid status } } }',
+        { campaign: order.uuid },
+        { authorization: `Bearer ${API_KEY}`, traceparent: `00-${callerTrace}-${randomBytes(8).toString('hex')}-01` },
+      );
+      try {
+        // The first poll takes the baseline; a change after it is an event.
+        await eventually('the baseline poll', () => (receiver.spans().some((s) => s.name === 'live.poll') ? true : undefined));
+        await sandbox.control.redeem(gifts[0]!.uuid);
+        const event = await stream.next();
+        expect(event.data.giftStatusChanged.gift.uuid).toBe(gifts[0]!.uuid);
+        const delivery = await eventually('the delivery span', () => receiver.spans().find((s) => s.name === 'live.deliver'));
+
+        const spans = receiver.spans();
+        const subscription = spans.find((s) => s.name === 'subscription Rewards')!;
+        expect(subscription.traceId).toBe(callerTrace);
+        const polls = spans.filter((s) => s.name === 'live.poll');
+        for (const poll of polls) {
+          // Each poll is a trace of its own, linked to the subscription that started watching the key.
+          expect(poll.kind).toBe(INTERNAL);
+          expect(poll.parentSpanId).toBe('');
+          expect(poll.traceId).not.toBe(callerTrace);
+          expect(poll.links).toContainEqual({ traceId: callerTrace, spanId: subscription.spanId });
+          expect(poll.attributes['reward.live.key']).toEqual(expect.any(String));
+        }
+        const found = polls.find((p) => Number(p.attributes['reward.live.changes']) > 0)!;
+        expect(found.attributes['reward.live.lease_token']).toEqual(expect.anything());
+        // Its upstream reads and its commit are its children.
+        const children = spans.filter((s) => s.parentSpanId === found.spanId);
+        expect(children.some((s) => s.kind === CLIENT && s.attributes['url.template'] === '/gifts')).toBe(true);
+        const commit = children.find((s) => s.name === 'live.commit')!;
+        expect(commit.attributes).toMatchObject({ 'reward.live.fenced': false, 'reward.live.events': 1 });
+        // The delivery is a root span linked to the poll that found the event.
+        expect(delivery.parentSpanId).toBe('');
+        expect(delivery.links).toContainEqual({ traceId: found.traceId, spanId: found.spanId });
+        expect(delivery.attributes).toMatchObject({ 'reward.live.kind': 'event', 'reward.live.subscribers': 1 });
+      } finally {
+        stream.close();
+      }
     } finally {
       gateway.child.kill('SIGKILL');
     }
