@@ -216,17 +216,51 @@ describe.each(['http/protobuf', 'http/json'])('tracing over OTLP %s', (protocol)
   });
 });
 
-describe('background work', () => {
+/** A redis-server on a free port that asks for a password (its AUTH must not reach a span either). */
+async function startRedisWithPassword(password: string) {
+  const port = await new Promise<number>((resolve) => {
+    const probe = createServer().listen(0, '127.0.0.1', () => {
+      const { port: free } = probe.address() as AddressInfo;
+      probe.close(() => resolve(free));
+    });
+  });
+  const child = spawn(
+    'redis-server',
+    ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no', '--requirepass', password],
+    {
+      stdio: ['ignore', 'pipe', 'pipe'],
+    },
+  );
+  await new Promise<void>((resolve, reject) => {
+    let out = '';
+    child.stdout.on('data', (d) => {
+      out += d;
+      if (out.includes('Ready to accept connections')) resolve();
+    });
+    child.once('exit', (code) => reject(new Error(`redis-server exited (${code}): ${out}`)));
+  });
+  return {
+    url: `redis://:${password}@127.0.0.1:${port}`,
+    stop: () => new Promise<void>((resolve) => (child.exitCode !== null ? resolve() : (child.once('exit', () => resolve()), child.kill('SIGTERM')))),
+  };
+}
+
+describe('background work, in cluster mode', () => {
   let receiver: OtlpReceiver;
+  const redisPassword = `redis-${randomBytes(12).toString('hex')}`;
+  let redis: Awaited<ReturnType<typeof startRedisWithPassword>>;
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
+    redis = await startRedisWithPassword(redisPassword);
   });
   afterAll(async () => {
     await receiver?.close();
+    await redis?.stop();
   });
 
-  it('traces each poll, its commit and each delivery as root spans linked to what caused them', async () => {
+  it('traces each poll, its commit to Redis and each delivery as root spans linked to what caused them', async () => {
     const gateway = startGateway({
+      REDIS_URL: redis.url,
       REWARD_API_URL: sandbox.sandbox.baseUrl,
       REWARD_API_TOKEN: sandbox.sandbox.token,
       GATEWAY_API_KEYS: KEYS,
@@ -274,6 +308,10 @@ describe('background work', () => {
         expect(children.some((s) => s.kind === CLIENT && s.attributes['url.template'] === '/gifts')).toBe(true);
         const commit = children.find((s) => s.name === 'live.commit')!;
         expect(commit.attributes).toMatchObject({ 'reward.live.fenced': false, 'reward.live.events': 1 });
+        // Redis commands are spans of the ioredis instrumentation, named by the command, without arguments.
+        const redisCommands = spans.filter((s) => s.scope === '@opentelemetry/instrumentation-ioredis');
+        expect(redisCommands.some((s) => s.parentSpanId === commit.spanId)).toBe(true);
+        for (const command of redisCommands) expect(command.attributes['db.query.text'] ?? command.name).toBe(command.name);
         // The delivery is a root span linked to the poll that found the event.
         expect(delivery.parentSpanId).toBe('');
         expect(delivery.links).toContainEqual({ traceId: found.traceId, spanId: found.spanId });
@@ -281,6 +319,10 @@ describe('background work', () => {
       } finally {
         stream.close();
       }
+      gateway.child.kill('SIGTERM');
+      expect(await gateway.exited).toBe(0);
+      const secrets = createRedactor([sandbox.sandbox.token, API_KEY, redisPassword]);
+      for (const { bytes } of receiver.bodies) expect(secrets.contains(bytes.toString('latin1'))).toBe(false);
     } finally {
       gateway.child.kill('SIGKILL');
     }
