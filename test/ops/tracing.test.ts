@@ -216,6 +216,31 @@ describe.each(['http/protobuf', 'http/json'])('tracing over OTLP %s', (protocol)
   });
 });
 
+describe('tracing off', () => {
+  // NODE_DEBUG=module makes Node name each CommonJS module it loads on stderr: @opentelemetry/api shows (the
+  // gateway's spans call it), nothing of the SDK, its exporters, instrumentations or loader hook does.
+  it.each([
+    ['no endpoint', {}],
+    ['OTEL_SDK_DISABLED=true', { OTEL_EXPORTER_OTLP_ENDPOINT: 'http://127.0.0.1:9', OTEL_SDK_DISABLED: 'true' }],
+  ])('with %s, loads nothing of the SDK', async (_case, env: Record<string, string>) => {
+    const gateway = startGateway({ REWARD_API_URL: sandbox.sandbox.baseUrl, REWARD_API_TOKEN: sandbox.sandbox.token, NODE_DEBUG: 'module', ...env });
+    try {
+      const url = await gateway.listening;
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: NESTED, variables: { ref } }),
+      });
+      expect(((await res.json()) as any).errors).toBeUndefined();
+      const loaded = gateway.stderr();
+      expect(loaded).toContain('@opentelemetry/api');
+      expect(loaded).not.toMatch(/@opentelemetry\/(sdk-|exporter-|instrumentation|otlp-)|in-the-middle/);
+    } finally {
+      gateway.child.kill('SIGKILL');
+    }
+  });
+});
+
 /** A redis-server on a free port that asks for a password (its AUTH must not reach a span either). */
 async function startRedisWithPassword(password: string) {
   const port = await new Promise<number>((resolve) => {
