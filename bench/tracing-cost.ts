@@ -9,17 +9,19 @@ import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, t
 
 // What tracing costs: CPU of the gateway per nested read (10 orders of 20 rewards down to each brand, the
 // bench's nested read) with tracing off, and on with every trace sampled (always_on) and exported over
-// OTLP/HTTP protobuf to a receiver in this process. Both gateways (the production build, started as
+// OTLP/HTTP (protobuf unless TRACING_PROTOCOL says otherwise) to a receiver in this process. Both gateways (the production build, started as
 // `npm run start:prod` starts it) run side by side on the same sandbox; each round loads one then the other,
 // so a noisy neighbour on a shared machine weighs on both alike. CPU is the gateway process's own (user +
 // system, from /proc), divided by the queries of the round. The receiver decodes what it got, to check that no
 // span was dropped (a dropped span would be a cheaper one).
 // Usage: node --import tsx bench/tracing-cost.ts   (TRACING_ROUNDS, default 5; TRACING_QUERIES per round, default
-// 200; TRACING_SAMPLER, default always_on: always_off measures what tracing costs before any span is recorded)
+// 200; TRACING_SAMPLER, default always_on: always_off measures what tracing costs before any span is recorded;
+// TRACING_PROTOCOL, default http/protobuf, or http/json)
 
 const ROUNDS = Number(process.env.TRACING_ROUNDS ?? 5);
 const QUERIES = Number(process.env.TRACING_QUERIES ?? 200);
 const SAMPLER = process.env.TRACING_SAMPLER ?? 'always_on';
+const PROTOCOL = process.env.TRACING_PROTOCOL ?? 'http/protobuf';
 const CONNECTIONS = 10;
 const log = (m: string) => process.stderr.write(`[tracing-cost] ${m}\n`);
 
@@ -29,7 +31,8 @@ const receiver = createServer((req, res) => {
   req.on('data', (c: Buffer) => chunks.push(c));
   req.on('end', () => {
     bodies.push({ contentType: String(req.headers['content-type'] ?? ''), bytes: Buffer.concat(chunks) });
-    res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+    const json = String(req.headers['content-type']).includes('json');
+    res.writeHead(200, { 'content-type': json ? 'application/json' : 'application/x-protobuf' }).end(json ? '{}' : '');
   });
 });
 await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -47,6 +50,7 @@ try {
     target: await startGatewayTarget('gateway-compiled', entry, sandbox, flags, {
       OTEL_EXPORTER_OTLP_ENDPOINT: endpoint,
       OTEL_TRACES_SAMPLER: SAMPLER,
+      OTEL_EXPORTER_OTLP_PROTOCOL: PROTOCOL,
     }),
   });
   const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `tracing-${Date.now()}`);
@@ -81,6 +85,7 @@ try {
   const ratios = perQuery.on.map((on, i) => on / perQuery.off[i]!);
   const summary = {
     sampler: SAMPLER,
+    protocol: PROTOCOL,
     rounds: ROUNDS,
     queriesPerRound: QUERIES,
     connections: CONNECTIONS,

@@ -9,8 +9,10 @@ import type { LiveStore } from './store.js';
 // What the hub keeps per watched key (an entry) and per subscription (a subscriber), and what the modules that
 // work on them share (HubContext).
 
-/** What one log entry holds: an event of a topic, or the end of a topic. */
-/** `cause`: the traceparent of the poll that logged it, when traced: its delivery links to that poll. */
+/**
+ * What one log entry holds: an event of a topic, or the end of a topic; `cause` is the traceparent of the poll
+ * that logged it, when traced, so that its delivery (on whichever replica reads it) links to that poll.
+ */
 export type Logged<E extends LiveEvent> = ({ event: E } | { end: E['topic'] }) & { cause?: string };
 
 /** What the store keeps as a key's snapshot. */

@@ -45,6 +45,21 @@ async function exporterFor(protocol: TracingSettings['OTEL_EXPORTER_OTLP_PROTOCO
   return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
 }
 
+/** The client span of every upstream attempt, with what withAttempt put in the context (exported for its test). */
+export function undiciInstrumentation(): UndiciInstrumentation {
+  return new UndiciInstrumentation({
+    startSpanHook() {
+      const facts = attemptFacts();
+      return facts ? { 'url.template': facts.template, 'http.request.resend_count': facts.resendCount } : {};
+    },
+    requestHook(span, request) {
+      // HTTP client spans are named "{method} {url.template}" when the template is known.
+      const facts = attemptFacts();
+      if (facts) span.updateName(`${request.method} ${facts.template}`);
+    },
+  });
+}
+
 export async function startSdk(settings: TracingSettings): Promise<Tracing> {
   const sdk = new NodeSDK({
     serviceName: settings.OTEL_SERVICE_NAME,
@@ -62,17 +77,7 @@ export async function startSdk(settings: TracingSettings): Promise<Tracing> {
           if ('url' in request && 'method' in request && GRAPHQL_ROUTE.test(request.url ?? '')) span.updateName(`${request.method} /graphql`);
         },
       }),
-      new UndiciInstrumentation({
-        startSpanHook() {
-          const facts = attemptFacts();
-          return facts ? { 'url.template': facts.template, 'http.request.resend_count': facts.resendCount } : {};
-        },
-        requestHook(span, request) {
-          // HTTP client spans are named "{method} {url.template}" when the template is known.
-          const facts = attemptFacts();
-          if (facts) span.updateName(`${request.method} ${facts.template}`);
-        },
-      }),
+      undiciInstrumentation(),
       new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
     ],
   });

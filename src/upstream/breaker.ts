@@ -62,7 +62,7 @@ export class UpstreamBreaker {
         this.#openedAt = Date.now();
         this.#scheduleProbe();
       }
-      // On the span of the attempt (or probe) whose outcome moved it, when that one is traced.
+      // On the span active where the outcome that moved it was counted (the operation's, a loader batch's, a poll's).
       spanEvent('upstream.breaker.transition', () => ({ 'reward.breaker.from': from, 'reward.breaker.to': to }));
       options.onTransition(from, to);
     });
