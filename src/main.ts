@@ -83,7 +83,7 @@ async function main(): Promise<void> {
       await client.close();
       await sandbox?.close();
       // The spans of the last operations, still in the batch processor.
-      await tracing?.shutdown();
+      if (tracing && !(await tracing.shutdown())) logger.warn('tracing: the last spans did not reach the collector in time');
     },
   });
 }

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
@@ -30,12 +31,21 @@ export type TracingSettings = Pick<
 >;
 
 export interface Tracing {
-  /** Sends the spans still buffered; called at shutdown. */
-  shutdown(): Promise<void>;
+  /**
+   * Sends the spans still buffered and stops the SDK; called at shutdown. Resolves false when the collector
+   * did not take them within FLUSH_LIMIT_MS; never rejects: a stop never fails, nor waits long, for tracing.
+   */
+  shutdown(): Promise<boolean>;
 }
 
 /** Query parameters whose values never reach a span: GraphQL-over-HTTP's, and names credentials go by. */
 const REDACTED_QUERY_PARAMETERS = ['query', 'variables', 'extensions', 'key', 'api_key', 'apiKey', 'token', 'access_token', 'sig', 'signature'];
+/**
+ * How long the last spans get to reach the collector at shutdown. The exporter retries an unreachable
+ * collector for up to OTEL_EXPORTER_OTLP_TIMEOUT (10 s), which would hold the process past its drain and turn
+ * a clean stop into a failed one; the spans of a collector that is away are lost either way.
+ */
+const FLUSH_LIMIT_MS = 2_000;
 const UNTRACED_PATHS = /^\/(health|ready|metrics)(?:[/?]|$)/;
 const GRAPHQL_ROUTE = /^\/graphql(?:[?]|$)/;
 
@@ -82,5 +92,14 @@ export async function startSdk(settings: TracingSettings): Promise<Tracing> {
     ],
   });
   sdk.start();
-  return { shutdown: () => sdk.shutdown() };
+  return {
+    shutdown: () =>
+      Promise.race([
+        sdk.shutdown().then(
+          () => true,
+          () => false,
+        ),
+        sleep(FLUSH_LIMIT_MS, false, { ref: false }),
+      ]),
+  };
 }

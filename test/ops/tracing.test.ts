@@ -152,9 +152,12 @@ describe.each(['http/protobuf', 'http/json'])('tracing over OTLP %s', (protocol)
       expect(upstreamRequests).toBeGreaterThanOrEqual(3);
       expect(proxy.recorded).toHaveLength(upstreamRequests);
 
-      // The operation span ends after its client spans, so once it is exported the batch holds them too.
+      // The operation span ends after its client spans, and the server span after the response: once both are
+      // exported, every span of the trace is.
       const ofTrace = () => receiver.spans().filter((s) => s.traceId === callerTrace);
-      await eventually('the operation span', () => (ofTrace().some((s) => s.name === 'query NestedRead') ? true : undefined));
+      await eventually('the operation and server spans', () =>
+        ofTrace().some((s) => s.name === 'query NestedRead') && ofTrace().some((s) => s.kind === SERVER) ? true : undefined,
+      );
       const spans = ofTrace();
 
       const server = spans.filter((s) => s.kind === SERVER);
@@ -241,6 +244,37 @@ describe('tracing off', () => {
   });
 });
 
+describe('collector away', () => {
+  it('serves, and stops cleanly (exit 0) within the flush limit, saying the last spans were not sent', async () => {
+    // A port nothing listens on: every export is refused, and the exporter would retry for 10 s.
+    const closed = await new Promise<number>((resolve) => {
+      const probe = createServer().listen(0, '127.0.0.1', () => {
+        const { port } = probe.address() as AddressInfo;
+        probe.close(() => resolve(port));
+      });
+    });
+    const gateway = startGateway({
+      REWARD_API_URL: sandbox.sandbox.baseUrl,
+      REWARD_API_TOKEN: sandbox.sandbox.token,
+      OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${closed}`,
+    });
+    try {
+      const url = await gateway.listening;
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ query: NESTED, variables: { ref } }),
+      });
+      expect(((await res.json()) as any).errors).toBeUndefined();
+      gateway.child.kill('SIGTERM');
+      expect(await gateway.exited).toBe(0);
+      expect(gateway.lines().map((l) => l.msg)).toContain('tracing: the last spans did not reach the collector in time');
+    } finally {
+      gateway.child.kill('SIGKILL');
+    }
+  });
+});
+
 /** A redis-server on a free port that asks for a password (its AUTH must not reach a span either). */
 async function startRedisWithPassword(password: string) {
   const port = await new Promise<number>((resolve) => {
@@ -313,6 +347,11 @@ describe('background work, in cluster mode', () => {
         const event = await stream.next();
         expect(event.data.giftStatusChanged.gift.uuid).toBe(gifts[0]!.uuid);
         const delivery = await eventually('the delivery span', () => receiver.spans().find((s) => s.name === 'live.deliver'));
+        // The delivery ends inside the poll that found the event (it reads the log after committing): the poll
+        // span, its parent in time though not in the trace, is exported after it.
+        await eventually('the poll that found the event', () =>
+          receiver.spans().some((s) => s.name === 'live.poll' && Number(s.attributes['reward.live.changes']) > 0) ? true : undefined,
+        );
 
         const spans = receiver.spans();
         const subscription = spans.find((s) => s.name === 'subscription Rewards')!;
