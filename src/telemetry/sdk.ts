@@ -60,7 +60,11 @@ export function undiciInstrumentation(): UndiciInstrumentation {
   return new UndiciInstrumentation({
     startSpanHook() {
       const facts = attemptFacts();
-      return facts ? { 'url.template': facts.template, 'http.request.resend_count': facts.resendCount } : {};
+      if (!facts) return {};
+      // Set on retries only, as the HTTP semantic conventions ask: a first attempt has none.
+      return facts.resendCount > 0
+        ? { 'url.template': facts.template, 'http.request.resend_count': facts.resendCount }
+        : { 'url.template': facts.template };
     },
     requestHook(span, request) {
       // HTTP client spans are named "{method} {url.template}" when the template is known.

@@ -119,7 +119,7 @@ export function spanContextOf(traceparent: string | undefined): SpanContext | un
 export interface AttemptFacts {
   /** The route's path with its parameters as `{name}`, e.g. `/campaign/{id}`. */
   template: string;
-  /** 0 for the first attempt, 1 for the first retry, … */
+  /** 0 for the first attempt, 1 for the first retry, … (the span records it on retries only). */
   resendCount: number;
 }
 
