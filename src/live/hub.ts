@@ -33,7 +33,7 @@ import type { LiveStore } from './store.js';
 import { resume, welcome } from './subscriber.js';
 import { tick } from './tick.js';
 import { gatewayError } from '../errors/gateway-error.js';
-import { causeOfWork, inRootSpan } from '../telemetry/spans.js';
+import { causeOfWork, detached, inRootSpan } from '../telemetry/spans.js';
 
 export interface SubscribeOptions<E extends LiveEvent, T> {
   topic: E['topic'];
@@ -213,7 +213,8 @@ export class LiveHub {
     };
     this.entries.set(key, entry as Entry<LiveEvent>);
     this.notify((l) => l.onPollerStart?.(key));
-    entry.poller.start();
+    // The polls serve every subscriber of the key, not the request that happened to start them.
+    detached(() => entry.poller.start());
     return entry;
   }
 

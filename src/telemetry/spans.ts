@@ -2,6 +2,7 @@ import {
   context,
   createContextKey,
   isSpanContextValid,
+  ROOT_CONTEXT,
   trace,
   SpanKind,
   SpanStatusCode,
@@ -78,7 +79,15 @@ export function inRootSpan<T>(
   const { links = [], attributes = {} } = cause();
   for (const link of links) if (link) span.addLink({ context: link } satisfies Link);
   span.setAttributes(attributes);
-  return context.with(trace.setSpan(context.active(), span), () => ended(span, () => run(span)));
+  return context.with(trace.setSpan(ROOT_CONTEXT, span), () => ended(span, () => run(span)));
+}
+
+/**
+ * `start` outside any trace: for work that outlives the request that began it (a key's poller), whose timers
+ * would otherwise carry that request's context, and keep its spans, for as long as they run.
+ */
+export function detached<T>(start: () => T): T {
+  return context.with(ROOT_CONTEXT, start);
 }
 
 /**
