@@ -36,6 +36,9 @@ const GROUPS = [
   { name: 'identity/', level: 3, path: '^src/identity/' },
   { name: 'upstream/', level: 2, path: '^src/upstream/' },
   { name: 'cluster/', level: 1, path: '^src/cluster/' },
+  // Tracing: the SDK's start (loaded only when on) and the gateway's spans on @opentelemetry/api, which every
+  // layer above may record into.
+  { name: 'telemetry/', level: 1, path: '^src/telemetry/' },
   { name: 'the base modules (config.ts and small helpers)', level: 0, path: BASE },
   { name: 'shared/', level: -1, path: '^src/shared/' },
   // The failure catalogue: every layer raises its errors from it, and it imports nothing of the gateway.

@@ -20,6 +20,7 @@ const processSuites = [
   'test/ops/production-build.test.ts',
   'test/ops/start-up-failures.test.ts',
   'test/ops/start-up-messages.test.ts',
+  'test/ops/tracing.test.ts',
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
   'test/upstream/shared-budget.test.ts',

@@ -10,7 +10,10 @@ import { build } from 'esbuild';
 // embedded sandbox, graphql-jit. ioredis and rate-limiter-flexible are not bundled: cluster/redis.ts,
 // cluster/shared-limits.ts and security/shared-rate-limit.ts require them from node_modules in cluster mode only,
 // so they stay runtime dependencies; so does @graphql-yoga/render-graphiql, which a child node of
-// graphiql-page.ts loads from node_modules to render GraphiQL's page into files.
+// graphiql-page.ts loads from node_modules to render GraphiQL's page into files. OpenTelemetry stays in
+// node_modules too: its instrumentations patch modules as Node loads them (by name, through
+// require-in-the-middle and import-in-the-middle's loader hook, which is registered by its path), the SDK is
+// loaded only when tracing is on, and the API must be one copy with the SDK's.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 const dist = `${root}dist`;
@@ -39,5 +42,6 @@ await build({
   // CommonJS dependencies (undici, pino, ws, prom-client) call require() for Node's modules, which an ES
   // module does not have.
   banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
+  external: ['@opentelemetry/*', 'import-in-the-middle'],
   logLevel: 'warning',
 });

@@ -7,6 +7,7 @@ import { identityArea } from './identity/config.js';
 import { liveArea, withLeaseDefault } from './live/config.js';
 import { connectionsArea, processArea } from './ops/config.js';
 import { securityArea, withApiKeysFile } from './security/config.js';
+import { telemetryArea } from './telemetry/config.js';
 import { upstreamArea } from './upstream/config.js';
 import { webhooksArea } from './webhooks/config.js';
 
@@ -27,6 +28,7 @@ const AREAS = [
   webhooksArea,
   clusterArea,
   connectionsArea,
+  telemetryArea,
 ] as const;
 
 const configSchema = z.object({
@@ -40,6 +42,7 @@ const configSchema = z.object({
   ...webhooksArea.variables,
   ...clusterArea.variables,
   ...connectionsArea.variables,
+  ...telemetryArea.variables,
 });
 
 /** LIVE_LEASE_MS is filled in by loadConfig when unset: it defaults to three poll intervals. */

@@ -11,6 +11,7 @@ import { reportUnexpectedErrors } from './ops/report-unexpected-errors.js';
 import { useCompiledExecution } from './ops/use-compiled-execution.js';
 import { useOperationLog } from './ops/use-operation-log.js';
 import { useOperationMetrics } from './ops/use-operation-metrics.js';
+import { useOperationTracing } from './ops/use-operation-tracing.js';
 import { requestIdOf, useRequestId } from './ops/use-request-id.js';
 import { yogaLogger } from './ops/yoga-logger.js';
 import type { Redactor } from './redaction.js';
@@ -19,6 +20,7 @@ import type { Security } from './security/security.js';
 import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
 import { isWebhookContext } from './webhook-subscriptions.js';
+import { tracingEnabled } from './telemetry/config.js';
 import { isWebSocketContext } from './websocket.js';
 
 // The gateway's yoga: /graphql over HTTP and SSE, and the envelop instance graphql-ws operations run through
@@ -67,6 +69,8 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       // @defer and @stream (declared in schema/incremental-delivery.ts), answered as multipart/mixed or SSE.
       useDeferStream(),
       useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
+      // Last: the operation span wraps the execution the plugins above chose (ops/use-operation-tracing.ts).
+      ...(tracingEnabled(config) ? [useOperationTracing()] : []),
     ],
     context: (initial) =>
       newContext({

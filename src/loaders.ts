@@ -2,6 +2,7 @@ import DataLoader from 'dataloader';
 import stableStringify from 'safe-stable-stringify';
 import type { CatalogCache } from './catalog/catalog-cache.js';
 import { matchBrandCode } from './catalog/brand-codes.js';
+import { inSpan } from './telemetry/spans.js';
 import type {
   Account,
   Brand,
@@ -92,12 +93,16 @@ class RequestLoaders implements Loaders {
     this.#opts = { signal };
   }
 
-  /** eachKey, reporting each batch's size to hooks.onBatch. */
+  /** eachKey, reporting each batch's size to hooks.onBatch, in a span of its own when the operation is traced. */
   #batch<K, V>(name: keyof Loaders, load: (key: K) => Promise<V>) {
     const run = eachKey(load);
     return (keys: readonly K[]) => {
       this.hooks.onBatch?.(name, keys.length);
-      return run(keys);
+      return inSpan(
+        `loader ${name}`,
+        () => ({ 'reward.loader.name': name, 'reward.loader.batch_size': keys.length }),
+        () => run(keys),
+      );
     };
   }
 

@@ -1,13 +1,8 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { ConfigError, loadConfig } from './config.js';
 import { listenFailure, StartUpFailure } from './shared/listen-failure.js';
-import { createLogger, logLevel } from './ops/logger.js';
-import { createMetrics } from './ops/metrics.js';
-import { handleShutdownSignals } from './ops/shutdown-signals.js';
-import { configuredSecrets, createRedactor } from './redaction.js';
 import type { RunningSandbox } from './sandbox/index.js';
-import { createGateway } from './server.js';
-import { upstreamClientFromConfig } from './upstream-from-config.js';
+import { startTracing } from './telemetry/start.js';
 
 // Process entry: config → (embedded sandbox when no upstream is configured) → gateway → graceful shutdown.
 // stdout carries only JSON log lines, in every mode, so log shippers can parse all of it; the welcome for
@@ -28,6 +23,24 @@ function welcome(url: string, sandbox: RunningSandbox): void {
 
 async function main(): Promise<void> {
   const config = loadConfig();
+  // Tracing starts before the rest of the gateway is loaded, so its instrumentations see node:http and ioredis
+  // load (telemetry/start.ts); hence the dynamic imports below. With tracing off it loads nothing.
+  const tracing = await startTracing(config);
+  const [
+    { createLogger, logLevel },
+    { createMetrics },
+    { handleShutdownSignals },
+    { configuredSecrets, createRedactor },
+    { createGateway },
+    { upstreamClientFromConfig },
+  ] = await Promise.all([
+    import('./ops/logger.js'),
+    import('./ops/metrics.js'),
+    import('./ops/shutdown-signals.js'),
+    import('./redaction.js'),
+    import('./server.js'),
+    import('./upstream-from-config.js'),
+  ]);
   // One redactor for logs, responses and metrics; the embedded sandbox's token joins it once the sandbox exists.
   const redactor = createRedactor(configuredSecrets(config));
   const logger = createLogger({ level: logLevel(config), redactor });
@@ -69,6 +82,8 @@ async function main(): Promise<void> {
       await gateway.stop(config.SHUTDOWN_DEADLINE_MS);
       await client.close();
       await sandbox?.close();
+      // The spans of the last operations, still in the batch processor.
+      if (tracing && !(await tracing.shutdown())) logger.warn('tracing: the last spans did not reach the collector in time');
     },
   });
 }

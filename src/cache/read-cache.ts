@@ -2,6 +2,7 @@ import { LRUCache } from 'lru-cache';
 import type { CacheClaim, SharedCacheStore } from '../cluster/cache-store.js';
 import { decode, encode } from '../cluster/codec.js';
 import { stamp } from './observed.js';
+import { spanEvent } from '../telemetry/spans.js';
 import { mayAnswerStale } from './stale.js';
 
 // The read cache of upstream answers: one per gateway, under every operation's loaders (cached-client.ts
@@ -120,6 +121,8 @@ export class ReadCache {
       const pending = this.#loading.get(key);
       if (pending) {
         this.#hooks.onRead?.('hit');
+        // Joined a read already on its way; the group is not recorded (it starts with a digest of the upstream identity).
+        spanEvent('cache.hit', () => ({ 'reward.cache.joined': true }));
         return pending as Promise<Answer<T>>;
       }
       if (kept) this.#hooks.onInvalidate?.('ttl', 1);
@@ -147,6 +150,8 @@ export class ReadCache {
 
   async #answer(entry: Entry, outcome: ReadOutcome): Promise<Answer<unknown>> {
     this.#hooks.onRead?.(outcome);
+    // On the span of the loader batch or operation that read it: cache.hit, cache.miss or cache.stale.
+    spanEvent(`cache.${outcome}`, () => ({ 'reward.cache.age_ms': Date.now() - entry.filledAt }));
     return { value: stamp(entry.value, entry.filledAt), filledAt: entry.filledAt, stale: outcome === 'stale' };
   }
 

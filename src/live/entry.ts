@@ -1,3 +1,4 @@
+import type { SpanContext } from '@opentelemetry/api';
 import type { Lease, LogPosition } from '../cluster/store.js';
 import type { Channel } from './channel.js';
 import type { Feed, LiveEvent } from './feed.js';
@@ -8,8 +9,11 @@ import type { LiveStore } from './store.js';
 // What the hub keeps per watched key (an entry) and per subscription (a subscriber), and what the modules that
 // work on them share (HubContext).
 
-/** What one log entry holds: an event of a topic, or the end of a topic. */
-export type Logged<E extends LiveEvent> = { event: E } | { end: E['topic'] };
+/**
+ * What one log entry holds: an event of a topic, or the end of a topic; `cause` is the traceparent of the poll
+ * that logged it, when traced, so that its delivery (on whichever replica reads it) links to that poll.
+ */
+export type Logged<E extends LiveEvent> = ({ event: E } | { end: E['topic'] }) & { cause?: string };
 
 /** What the store keeps as a key's snapshot. */
 export interface StoredState {
@@ -32,6 +36,8 @@ export interface Subscriber<E extends LiveEvent> {
 
 export interface Entry<E extends LiveEvent> {
   key: string;
+  /** The span of the subscription that started watching the key, when traced: each poll links to it. */
+  cause: SpanContext | undefined;
   createFeed(): Feed<E>;
   poller: Poller;
   subscribers: Set<Subscriber<E>>;

@@ -33,6 +33,7 @@ import type { LiveStore } from './store.js';
 import { resume, welcome } from './subscriber.js';
 import { tick } from './tick.js';
 import { gatewayError } from '../errors/gateway-error.js';
+import { causeOfWork, detached, inRootSpan } from '../telemetry/spans.js';
 
 export interface SubscribeOptions<E extends LiveEvent, T> {
   topic: E['topic'];
@@ -162,6 +163,7 @@ export class LiveHub {
     let report = IDLE;
     const entry: Entry<E> = {
       key,
+      cause: causeOfWork(),
       createFeed,
       subscribers: new Set(),
       lease: null,
@@ -185,9 +187,24 @@ export class LiveHub {
       stopped: false,
       unfollow: this.options.store.follow(key),
       poller: new Poller(this.options.schedule, {
-        run: async (signal) => {
-          report = await tick(this.hub, entry, signal);
-        },
+        // Each poll is a trace of its own, linked to the subscription that started watching the key.
+        run: (signal) =>
+          inRootSpan(
+            'live.poll',
+            () => ({ links: [entry.cause], attributes: { 'reward.live.key': key } }),
+            async (span) => {
+              report = await tick(this.hub, entry, signal);
+              if (span.isRecording()) {
+                span.setAttributes({
+                  'reward.live.polled': report.polled,
+                  'reward.live.baseline': report.baseline,
+                  'reward.live.changes': report.events,
+                  'reward.live.leader': entry.lease !== null,
+                  ...(entry.lease ? { 'reward.live.lease_token': entry.lease.token } : {}),
+                });
+              }
+            },
+          ),
         onSuccess: ({ durationMs }) => {
           if (report.polled) this.notify((l) => l.onPoll?.({ key, baseline: report.baseline, durationMs, events: report.events }));
         },
@@ -196,7 +213,8 @@ export class LiveHub {
     };
     this.entries.set(key, entry as Entry<LiveEvent>);
     this.notify((l) => l.onPollerStart?.(key));
-    entry.poller.start();
+    // The polls serve every subscriber of the key, not the request that happened to start them.
+    detached(() => entry.poller.start());
     return entry;
   }
 

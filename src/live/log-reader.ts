@@ -3,6 +3,7 @@ import { decode } from '../cluster/codec.js';
 import type { Entry, HubContext, Logged } from './entry.js';
 import type { LiveEvent } from './feed.js';
 import { deliver } from './subscriber.js';
+import { causeOfWork, rootSpan, spanContextOf } from '../telemetry/spans.js';
 
 // Reading a key's log and handing each entry to the key's subscribers on this replica, once.
 
@@ -54,8 +55,28 @@ export function catchUp<E extends LiveEvent>(hub: HubContext, entry: Entry<E>): 
 export function fanOut<E extends LiveEvent>(entry: Entry<E>, position: LogPosition, logged: Logged<E>, news: boolean): void {
   if ('end' in logged) entry.ended.add(logged.end);
   if (news) entry.handed = position;
+  // Each delivery of news is a trace of its own, linked to the poll that found it (its traceparent travels
+  // in the log entry; a view polled alone delivers inside its own poll's span).
+  const span = news && entry.subscribers.size > 0 ? rootSpan('live.deliver', () => deliveryCause(entry, position, logged)) : undefined;
+  let delivered = 0;
   for (const subscriber of [...entry.subscribers]) {
-    if (subscriber.state === 'live' && news) deliver(entry, subscriber, position, logged);
-    else if (subscriber.state === 'resuming') subscriber.buffer.push({ position, logged });
+    if (subscriber.state === 'live' && news) {
+      deliver(entry, subscriber, position, logged);
+      delivered += 1;
+    } else if (subscriber.state === 'resuming') subscriber.buffer.push({ position, logged });
   }
+  span?.setAttribute('reward.live.subscribers', delivered);
+  span?.end();
+}
+
+function deliveryCause<E extends LiveEvent>(entry: Entry<E>, position: LogPosition, logged: Logged<E>) {
+  return {
+    links: [spanContextOf(logged.cause) ?? causeOfWork()],
+    attributes: {
+      'reward.live.key': entry.key,
+      'reward.live.position': `${position.epoch}:${position.id}`,
+      'reward.live.topic': 'end' in logged ? String(logged.end) : String(logged.event.topic),
+      'reward.live.kind': 'end' in logged ? 'end' : 'event',
+    },
+  };
 }

@@ -4,6 +4,7 @@ import { IDLE, SWEEP_TICKS, type Entry, type HubContext, type Logged, type Store
 import type { LiveEvent } from './feed.js';
 import { catchUp } from './log-reader.js';
 import { adoptView, loadView, pollView } from './view.js';
+import { currentTraceparent, inSpan } from '../telemetry/spans.js';
 
 // One interval of an entry, as its Poller runs it: with the shared store, claim the key's lease, poll the
 // upstream and commit if this replica holds it, and read the log; without the store, poll the view alone.
@@ -50,7 +51,12 @@ async function sharedTick<E extends LiveEvent>(hub: HubContext, entry: Entry<E>,
     // A failed poll leaves the feed's state untouched, so the lease and the state stay this replica's.
     const outcome = await feed.poll(signal, baseline);
     const newlyEnded = [...new Set(outcome.ended)].filter((topic) => !entry.ended.has(topic));
-    const logged: Logged<E>[] = [...(baseline ? [] : outcome.events.map((event) => ({ event }))), ...newlyEnded.map((end) => ({ end }))];
+    // Traced, each entry names this poll, so its delivery (on whichever replica reads it) links to the poll.
+    const cause = currentTraceparent();
+    const logged: Logged<E>[] = [
+      ...(baseline ? [] : outcome.events.map((event) => (cause ? { event, cause } : { event }))),
+      ...newlyEnded.map((end) => (cause ? { end, cause } : { end })),
+    ];
     const state: StoredState = { feed: feed.snapshot(), ended: [...entry.ended, ...newlyEnded] };
     const encoded = encode(state);
     // A quiet poll changes nothing in Redis: the snapshot is written when it changed, and at least every half
@@ -60,11 +66,20 @@ async function sharedTick<E extends LiveEvent>(hub: HubContext, entry: Entry<E>,
     let committed: LogPosition | null = null;
     try {
       if (!unchanged) {
-        committed = await store.commit(
-          entry.key,
-          held.token,
-          encoded,
-          logged.map((l) => encode(l)),
+        committed = await inSpan(
+          'live.commit',
+          () => ({ 'reward.live.key': entry.key, 'reward.live.lease_token': held.token, 'reward.live.events': logged.length }),
+          async (span) => {
+            const position = await store.commit(
+              entry.key,
+              held.token,
+              encoded,
+              logged.map((l) => encode(l)),
+            );
+            // null: fenced, another replica holds the key now.
+            span?.setAttribute('reward.live.fenced', position === null);
+            return position;
+          },
         );
       }
     } catch (error) {

@@ -2,6 +2,7 @@ import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import type { Config } from '../config.js';
 import { createRedactor, REDACTED, type Redactor } from '../redaction.js';
+import { traceLogFields } from '../telemetry/spans.js';
 
 // Structured JSON logs, one object per line on stdout. Secrets are kept out twice: pino `redact` blanks the
 // fields that carry them (headers, tokens, keys), and every finished line goes through the gateway's redactor
@@ -47,6 +48,8 @@ export function createLogger({ level, redactor = createRedactor(), destination }
       // Level names rather than numbers: readable by people and understood by the usual log shippers.
       formatters: { level: (label) => ({ level: label }) },
       redact: { paths: REDACTED_PATHS, censor: REDACTED },
+      // trace_id and span_id of the span active where the line is written (none with tracing off).
+      mixin: traceLogFields,
     },
     scrubber(redactor, out),
   );

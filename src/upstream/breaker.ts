@@ -9,6 +9,7 @@
 // Per replica: in cluster mode each replica finds out on its own, within a few attempts of its own traffic.
 
 import { circuitBreaker, CircuitState, ConsecutiveBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
+import { spanEvent } from '../telemetry/spans.js';
 import { UpstreamError } from './errors.js';
 import type { WireResponse } from './transport.js';
 import type { CircuitStateName } from './types.js';
@@ -61,6 +62,8 @@ export class UpstreamBreaker {
         this.#openedAt = Date.now();
         this.#scheduleProbe();
       }
+      // On the span active where the outcome that moved it was counted (the operation's, a loader batch's, a poll's).
+      spanEvent('upstream.breaker.transition', () => ({ 'reward.breaker.from': from, 'reward.breaker.to': to }));
       options.onTransition(from, to);
     });
   }

@@ -5,6 +5,7 @@
 // knows every attempt it made. Each attempt first passes the shield (shield.ts): an open circuit refuses it
 // with nothing sent, and it takes a token of the upstream budget (a retry costs one too).
 
+import { spanEvent, withAttempt } from '../telemetry/spans.js';
 import type { ClientConfig, UpstreamLogger } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import type { CallEvent } from './call-event.js';
@@ -108,25 +109,39 @@ export function createCaller(config: ClientConfig): Caller {
     deadline: number,
     scope: UpstreamScope,
     stops: Stops,
+    attempt: number,
   ): Promise<WireResponse> {
     const { breaker } = shield;
-    if (breaker.state !== 'closed') throw circuitOpenFailure(spec.route, breaker.retryAfterSeconds());
+    if (breaker.state !== 'closed') throw refusedOpen(spec.route);
     const priority: Priority = spec.method !== 'GET' ? 'write' : (scope.priority ?? 'read');
     const callLeftMs = Math.max(0, deadline - Date.now());
     const taken = shield.take(priority, priority === 'read' ? Math.min(config.queueTimeoutMs, callLeftMs) : callLeftMs, stops);
     const grant = taken instanceof Promise ? await taken : taken;
-    if (!grant.granted) throw grant.reason === 'aborted' ? abortedFailure(spec.route) : busyFailure(spec.route, grant.retryAfterSeconds);
+    if (!grant.granted) {
+      if (grant.reason === 'aborted') throw abortedFailure(spec.route);
+      spanEvent('upstream.budget.refused', () => ({ 'reward.upstream.route': spec.route }));
+      throw busyFailure(spec.route, grant.retryAfterSeconds);
+    }
     // The circuit may have opened while this attempt waited for its token.
-    if (breaker.state !== 'closed') throw circuitOpenFailure(spec.route, breaker.retryAfterSeconds());
+    if (breaker.state !== 'closed') throw refusedOpen(spec.route);
     const slotted = slot(spec.route, scope.lane, Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now())), stops);
     const release = typeof slotted === 'function' ? slotted : await slotted;
     const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
     const sentAt = performance.now();
     // The slot is freed when undici is done with the request, not when the attempt ends: one stopped while it
     // waited for a connection is still in the pool's queue, and the bulkhead bounds what the pool holds.
-    const res = await breaker.run(() => transport.send(spec, body, timeoutMs, stops, scope.requestId, release));
+    // The attempt's client span is the undici instrumentation's; withAttempt hands it the template and retry number.
+    const res = await breaker.run(() =>
+      withAttempt(spec.route, attempt, () => transport.send(spec, body, timeoutMs, stops, scope.requestId, release)),
+    );
     shield.answered(sentAt, res);
     return res;
+  }
+
+  /** An attempt the open circuit refuses with nothing sent: an event on the operation's span, no client span. */
+  function refusedOpen(route: string): UpstreamError {
+    spanEvent('upstream.circuit_open.refused', () => ({ 'reward.upstream.route': route }));
+    return circuitOpenFailure(route, shield.breaker.retryAfterSeconds());
   }
 
   function read<T>(spec: RequestSpec<T>, json: unknown): T {
@@ -150,7 +165,7 @@ export function createCaller(config: ClientConfig): Caller {
       let error: UpstreamError;
       let status = 0;
       try {
-        const res = await attemptOnce(spec, body, deadline, scope, stops);
+        const res = await attemptOnce(spec, body, deadline, scope, stops, attempt);
         status = res.status;
         if (res.status === 200) {
           const value = read(spec, res.json);

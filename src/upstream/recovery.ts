@@ -13,7 +13,9 @@
 // leaves the original error standing; call.ts has marked it `outcomeUnknown`, and retrying with the same id
 // is safe.
 
+import type { Span } from '@opentelemetry/api';
 import { pathSegment } from '../path-segment.js';
+import { inSpan } from '../telemetry/spans.js';
 import type { Caller, FailureFacts } from './call.js';
 import type { UpstreamLogger } from './config.js';
 import { IdConflictError, type OrderField, type UpstreamError } from './errors.js';
@@ -212,7 +214,14 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
     asked: AskedOrder,
     build: (found: { info: Info; campaign: Campaign }, error: UpstreamError, facts: FailureFacts) => Promise<T>,
   ): Rescue<T> {
-    return async (error, facts) => {
+    // One span per rescue, around its lookups (whose attempts are client spans of their own).
+    return (error, facts) =>
+      inSpan(
+        `upstream recovery ${route}`,
+        () => ({ 'reward.upstream.route': route, 'error.type': error.kind }),
+        (span) => rescue(error, facts, span),
+      );
+    async function rescue(error: UpstreamError, facts: FailureFacts, span: Span | undefined) {
       if (isIdConflict(error)) {
         const found = await findCampaign(id, facts);
         // Not found: the id names a top-up, or the read failed; either way nothing echoed can be compared.
@@ -221,6 +230,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
       if (!facts.ambiguous) return null;
       const found = await findCampaign(id, facts);
       const differs = found ? conflictingFields(found.campaign, asked) : [];
+      span?.setAttributes({ 'reward.recovery.found': found !== null, 'reward.recovery.differs': differs.length > 0 });
       (facts.scope.log ?? logger)?.warn(
         { route, errorKind: error.kind, status: error.status, attempts: error.attempts, found: found !== null, conflictingFields: differs },
         !found
@@ -232,7 +242,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
       if (!found) return null;
       if (differs.length > 0) throw new IdConflictError(route, differs, error.attempts);
       return { value: await build(found, error, facts), recovered: true };
-    };
+    }
   }
 
   return {

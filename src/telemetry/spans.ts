@@ -1,0 +1,174 @@
+import {
+  context,
+  createContextKey,
+  isSpanContextValid,
+  ROOT_CONTEXT,
+  trace,
+  SpanKind,
+  SpanStatusCode,
+  type Attributes,
+  type Link,
+  type Span,
+  type SpanContext,
+} from '@opentelemetry/api';
+
+// What the gateway's own code says to tracing, on @opentelemetry/api alone. With no SDK registered (tracing
+// off) the API is a no-op: getTracer returns a tracer whose spans record nothing, context.with just calls its
+// function, and the checks below return before building any attribute, so none of this costs when off.
+// Once the SDK registers (telemetry/start.ts), the tracer obtained here at load time starts real spans.
+
+export const tracer = trace.getTracer('reward-gateway');
+
+/** Whether the active context has a span that records: tracing is on and this trace is sampled. */
+export function tracing(): boolean {
+  return trace.getActiveSpan()?.isRecording() === true;
+}
+
+/** The active recording span, for events and attributes; undefined when tracing is off or not sampled. */
+export function recordingSpan(): Span | undefined {
+  const span = trace.getActiveSpan();
+  return span?.isRecording() ? span : undefined;
+}
+
+/** An event on the active span (a cache hit, a breaker decision); nothing when no span records. */
+export function spanEvent(name: string, attributes?: () => Attributes): void {
+  const span = recordingSpan();
+  if (span) span.addEvent(name, attributes?.());
+}
+
+/** The active span's context, to link background work to what caused it; undefined when not traced. */
+export function causeOfWork(): SpanContext | undefined {
+  return recordingSpan()?.spanContext();
+}
+
+function ended<T>(span: Span, run: () => Promise<T>): Promise<T> {
+  return run().then(
+    (value) => {
+      span.end();
+      return value;
+    },
+    (error: unknown) => {
+      span.setStatus({ code: SpanStatusCode.ERROR, message: error instanceof Error ? error.name : 'error' });
+      span.end();
+      throw error;
+    },
+  );
+}
+
+/**
+ * `run` inside a child span of the active one. The span is created only when the active span records:
+ * untraced work (tracing off, or a trace not sampled) runs as is.
+ */
+export function inSpan<T>(name: string, attributes: () => Attributes, run: (span: Span | undefined) => Promise<T>): Promise<T> {
+  if (!tracing()) return run(undefined);
+  return tracer.startActiveSpan(name, { attributes: attributes() }, (span) => ended(span, () => run(span)));
+}
+
+/**
+ * `run` as the root of a trace of its own (a poll, a delivery: work nobody waits on), linked to what caused
+ * it. Background work has no active span to ask, so this one asks the tracer: the no-op tracer of tracing off
+ * gives a span that does not record, and the links and attributes are then not even built.
+ */
+export function inRootSpan<T>(
+  name: string,
+  cause: () => { links?: (SpanContext | undefined)[]; attributes?: Attributes },
+  run: (span: Span) => Promise<T>,
+): Promise<T> {
+  const span = tracer.startSpan(name, { root: true, kind: SpanKind.INTERNAL });
+  if (!span.isRecording()) return run(span);
+  const { links = [], attributes = {} } = cause();
+  for (const link of links) if (link) span.addLink({ context: link } satisfies Link);
+  span.setAttributes(attributes);
+  return context.with(trace.setSpan(ROOT_CONTEXT, span), () => ended(span, () => run(span)));
+}
+
+/**
+ * `start` outside any trace: for work that outlives the request that began it (a key's poller), whose timers
+ * would otherwise carry that request's context, and keep its spans, for as long as they run.
+ */
+export function detached<T>(start: () => T): T {
+  return context.with(ROOT_CONTEXT, start);
+}
+
+/**
+ * A root span, started and not made active, for synchronous background work (the caller ends it); undefined
+ * when tracing is off, so nothing is built.
+ */
+export function rootSpan(name: string, cause: () => { links?: (SpanContext | undefined)[]; attributes?: Attributes }): Span | undefined {
+  const span = tracer.startSpan(name, { root: true, kind: SpanKind.INTERNAL });
+  if (!span.isRecording()) return undefined;
+  const { links = [], attributes = {} } = cause();
+  for (const link of links) if (link) span.addLink({ context: link } satisfies Link);
+  span.setAttributes(attributes);
+  return span;
+}
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-([0-9a-f]{2})$/;
+
+/**
+ * The active recording span as a W3C traceparent, for work that continues elsewhere (a live event written to
+ * the shared log, delivered by whichever replica reads it); undefined when not traced.
+ */
+export function currentTraceparent(): string | undefined {
+  const span = recordingSpan();
+  if (!span) return undefined;
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  return `00-${traceId}-${spanId}-${traceFlags.toString(16).padStart(2, '0')}`;
+}
+
+/** The span context a traceparent names, to link to it; undefined for anything else. */
+export function spanContextOf(traceparent: string | undefined): SpanContext | undefined {
+  const match = traceparent === undefined ? null : TRACEPARENT.exec(traceparent);
+  if (!match) return undefined;
+  const spanContext: SpanContext = { traceId: match[1]!, spanId: match[2]!, traceFlags: Number.parseInt(match[3]!, 16), isRemote: true };
+  return isSpanContextValid(spanContext) ? spanContext : undefined;
+}
+
+/** What an upstream attempt tells the client span the undici instrumentation makes for it (telemetry/sdk.ts). */
+export interface AttemptFacts {
+  /** The route's path with its parameters as `{name}`, e.g. `/campaign/{id}`. */
+  template: string;
+  /** 0 for the first attempt, 1 for the first retry, … (the span records it on retries only). */
+  resendCount: number;
+}
+
+const ATTEMPT = createContextKey('reward-gateway upstream attempt');
+
+/**
+ * `send` with the attempt's facts in the active context, where the undici instrumentation's hooks find them
+ * when undici creates the request (synchronously, inside `send`). Only when the attempt is traced.
+ */
+export function withAttempt<T>(route: string, attempt: number, send: () => T): T {
+  const active = context.active();
+  if (!trace.getSpan(active)?.isRecording()) return send();
+  const facts: AttemptFacts = { template: urlTemplate(route), resendCount: attempt - 1 };
+  return context.with(active.setValue(ATTEMPT, facts), send);
+}
+
+export function attemptFacts(): AttemptFacts | undefined {
+  return context.active().getValue(ATTEMPT) as AttemptFacts | undefined;
+}
+
+const templates = new Map<string, string>();
+
+/** "GET /campaign/:id" → "/campaign/{id}" (the routes are a fixed set, so the answers are kept). */
+export function urlTemplate(route: string): string {
+  let template = templates.get(route);
+  if (template === undefined) {
+    template = route.slice(route.indexOf(' ') + 1).replace(/:(\w+)/g, '{$1}');
+    templates.set(route, template);
+  }
+  return template;
+}
+
+/**
+ * `trace_id` and `span_id` of the active span, for every log line written inside a traced operation (a pino
+ * mixin: pino merges the line's fields into the object returned, so it is a new one each time).
+ */
+export function traceLogFields(): { trace_id?: string; span_id?: string } {
+  const span = trace.getActiveSpan();
+  if (!span) return {};
+  const spanContext = span.spanContext();
+  // A trace that is not sampled still has ids: its lines can be matched with the caller's own.
+  return isSpanContextValid(spanContext) ? { trace_id: spanContext.traceId, span_id: spanContext.spanId } : {};
+}

@@ -1,0 +1,90 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { node, tracing } from '@opentelemetry/sdk-node';
+import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
+import { undiciInstrumentation } from '../../src/telemetry/sdk.js';
+import { it } from '../support/test.js';
+import { captureClient, failure } from './helpers.js';
+import { json, raw, reset } from './quirks-server.js';
+
+// The upstream client's part of a trace, in process: an in-memory exporter behind the SDK's tracer provider,
+// and the undici instrumentation as telemetry/sdk.ts makes it (its hooks read what withAttempt put in the
+// context). One client span per attempt with its retry number and URL template, the recovery of a lost
+// create as a span around its lookup, and the breaker's decisions as events. Each test runs its calls inside
+// a span of its own, as an operation would. The providers are global: they are taken down after the file.
+
+const exporter = new tracing.InMemorySpanExporter();
+const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
+// Enabled from construction (it listens to undici's diagnostics channels at once); disabled after the file.
+const undici = undiciInstrumentation();
+
+beforeAll(() => {
+  provider.register();
+  undici.setTracerProvider(provider);
+});
+
+afterAll(async () => {
+  undici.disable();
+  await provider.shutdown();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+
+afterEach(() => exporter.reset());
+
+const inOperation = <T>(run: () => Promise<T>) => trace.getTracer('test').startActiveSpan('operation', (span) => run().finally(() => span.end()));
+const spans = () => exporter.getFinishedSpans();
+const wireCampaign = { id: 'order-9', uuid: 'c-9', status: 'CAMPAIGN_CREATED', delivery_type: 'SHORTLINK', price_in_cents: 1000, brand_codes: ['B'] };
+
+describe('upstream spans', () => {
+  it('one client span per attempt, with its retry number, and the recovery of a lost create around its lookup', async ({ quirks }) => {
+    const { client } = captureClient({ baseUrl: quirks.baseUrl });
+    try {
+      // Reset, 503, then resets until the attempts are spent.
+      quirks.on('POST /campaign', reset, raw(503, 'text/html', '<h1>busy</h1>'), reset);
+      quirks.on('GET /campaign/order-9', json(200, { campaign: { ...wireCampaign, link_count: 1 }, info: { code: 'INFO_CAMPAIGN_RETRIEVED' } }));
+      const created = await inOperation(() =>
+        client.createCampaign({ id: 'order-9', priceInCents: 1000, brandCodes: ['B'], deliveryType: 'SHORTLINK', linkCount: 1 }),
+      );
+      expect(created.recovered).toBe(true);
+    } finally {
+      await client.close();
+    }
+    const posts = spans().filter((s) => s.name === 'POST /campaign');
+    expect(posts.map((s) => s.attributes['http.request.resend_count'])).toEqual([undefined, 1, 2, 3]);
+    expect(posts.map((s) => s.attributes['http.response.status_code'])).toEqual([undefined, 503, undefined, undefined]);
+    expect(posts.every((s) => s.attributes['url.template'] === '/campaign')).toBe(true);
+    expect(quirks.requests).toHaveLength(posts.length + 1);
+    // Each request carried the traceparent of its own client span.
+    const sent = spans().filter((s) => s.kind === 2);
+    expect(quirks.requests.map((r) => String(r.headers.traceparent).split('-')[2]).sort()).toEqual(sent.map((s) => s.spanContext().spanId).sort());
+
+    const recovery = spans().find((s) => s.name === 'upstream recovery POST /campaign')!;
+    expect(recovery.attributes).toMatchObject({ 'reward.recovery.found': true, 'reward.recovery.differs': false });
+    const lookup = spans().find((s) => s.name === 'GET /campaign/{id}')!;
+    expect(lookup.parentSpanContext?.spanId).toBe(recovery.spanContext().spanId);
+    expect(lookup.attributes).toMatchObject({ 'http.response.status_code': 200 });
+    expect(lookup.attributes['http.request.resend_count']).toBeUndefined();
+  });
+
+  it("the breaker's transition and its refusals are events on the operation's span, with no client span", async ({ quirks }) => {
+    const { client } = captureClient({ baseUrl: quirks.baseUrl, breaker: { failures: 2, halfOpenAfterMs: 60_000 } });
+    try {
+      quirks.on('GET /funds', raw(503, 'text/html', '<h1>down</h1>'));
+      await inOperation(async () => {
+        await failure(client.getFunds());
+        await failure(client.getFunds());
+      });
+    } finally {
+      await client.close();
+    }
+    const operation = spans().find((s) => s.name === 'operation')!;
+    const events = operation.events.map((e) => e.name);
+    const clients = spans().filter((s) => s.name === 'GET /funds');
+    expect(clients.length).toBe(quirks.requests.length);
+    expect(clients).toHaveLength(2);
+    const transition = operation.events.find((e) => e.name === 'upstream.breaker.transition');
+    expect(transition?.attributes).toEqual({ 'reward.breaker.from': 'closed', 'reward.breaker.to': 'open' });
+    expect(events).toContain('upstream.circuit_open.refused');
+  });
+});
