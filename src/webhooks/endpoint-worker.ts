@@ -56,6 +56,7 @@ export function startWorker(deps: WorkerDeps, endpointId: string, shape: Subscri
   let stopped = false;
   let current: Extract<Opened, { ok: true }> | null = null;
   let sending = false;
+  let wakeAgain = false;
   let sleeping: { timer: NodeJS.Timeout; resolve(): void } | null = null;
   const abort = new AbortController();
   // The retry window of a head starts at its first attempt, or at the worker's start (an endpoint enabled
@@ -153,8 +154,12 @@ export function startWorker(deps: WorkerDeps, endpointId: string, shape: Subscri
   }
 
   function wake(): void {
-    if (sending || stopped) return;
+    if (stopped) return;
+    // A wake while the loop runs may come after the loop last read the queue (an event queued as it found the
+    // queue empty): remember it and look again when the loop ends, or that event would wait for the next one.
+    if (sending) return void (wakeAgain = true);
     sending = true;
+    wakeAgain = false;
     void sendQueue()
       .then(
         () => false,
@@ -163,7 +168,9 @@ export function startWorker(deps: WorkerDeps, endpointId: string, shape: Subscri
       )
       .then((failed) => {
         sending = false;
-        if (failed && !stopped) setTimeout(wake, settings.retryBaseMs).unref();
+        if (stopped) return;
+        if (failed) setTimeout(wake, settings.retryBaseMs).unref();
+        else if (wakeAgain) wake();
       });
   }
 
