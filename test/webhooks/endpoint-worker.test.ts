@@ -26,6 +26,7 @@ const ENDPOINT: WebhookEndpoint = {
   createdAt: 0,
   position: null,
   completed: false,
+  generation: 0,
 };
 
 /** A subscription whose events the test pushes one at a time. */
