@@ -1,11 +1,26 @@
+import { execFileSync } from 'node:child_process';
 import { availableParallelism, cpus } from 'node:os';
 import { z } from 'zod';
 
 // Every knob of `npm run bench`, from the environment, with the defaults that fit a 2-core machine in
 // under ten minutes (BENCH_QUICK=1: about two). A typo stops the run with a message rather than measuring the wrong thing.
 
-export const SCENARIOS = ['compare', 'dashboard', 'overhead', 'nested', 'create', 'fan-out', 'soak', 'hostile', 'cluster'] as const;
-export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'gateway-baseline', 'apollo', 'yoga'] as const;
+export const SCENARIOS = [
+  'compare',
+  'dashboard',
+  'outage',
+  'capacity',
+  'overhead',
+  'nested',
+  'create',
+  'fan-out',
+  'soak',
+  'hostile',
+  'cluster',
+] as const;
+export const TARGETS = ['gateway-tsx', 'gateway-compiled', 'gateway-baseline', 'apollo', 'yoga', 'yoga-jit'] as const;
+/** The gateway through tsx is a target on request only: production runs the compiled one. */
+const DEFAULT_TARGETS = TARGETS.filter((t) => t !== 'gateway-tsx');
 
 const int = (min: number) => z.coerce.number().int().min(min);
 
@@ -63,10 +78,23 @@ const envSchema = z.object({
   BENCH_COMPARE_FUNDS_S: int(1).default(3),
   BENCH_COMPARE_SERIAL: int(1).default(20),
   BENCH_COMPARE_CONCURRENT: int(1).default(100),
-  /** Which servers the comparison measures, comma-separated; default all (gateway-baseline only with BENCH_BASELINE_ENTRY). */
+  /** Per target and round: queries naming one order, and queries naming BENCH_WIDE_ORDERS, at BENCH_CONNECTIONS (CPU per upstream call). */
+  BENCH_COMPARE_NARROW: int(1).default(100),
+  BENCH_COMPARE_WIDE: int(1).default(5),
+  BENCH_WIDE_ORDERS: int(2).default(50),
+  /** Seconds every target of the comparison is left idle (all at once, after start-up) for its idle CPU. */
+  BENCH_IDLE_S: int(1).default(5),
+  /** Idle subscribers held by the compiled gateway and by a bare yoga + graphql-ws server, for heap per subscriber. */
+  BENCH_COMPARE_SUBSCRIBERS: int(1).default(1_000),
+  /** Outage and capacity scenarios: viewers per target (a 10-order view each second), and their durations. */
+  BENCH_SHIELD_VIEWERS: int(1).default(10),
+  BENCH_OUTAGE_S: int(1).default(60),
+  BENCH_OUTAGE_AROUND_S: int(1).default(10),
+  BENCH_CAPACITY_S: int(11).default(30),
+  /** Which servers the comparison measures, comma-separated; default all but gateway-tsx (gateway-baseline only with BENCH_BASELINE_ENTRY). */
   BENCH_TARGETS: z
     .string()
-    .default(TARGETS.join(','))
+    .default(DEFAULT_TARGETS.join(','))
     .transform((s) =>
       s
         .split(',')
@@ -105,6 +133,13 @@ const QUICK: Record<string, string> = {
   BENCH_INTERVALS: '4',
   BENCH_SOAK_S: '6',
   BENCH_DASHBOARD_S: '5',
+  BENCH_COMPARE_NARROW: '20',
+  BENCH_COMPARE_WIDE: '2',
+  BENCH_IDLE_S: '2',
+  BENCH_COMPARE_SUBSCRIBERS: '200',
+  BENCH_OUTAGE_S: '10',
+  BENCH_OUTAGE_AROUND_S: '5',
+  BENCH_CAPACITY_S: '14',
 };
 
 export type Settings = z.infer<typeof envSchema>;
@@ -120,6 +155,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
 }
 
 export interface Machine {
+  /** The commit measured (`git rev-parse --short HEAD`, `+` when the work tree has changes). */
+  commit: string;
   cpus: number;
   cpuModel: string;
   node: string;
@@ -129,10 +166,20 @@ export interface Machine {
 
 export function describeMachine(): Machine {
   return {
+    commit: commitOf(),
     cpus: availableParallelism(),
     cpuModel: cpus()[0]?.model.trim() ?? 'unknown',
     node: process.version,
     platform: `${process.platform} ${process.arch}`,
     date: new Date().toISOString(),
   };
+}
+
+function commitOf(): string {
+  try {
+    const git = (...args: string[]) => execFileSync('git', args, { encoding: 'utf8' }).trim();
+    return `${git('rev-parse', '--short', 'HEAD')}${git('status', '--porcelain', '--untracked-files=no') ? '+' : ''}`;
+  } catch {
+    return 'unknown';
+  }
 }
