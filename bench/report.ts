@@ -326,7 +326,8 @@ export function shieldGoals(r: Pick<BenchResults, 'dashboard' | 'outage' | 'capa
     const one = ours.find((row) => row.viewers === 1);
     const most = ours.reduce<(typeof ours)[number] | undefined>((best, row) => (!best || row.viewers > best.viewers ? row : best), undefined);
     if (one && most && most !== one) {
-      const ratio = one.upstreamPerSecond ? most.upstreamPerSecond / one.upstreamPerSecond : Infinity;
+      // Both 0: the cache answered everything in both runs, which is flat.
+      const ratio = one.upstreamPerSecond ? most.upstreamPerSecond / one.upstreamPerSecond : most.upstreamPerSecond ? Infinity : 1;
       goals.push({
         ...boundGoal(
           `dashboard: upstream requests of ${most.viewers} viewers ÷ one viewer`,

@@ -1,5 +1,6 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandboxClient } from './clients.js';
 import type { BenchContext } from './context.js';
@@ -110,8 +111,17 @@ try {
   if (results.outage) process.stdout.write(`\n${renderOutage(results.outage)}\n`);
   if (results.capacity) process.stdout.write(`\n${renderCapacity(results.capacity)}\n`);
   if (results.dashboard || results.outage || results.capacity) process.stdout.write(`\nGoals of issue 24:\n${renderGoals(shieldGoals(results))}\n`);
-  if (results.compare?.profileDir)
-    log(`CPU profiles of the compared gateways in ${results.compare.profileDir}; summary: node --import tsx bench/profile-summary.ts <file>`);
+  const profiles = results.compare?.profileDir;
+  if (profiles && existsSync(profiles)) {
+    // Written by each gateway as it stopped; where its CPU went, by function and by package.
+    for (const file of readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile'))) {
+      process.stdout.write(`\nCPU profile of a compared gateway: ${join(profiles, file)}\n`);
+      spawnSync(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'profile-summary.ts'), join(profiles, file), '30'], {
+        cwd: ROOT,
+        stdio: 'inherit',
+      });
+    }
+  }
   process.stdout.write(
     `\n${results.compare ? renderCompare(results.compare, results.machine) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`,
   );

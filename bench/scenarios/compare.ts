@@ -1,3 +1,4 @@
+import { rmSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Request } from 'autocannon';
 import { requestDelta, total } from '../clients.js';
@@ -163,6 +164,8 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
   const wideRefs = [...refs, ...(await createNestedOrders(ctx, `${prefix}-wide`, settings.BENCH_WIDE_ORDERS - refs.length))];
   const narrowRefs = refs.slice(0, 1);
   const profileDir = settings.BENCH_CPU_PROF ? join(ROOT, 'bench', 'results', 'profiles', 'compare') : null;
+  // Only this run's profiles, so the summary at the end reads the right ones.
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
   const targets = await startTargets(ctx, profileDir);
   try {
     // Idle CPU: every target idle at once, after start-up has settled (bench/targets.ts waits 3 s).
