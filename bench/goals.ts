@@ -22,6 +22,9 @@ export interface Goal {
   bound: string;
   met: boolean;
   verdict: Verdict;
+  /** For the comparison's goals: the table row it belongs to and the gateway target it is of. */
+  figure?: string;
+  target?: string;
 }
 
 const n = (v: number, digits = 2) => String(Math.round(v * 10 ** digits) / 10 ** digits);
@@ -74,4 +77,9 @@ export function renderGoals(goals: Goal[]): string {
         `| ${g.goal} | ${g.measured} | ${g.against} | ${g.ratio === null ? '—' : n(g.ratio)} | ${g.bound} | ${g.met ? 'yes' : '**no**'} | ${g.verdict} |`,
     ),
   ].join('\n');
+}
+
+/** The goals column of a table row: each goal's bound, met or not, and the verdict from the ranges. */
+export function goalCell(goals: Goal[]): string {
+  return goals.map((g) => `${g.bound}: ${g.met ? 'met' : '**not met**'}${g.verdict === '—' ? '' : ` (${g.verdict})`}`).join('; ');
 }
