@@ -195,8 +195,9 @@ export function renderCompare(c: CompareResult, m: Machine): string {
     ),
     row(`\`{ funds }\` q/s, ${c.connections} connections`, (t) => spread(t, 'fundsPerSecond', 0)),
     row(
-      `CPU µs per upstream call: 1 order · ${c.wideOrders} orders per query`,
-      (t) => `${spread(t, 'narrowCpuUsPerCall', 0)} · ${spread(t, 'wideCpuUsPerCall', 0)}`,
+      `CPU µs per upstream call: 1 · 10 (the nested read at ${c.connections} connections, median) · ${c.wideOrders} orders per query`,
+      (t) =>
+        `${spread(t, 'narrowCpuUsPerCall', 0)} · ${n((t.median.nestedCpuMsPerQuery * 1000) / Math.max(1, t.median.serialUpstreamPerQuery), 0)} · ${spread(t, 'wideCpuUsPerCall', 0)}`,
       ['wideCpuUsPerCall'],
     ),
     row('RSS after the load, MB', (t) => spread(t, 'rssAfterLoadMb', 0), ['rssAfterLoadMb']),
