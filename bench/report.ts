@@ -381,7 +381,6 @@ export function shieldGoals(r: Pick<BenchResults, 'dashboard' | 'outage' | 'capa
   }
   const o = r.outage?.rows.find((row) => row.target.startsWith('gateway'));
   if (o) {
-    const refused = o.writeAnswers.UpstreamUnavailable ?? 0;
     const probes = o.sentWhileOpen ? Object.entries(o.sentWhileOpen).filter(([route]) => route !== 'GET /ping') : null;
     goals.push(
       boundGoal(
@@ -390,7 +389,12 @@ export function shieldGoals(r: Pick<BenchResults, 'dashboard' | 'outage' | 'capa
         '100 %',
         o.reads > 0 && o.answeredShare === 1,
       ),
-      boundGoal('outage: writes refused as UpstreamUnavailable', `${refused} of ${o.writes}`, 'all', o.writes > 0 && refused === o.writes),
+      boundGoal(
+        'outage: writes sent while the circuit was open, refused as UpstreamUnavailable',
+        `${o.refusedWhileOpen} of ${o.writesWhileOpen}`,
+        'all',
+        o.writesWhileOpen > 0 && o.refusedWhileOpen === o.writesWhileOpen,
+      ),
       boundGoal(
         'outage: upstream requests sent while the circuit was open',
         o.sentWhileOpen ? routes(o.sentWhileOpen) : 'circuit never seen open',
@@ -430,7 +434,7 @@ export function renderOutage(o: OutageResult): string {
     '|---|---:|---|---|---|---|---|',
     ...o.rows.map(
       (row) =>
-        `| ${row.label} | ${row.reads} | ${pct(row.answeredShare)} (${pct(row.staleShare)}) | ${row.target.startsWith('gateway') ? routes(row.writeAnswers) : '– (no mutation)'} | ${routes(row.sentDuringOutage)} | ${row.sentWhileOpen ? routes(row.sentWhileOpen) : '–'} | ${row.recoverySeconds === null ? 'never' : `${row.recoverySeconds} s`} |`,
+        `| ${row.label} | ${row.reads} | ${pct(row.answeredShare)} (${pct(row.staleShare)}) | ${row.target.startsWith('gateway') ? `${routes(row.writeAnswers)}; sent while open: ${row.refusedWhileOpen} of ${row.writesWhileOpen} refused` : '– (no mutation)'} | ${routes(row.sentDuringOutage)} | ${row.sentWhileOpen ? routes(row.sentWhileOpen) : '–'} | ${row.recoverySeconds === null ? 'never' : `${row.recoverySeconds} s`} |`,
     ),
   ].join('\n');
 }

@@ -23,6 +23,9 @@ export interface OutageRow {
   writes: number;
   /** Answers to the writes during the outage: __typename or error code → count. */
   writeAnswers: Record<string, number>;
+  /** The gateway: writes sent once its circuit was seen open, and of them those refused as UpstreamUnavailable. */
+  writesWhileOpen: number;
+  refusedWhileOpen: number;
   /** Upstream requests by route sent during the outage. */
   sentDuringOutage: Record<string, number>;
   /** The gateway: upstream requests by route sent while its circuit was open (null: never seen open, or a peer). */
@@ -52,6 +55,8 @@ async function measure(t: ShieldTarget, settings: Settings, down: { from: number
   let recoveredAt: number | null = null;
   let atFault: SandboxStats | null = null;
   let atOpen: SandboxStats | null = null;
+  let openAt: number | null = null;
+  const whileOpen = { writes: 0, refused: 0 };
   let atReturn: SandboxStats | null = null;
   const inOutage = (at: number) => at >= down.from && at < down.to;
 
@@ -61,8 +66,10 @@ async function measure(t: ShieldTarget, settings: Settings, down: { from: number
     await t.upstream.fault({ status: 503, rate: 1 });
     // The gateway: watch its circuit until it opens (a peer has none).
     while (t.writes && !atOpen && Date.now() < down.to - 200) {
-      if (await circuitOpen(t.target.url)) atOpen = await t.upstream.stats();
-      else await sleep(100);
+      if (await circuitOpen(t.target.url)) {
+        openAt = Date.now();
+        atOpen = await t.upstream.stats();
+      } else await sleep(100);
     }
     await sleep(down.to - Date.now());
     atReturn = await t.upstream.stats();
@@ -91,6 +98,12 @@ async function measure(t: ShieldTarget, settings: Settings, down: { from: number
           if (!inOutage(at)) return;
           during.writes += 1;
           writeAnswers[typename] = (writeAnswers[typename] ?? 0) + 1;
+          // A write sent before the circuit opened may already be on its way upstream (OutcomeUnknown is then
+          // the honest answer); one sent while it is open must be refused with nothing sent.
+          if (openAt !== null && at >= openAt) {
+            whileOpen.writes += 1;
+            if (typename === 'UpstreamUnavailable') whileOpen.refused += 1;
+          }
         },
       )
     : Promise.resolve();
@@ -103,6 +116,8 @@ async function measure(t: ShieldTarget, settings: Settings, down: { from: number
     staleShare: during.reads ? during.stale / during.reads : 0,
     writes: during.writes,
     writeAnswers,
+    writesWhileOpen: whileOpen.writes,
+    refusedWhileOpen: whileOpen.refused,
     sentDuringOutage: atFault && atReturn ? requestDelta(atFault, atReturn) : {},
     sentWhileOpen: atOpen && atReturn ? requestDelta(atOpen, atReturn) : null,
     recoverySeconds: recoveredAt === null ? null : Math.max(0, Math.round((recoveredAt - down.to) / 100) / 10),
