@@ -17,9 +17,9 @@ import { NESTED } from './nested-read.js';
 // brands, the nested read's query) every second for BENCH_DASHBOARD_S seconds, against the gateway with its
 // read cache (defaults: CACHE_TTL_MS 5 s; the compiled production start) and against the peers Apollo and
 // plain yoga, each on orders of its own. Meanwhile a recipient redeems one of the rewards every 500 ms (the
-// sandbox's truth moving): an answer that still shows
-// a reward open after its redemption is that much behind the truth, and the oldest such age is reported with
-// the guarantee it must stay under (CACHE_TTL_MS for rewards no subscription watches; the peers cache nothing).
+// sandbox's truth moving): an answer that still shows a reward open after its redemption is that much behind
+// the truth, and the oldest such age is reported with the guarantee it must stay under (CACHE_TTL_MS for
+// rewards no subscription watches; the peers cache nothing).
 // Reported: upstream requests per second, latency p50 and p99, and the oldest answer's age.
 
 const ORDERS = 10;
