@@ -502,8 +502,16 @@ export function renderGenerated(r: BenchResults): string {
   ].join('\n');
 }
 
-export function writeResults(dir: string, r: BenchResults): void {
+/**
+ * The record of a run: latest.json and the block of RESULTS.md. A profiled run (`--profile`) is no record: the
+ * profiler's cost is in its CPU figures, so it goes to profiled.json only and RESULTS.md keeps the last run.
+ */
+export function writeResults(dir: string, r: BenchResults): string {
   mkdirSync(join(dir, 'results'), { recursive: true });
+  if (r.settings.BENCH_CPU_PROF) {
+    writeFileSync(join(dir, 'results', 'profiled.json'), JSON.stringify(r, null, 2) + '\n');
+    return 'bench/results/profiled.json (a profiled run leaves RESULTS.md as it was)';
+  }
   writeFileSync(join(dir, 'results', 'latest.json'), JSON.stringify(r, null, 2) + '\n');
   const path = join(dir, 'RESULTS.md');
   const generated = `${BEGIN}\n${renderGenerated(r)}\n${END}`;
@@ -512,4 +520,5 @@ export function writeResults(dir: string, r: BenchResults): void {
   const end = existing.indexOf(END);
   const next = start >= 0 && end > start ? existing.slice(0, start) + generated + existing.slice(end + END.length) : `${existing}\n${generated}\n`;
   writeFileSync(path, next);
+  return 'bench/results/latest.json and bench/RESULTS.md';
 }

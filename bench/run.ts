@@ -98,7 +98,7 @@ try {
   }
   const measured = { machine, settings, compare: compared, dashboard: dashboarded, outage: outaged, capacity: capacitied, ...own };
   const results: BenchResults = { ...measured, totalSeconds: Math.round((performance.now() - began) / 1000), checks: checksOf(measured) };
-  writeResults(BENCH_DIR, results);
+  const written = writeResults(BENCH_DIR, results);
   const h = results.hostileNeighbour;
   if (h) {
     process.stdout.write(
@@ -125,7 +125,7 @@ try {
   process.stdout.write(
     `\n${results.compare ? renderCompare(results.compare, results.machine) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`,
   );
-  log('wrote bench/results/latest.json and bench/RESULTS.md');
+  log(`wrote ${written}`);
   process.exitCode = results.checks.every((c) => c.ok) ? 0 : 1;
 } catch (error) {
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);
