@@ -7,6 +7,9 @@ export interface SandboxStats {
   requests: Record<string, number>;
   creates: Record<string, number>;
   inFlightMax: number;
+  /** Requests per wall-clock second (epoch seconds), and of them those the capacity fault answered 429. */
+  perSecond: Record<string, number>;
+  throttledPerSecond: Record<string, number>;
 }
 
 export interface FaultRule {
@@ -40,6 +43,8 @@ export function sandboxClient(sandbox: SandboxProcess) {
     stats: (): Promise<SandboxStats> => send(`${control}/stats`),
     fault: (rule: FaultRule) => send(`${control}/faults`, { method: 'POST', json: rule }),
     clearFaults: () => send(`${control}/faults`, { method: 'DELETE' }),
+    /** The capacity fault: a token bucket of `per_second` above which every request is answered 429. */
+    capacity: (setting: { per_second: number; burst?: number }) => send(`${control}/capacity`, { method: 'POST', json: setting }),
     redeem: (giftUuid: string) => send(`${control}/gifts/${encodeURIComponent(giftUuid)}/redeem`, { method: 'POST', json: {} }),
 
     /** An email order straight through the reward API; returns its uuid and its rewards' uuids. */

@@ -11,7 +11,7 @@ import WebSocket from 'ws';
 export const ROOT = fileURLToPath(new URL('..', import.meta.url));
 
 /** Start-up through tsx takes 20 s and more when the machine is shared; only a hung start takes this long. */
-const START_TIMEOUT_MS = 120_000;
+export const START_TIMEOUT_MS = 120_000;
 
 export interface Child {
   pid: number;
@@ -190,15 +190,21 @@ export async function waitUntilHealthy(url: string, child: ChildProcess, lines: 
 }
 
 function collectGarbage(inspectorUrl: string): Promise<void> {
+  return inspectorCall(inspectorUrl, 'HeapProfiler.collectGarbage').then(() => undefined);
+}
+
+/** One DevTools protocol call on a process's inspector (loopback), answered with its result. */
+export function inspectorCall(inspectorUrl: string, method: string, params: object = {}): Promise<any> {
   return new Promise((resolve, reject) => {
     const socket = new WebSocket(inspectorUrl);
-    const timer = setTimeout(() => (socket.terminate(), reject(new Error('inspector GC timed out'))), 10_000);
-    socket.once('open', () => socket.send(JSON.stringify({ id: 1, method: 'HeapProfiler.collectGarbage' })));
+    const timer = setTimeout(() => (socket.terminate(), reject(new Error(`inspector ${method} timed out`))), 10_000);
+    socket.once('open', () => socket.send(JSON.stringify({ id: 1, method, params })));
     socket.on('message', (data) => {
-      if ((JSON.parse(data.toString()) as { id?: number }).id !== 1) return;
+      const message = JSON.parse(data.toString()) as { id?: number; result?: unknown };
+      if (message.id !== 1) return;
       clearTimeout(timer);
       socket.close();
-      resolve();
+      resolve(message.result);
     });
     socket.once('error', (error) => (clearTimeout(timer), reject(error)));
   });

@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
+import { SourceMap } from 'node:module';
+import { fileURLToPath } from 'node:url';
 
 // Summarises a `--cpu-prof` profile of the gateway: where its CPU time went, by function (self time) and by
 // package (node_modules/<name>, src/<dir>, or node internals). Usage:
@@ -6,7 +8,7 @@ import { readFileSync } from 'node:fs';
 
 interface Node {
   id: number;
-  callFrame: { functionName: string; url: string; lineNumber: number };
+  callFrame: { functionName: string; url: string; lineNumber: number; columnNumber: number };
   children?: number[];
 }
 interface Profile {
@@ -36,10 +38,27 @@ function area(rawUrl: string, name: string): string {
   return url.startsWith('node:') ? 'node internals' : url;
 }
 
+// The production build is one bundle (dist/main.js and its chunks): through its source maps each sample is put
+// back where it was written (src/<dir>, node_modules/<package>), as a profile of the unbundled code reads.
+const maps = new Map<string, SourceMap | null>();
+function original(frame: Node['callFrame']): { url: string; lineNumber: number } {
+  if (!frame.url.startsWith('file://')) return frame;
+  if (!maps.has(frame.url)) {
+    const mapFile = `${fileURLToPath(frame.url)}.map`;
+    maps.set(frame.url, existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : null);
+  }
+  const entry = maps.get(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);
+  if (!entry || !('originalSource' in entry) || !entry.originalSource) return frame;
+  // Sources are named relative to the bundle (esbuild: `../src/…`, `../node_modules/…`).
+  return { url: new URL(entry.originalSource, frame.url).href, lineNumber: entry.originalLine };
+}
+
 const functions = new Map<string, number>();
 const areas = new Map<string, number>();
 for (const [id, us] of selfUs) {
-  const { functionName, url, lineNumber } = byId.get(id)!.callFrame;
+  const frame = byId.get(id)!.callFrame;
+  const { functionName } = frame;
+  const { url, lineNumber } = original(frame);
   const where = url ? `${url.replace(/^.*?(node_modules|src)\//, '$1/')}:${lineNumber + 1}` : '';
   const key = `${functionName || '(anonymous)'} ${where}`.trim();
   functions.set(key, (functions.get(key) ?? 0) + us);

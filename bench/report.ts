@@ -2,7 +2,10 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { Machine, Settings } from './settings.js';
 import type { ClusterResult } from './scenarios/cluster.js';
-import type { CompareResult, RoundFigures, TargetResult } from './scenarios/compare.js';
+import { boundGoal, goalCell, renderGoals, type Goal } from './goals.js';
+import type { CapacityResult } from './scenarios/capacity.js';
+import type { OutageResult } from './scenarios/outage.js';
+import { HEAVY_CONNECTIONS, type CompareResult, type GoalFigure, type RoundFigures, type TargetResult } from './scenarios/compare.js';
 import type { CreateResult } from './scenarios/create.js';
 import type { DashboardResult } from './scenarios/dashboard.js';
 import type { FanOutResult } from './scenarios/fan-out.js';
@@ -23,6 +26,8 @@ export interface BenchResults {
   /** Each scenario is there when BENCH_SCENARIOS ran it. */
   compare?: CompareResult;
   dashboard?: DashboardResult;
+  outage?: OutageResult;
+  capacity?: CapacityResult;
   overhead?: OverheadResult;
   nestedRead?: NestedReadResult;
   create?: CreateResult;
@@ -49,12 +54,15 @@ const n = (v: number, digits = 1) => String(Math.round(v * 10 ** digits) / 10 **
 
 export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Check[] {
   const checks: Check[] = [];
-  if (r.dashboard) checks.push(...dashboardChecks(r.dashboard));
+  if (r.dashboard) checks.push({ name: 'dashboard: no errors', ok: r.dashboard.rows.every((row) => row.errors === 0) });
   const c = r.compare;
   if (c) {
     const first = c.targets[0]!;
     checks.push(
-      { name: `compare: every target answers both queries byte for byte as ${first.label}`, ok: c.targets.every((t) => t.identical) },
+      {
+        name: `compare: every target answers every query (funds, 1, 10 and ${c.wideOrders} orders) byte for byte as ${first.label}`,
+        ok: c.targets.every((t) => t.identical),
+      },
       { name: 'compare: no errors, every nested answer complete', ok: c.targets.every((t) => t.errors === 0) },
       {
         name: 'compare: the same upstream requests per nested read for every target (cold and warm)',
@@ -169,35 +177,71 @@ export function renderCluster(c: ClusterResult): string {
   return ['| figure | measured | ideal / bound |', '|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
-/** A median with its spread over the rounds: `27.5 (26.9–28.8)`. */
-function spread(t: TargetResult, figure: keyof RoundFigures, digits = 1): string {
-  const v = (x: number) => n(x, digits);
-  return t.rounds.length > 1 ? `${v(t.median[figure])} (${v(t.min[figure])}–${v(t.max[figure])})` : v(t.median[figure]);
+/** A median with its range over the rounds: `27.5 [26.9–28.8]`. */
+function spread(t: TargetResult, figure: keyof RoundFigures, digits = 1, scale = 1): string {
+  const v = (x: number) => n(x * scale, digits);
+  return t.rounds.length > 1 && t.min[figure] !== t.max[figure]
+    ? `${v(t.median[figure])} [${v(t.min[figure])}–${v(t.max[figure])}]`
+    : v(t.median[figure]);
 }
 
-export function renderCompare(c: CompareResult): string {
-  const header = `| figure (median of ${c.rounds} interleaved round${c.rounds > 1 ? 's' : ''}, min–max) | ${c.targets.map((t) => t.label).join(' | ')} |`;
-  const row = (figure: string, cell: (t: TargetResult) => string) => `| ${figure} | ${c.targets.map(cell).join(' | ')} |`;
+export function renderCompare(c: CompareResult, m: Machine): string {
+  // The goals column speaks for the compiled gateway (the one production runs), else the first gateway measured.
+  const gateway = c.targets.find((t) => t.name === 'gateway-compiled') ?? c.targets.find((t) => t.name.startsWith('gateway'));
+  const goalsOf = (figures: GoalFigure[]) => goalCell(c.goals.filter((g) => g.target === gateway?.name && figures.includes(g.figure as GoalFigure)));
+  const header = `| figure (median [min–max] of ${c.rounds} interleaved round${c.rounds > 1 ? 's' : ''}) | ${c.targets.map((t) => t.label).join(' | ')} | goal (${gateway?.label ?? 'gateway'} against the best peer) |`;
+  const row = (figure: string, cell: (t: TargetResult) => string, goals: GoalFigure[] = []) =>
+    `| ${figure} | ${c.targets.map(cell).join(' | ')} | ${goalsOf(goals)} |`;
+  const h = c.subscriberHeap;
   const table = [
+    `Machine: ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, ${m.platform}; run of ${m.date}; commit ${m.commit ?? 'unknown'}. Gateway read cache off (CACHE_TTL_MS=0). A lead is claimed only where the rounds' ranges do not overlap.`,
+    '',
     header,
-    `|---|${c.targets.map(() => '---|').join('')}`,
-    row(`\`{ funds }\` CPU ms per query, ${c.connections} connections`, (t) => spread(t, 'fundsCpuMsPerQuery', 2)),
-    row(`\`{ funds }\` q/s, ${c.connections} connections`, (t) => spread(t, 'fundsPerSecond', 0)),
-    row(`\`{ funds }\` p99 ms, ${c.connections} connections`, (t) => spread(t, 'fundsP99Ms', 0)),
-    row('nested read CPU ms per query', (t) => spread(t, 'nestedCpuMsPerQuery')),
-    row(`nested read q/s, ${c.connections} connections`, (t) => spread(t, 'nestedPerSecond')),
-    row(`nested read p50 / p99 ms, ${c.connections} connections`, (t) => `${spread(t, 'nestedP50Ms', 0)} / ${spread(t, 'nestedP99Ms', 0)}`),
+    `|---|${c.targets.map(() => '---|').join('')}---|`,
+    row('nested read CPU ms per query, one at a time', (t) => spread(t, 'serialCpuMsPerQuery', 2), ['serialCpuMsPerQuery']),
+    row(`nested read CPU ms per query, ${c.connections} connections`, (t) => spread(t, 'nestedCpuMsPerQuery', 2), ['nestedCpuMsPerQuery']),
+    row(`nested read q/s · p99 ms, ${c.connections} connections`, (t) => `${spread(t, 'nestedPerSecond')} · ${spread(t, 'nestedP99Ms', 0)}`, [
+      'nestedPerSecond',
+      'nestedP99Ms',
+    ]),
     row('nested read p50 ms, one at a time', (t) => spread(t, 'serialP50Ms', 0)),
-    row('idle RSS after start', (t) => mb(t.idleRssBytes)),
+    row(`nested read, ${HEAVY_CONNECTIONS} connections: not answered in full`, (t) => `${spread(t, 'nested50RefusedShare', 1, 100)} %`, [
+      'nested50RefusedShare',
+    ]),
+    row(
+      `nested read, ${HEAVY_CONNECTIONS} connections: good answers/s · p99 ms`,
+      (t) => `${spread(t, 'nested50PerSecond')} · ${spread(t, 'nested50P99Ms', 0)}`,
+      ['nested50PerSecond', 'nested50P99Ms'],
+    ),
+    row(
+      `\`{ funds }\`, ${c.connections} connections: CPU ms per query · p99 ms`,
+      (t) => `${spread(t, 'fundsCpuMsPerQuery', 2)} · ${spread(t, 'fundsP99Ms', 0)}`,
+      ['fundsCpuMsPerQuery', 'fundsP99Ms'],
+    ),
+    row(`\`{ funds }\` q/s, ${c.connections} connections`, (t) => spread(t, 'fundsPerSecond', 0)),
+    row(
+      `CPU µs per upstream call: 1 · 10 (the nested read at ${c.connections} connections, median) · ${c.wideOrders} orders per query`,
+      (t) =>
+        `${spread(t, 'narrowCpuUsPerCall', 0)} · ${n((t.median.nestedCpuMsPerQuery * 1000) / Math.max(1, t.median.serialUpstreamPerQuery), 0)} · ${spread(t, 'wideCpuUsPerCall', 0)}`,
+      ['wideCpuUsPerCall'],
+    ),
+    row('RSS after the load, MB', (t) => spread(t, 'rssAfterLoadMb', 0), ['rssAfterLoadMb']),
+    row('idle RSS after start', (t) => mb(t.idleRssBytes), ['idleRss']),
+    row(`CPU while idle, ms over ${c.idleSeconds} s`, (t) => String(t.idleCpuMs), ['idleCpu']),
+    row('start to first answer, ms', (t) => String(t.firstAnswerMs), ['firstAnswer']),
+    ...(h
+      ? [
+          row(
+            `heap per idle subscriber (${h.subscribers}, one WebSocket each; bare yoga + graphql-ws: ${kb(h.bareBytesPerSubscriber)})`,
+            (t) => (t.name === 'gateway-compiled' ? kb(h.gatewayBytesPerSubscriber) : '–'),
+            ['heap'],
+          ),
+        ]
+      : []),
     row('upstream requests per nested read, cold / warm', (t) => `${t.coldUpstream} / ${n(t.median.serialUpstreamPerQuery, 2)}`),
     row('answers identical to the first column', (t) => (t.identical ? 'yes' : '**no**')),
   ];
-  const goals = [
-    '| goal (ratio of medians in this run) | target | ratio | bound | met |',
-    '|---|---|---|---|---|',
-    ...c.ratios.map((r) => `| ${r.goal} | ${r.target} | ${n(r.value, 2)} | ${r.atMost ? '≤' : '≥'} ${r.bound} | ${r.met ? 'yes' : 'no'} |`),
-  ];
-  return [...table, '', ...goals].join('\n');
+  return [...table, '', renderGoals(c.goals)].join('\n');
 }
 
 export function renderTable(r: BenchResults): string {
@@ -313,24 +357,124 @@ export function renderTable(r: BenchResults): string {
   return ['| scenario | figure | measured | ideal / target |', '|---|---|---|---|', ...rows.map((row) => `| ${row.join(' | ')} |`)].join('\n');
 }
 
-/** The goals of issue 24 for the dashboard: the gateway's upstream cost flat in viewers, fast when warm, never too old. */
-function dashboardChecks(d: DashboardResult): Check[] {
-  const ours = d.rows.filter((row) => row.target.startsWith('gateway'));
-  const one = ours.find((row) => row.viewers === 1);
-  const most = ours.reduce<(typeof ours)[number] | undefined>((best, row) => (!best || row.viewers > best.viewers ? row : best), undefined);
-  const peersAtMost = d.rows.filter((row) => !row.target.startsWith('gateway') && row.viewers === most?.viewers);
-  const bestPeerP50 = Math.min(...peersAtMost.map((row) => row.p50Ms));
+/** Issue 24's goals: the dashboard's upstream cost flat in viewers, fast when warm, never too old; the outage and capacity goals. */
+export function shieldGoals(r: Pick<BenchResults, 'dashboard' | 'outage' | 'capacity'>): Goal[] {
+  const goals: Goal[] = [];
+  const d = r.dashboard;
+  if (d) {
+    const ours = d.rows.filter((row) => row.target.startsWith('gateway'));
+    const one = ours.find((row) => row.viewers === 1);
+    const most = ours.reduce<(typeof ours)[number] | undefined>((best, row) => (!best || row.viewers > best.viewers ? row : best), undefined);
+    if (one && most && most !== one) {
+      // Both 0: the cache answered everything in both runs, which is flat.
+      const ratio = one.upstreamPerSecond ? most.upstreamPerSecond / one.upstreamPerSecond : most.upstreamPerSecond ? Infinity : 1;
+      goals.push({
+        ...boundGoal(
+          `dashboard: upstream requests of ${most.viewers} viewers ÷ one viewer`,
+          `${most.upstreamPerSecond}/s`,
+          '≤ 1.2×',
+          ratio <= 1.2,
+          `1 viewer: ${one.upstreamPerSecond}/s`,
+        ),
+        ratio: Math.round(ratio * 100) / 100,
+      });
+    }
+    const peersAtMost = d.rows.filter((row) => !row.target.startsWith('gateway') && row.viewers === most?.viewers);
+    const bestPeer = peersAtMost.reduce<(typeof peersAtMost)[number] | undefined>((b, row) => (!b || row.p50Ms < b.p50Ms ? row : b), undefined);
+    if (most && bestPeer) {
+      const ratio = bestPeer.p50Ms ? most.p50Ms / bestPeer.p50Ms : Infinity;
+      goals.push({
+        ...boundGoal(
+          `dashboard: warm p50 at ${most.viewers} viewers ÷ best peer`,
+          `${most.p50Ms} ms`,
+          '≤ 0.2×',
+          ratio <= 0.2,
+          `${bestPeer.label} ${bestPeer.p50Ms} ms`,
+        ),
+        ratio: Math.round(ratio * 100) / 100,
+      });
+    }
+    if (ours.length)
+      goals.push(
+        boundGoal(
+          "dashboard: oldest answer behind the sandbox's truth",
+          `${Math.max(...ours.map((row) => row.oldestAgeMs))} ms`,
+          `≤ ${d.guaranteeMs} ms (CACHE_TTL_MS)`,
+          ours.every((row) => row.oldestAgeMs <= d.guaranteeMs),
+        ),
+      );
+  }
+  const o = r.outage?.rows.find((row) => row.target.startsWith('gateway'));
+  if (o) {
+    const probes = o.sentWhileOpen ? Object.entries(o.sentWhileOpen).filter(([route]) => route !== 'GET /ping') : null;
+    goals.push(
+      boundGoal(
+        'outage: reads answered during the outage (stale from the cache)',
+        `${pct(o.answeredShare)} (${pct(o.staleShare)} stale) of ${o.reads}`,
+        '100 %',
+        o.reads > 0 && o.answeredShare === 1,
+      ),
+      boundGoal(
+        'outage: writes sent while the circuit was open, refused as UpstreamUnavailable',
+        `${o.refusedWhileOpen} of ${o.writesWhileOpen}`,
+        'all',
+        o.writesWhileOpen > 0 && o.refusedWhileOpen === o.writesWhileOpen,
+      ),
+      boundGoal(
+        'outage: upstream requests sent while the circuit was open',
+        o.sentWhileOpen ? routes(o.sentWhileOpen) : 'circuit never seen open',
+        'probes only (GET /ping)',
+        probes !== null && probes.length === 0,
+      ),
+    );
+  }
+  const c = r.capacity?.rows.find((row) => row.target.startsWith('gateway'));
+  if (c) {
+    goals.push(
+      boundGoal(
+        `capacity: share of 429s after the first 10 s`,
+        `${pct(c.share429AfterLearning)} of ${c.requestsAfterLearning}`,
+        '≤ 5 %',
+        c.share429AfterLearning <= 0.05,
+      ),
+      boundGoal('capacity: writes answered', `${c.writesAnswered} of ${c.writes}`, 'all', c.writes > 0 && c.writesAnswered === c.writes),
+    );
+  }
+  return goals;
+}
+
+const pct = (share: number) => `${(Math.round(share * 1000) / 10).toFixed(1)} %`;
+const routes = (counts: Record<string, number>) =>
+  Object.keys(counts).length
+    ? Object.entries(counts)
+        .map(([route, count]) => `${route} ${count}`)
+        .join(', ')
+    : 'none';
+
+export function renderOutage(o: OutageResult): string {
   return [
-    { name: 'dashboard: no errors', ok: d.rows.every((row) => row.errors === 0) },
-    {
-      name: `dashboard: ${most?.viewers} viewers cost the gateway ≤ 1.2× the upstream requests of one viewer`,
-      ok: Boolean(one && most && most.upstreamPerSecond <= 1.2 * one.upstreamPerSecond),
-    },
-    { name: `dashboard: no gateway answer older than CACHE_TTL_MS (${d.guaranteeMs} ms)`, ok: ours.every((row) => row.oldestAgeMs <= d.guaranteeMs) },
-    ...(peersAtMost.length > 0 && most
-      ? [{ name: `dashboard: gateway p50 at ${most.viewers} viewers ≤ 0.2× the best peer's`, ok: most.p50Ms <= 0.2 * bestPeerP50 }]
-      : []),
-  ];
+    `Outage (\`outage\`): ${o.viewers} viewers per target reloading the 10-order view each second, the gateway also one create a second; every reward-API request answered 503 for ${o.outageSeconds} s in the middle; every target at once, each on a sandbox of its own; the gateway compiled, shield settings and read cache at their defaults.`,
+    '',
+    '| target | reads during the outage | answered in full (stale) | writes during the outage | upstream requests during the outage | of them while the circuit was open | recovery after the upstream returns |',
+    '|---|---:|---|---|---|---|---|',
+    ...o.rows.map(
+      (row) =>
+        `| ${row.label} | ${row.reads} | ${pct(row.answeredShare)} (${pct(row.staleShare)}) | ${row.target.startsWith('gateway') ? `${routes(row.writeAnswers)}; sent while open: ${row.refusedWhileOpen} of ${row.writesWhileOpen} refused` : '– (no mutation)'} | ${routes(row.sentDuringOutage)} | ${row.sentWhileOpen ? routes(row.sentWhileOpen) : '–'} | ${row.recoverySeconds === null ? 'never' : `${row.recoverySeconds} s`} |`,
+    ),
+  ].join('\n');
+}
+
+export function renderCapacity(c: CapacityResult): string {
+  return [
+    `Capacity (\`capacity\`): the sandbox's capacity fault at ${c.perSecond}/s (POST /__sandbox/capacity) for ${c.seconds} s, ${c.viewers} viewers per target reloading the 10-order view each second, the gateway also one create a second; no fixed budget; every target at once, each on a sandbox of its own.`,
+    '',
+    '| target | upstream requests after 10 s | answered 429 | accepted/s | reads answered in full | writes answered |',
+    '|---|---:|---:|---:|---:|---|',
+    ...c.rows.map(
+      (row) =>
+        `| ${row.label} | ${row.requestsAfterLearning} | ${pct(row.share429AfterLearning)} | ${row.acceptedPerSecond} | ${pct(row.readsAnsweredShare)} | ${row.target.startsWith('gateway') ? `${row.writesAnswered} of ${row.writes}` : '– (no mutation)'} |`,
+    ),
+  ].join('\n');
 }
 
 export function renderDashboard(d: DashboardResult): string {
@@ -353,13 +497,13 @@ export function renderGenerated(r: BenchResults): string {
     .map(([k, v]) => `${k}=${v}`)
     .join(' ');
   return [
-    `Run of ${m.date} on ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, ${m.platform}; ${r.totalSeconds} s in all.`,
+    `Run of ${m.date} on ${m.cpus} CPUs (${m.cpuModel}), Node ${m.node}, ${m.platform}, commit ${m.commit ?? 'unknown'}; ${r.totalSeconds} s in all.`,
     '',
     ...(r.compare
       ? [
-          `Side by side (\`compare\`): ${r.compare.targets.map((t) => t.label).join(', ')}; ${s.BENCH_ROUNDS} rounds, each target per round: ${s.BENCH_COMPARE_FUNDS_S} s of \`{ funds }\`, ${s.BENCH_COMPARE_SERIAL} nested reads one at a time, ${s.BENCH_COMPARE_CONCURRENT} at ${s.BENCH_CONNECTIONS} connections. Gateways: NODE_ENV=production, one API key, LOG_LEVEL=warn; peers: NODE_ENV=production.`,
+          `Side by side (\`compare\`): ${r.compare.targets.map((t) => t.label).join(', ')}; ${s.BENCH_ROUNDS} interleaved rounds, each target per round: ${s.BENCH_COMPARE_FUNDS_S} s of \`{ funds }\` at ${s.BENCH_CONNECTIONS} connections, ${s.BENCH_COMPARE_SERIAL} nested reads one at a time, ${s.BENCH_COMPARE_CONCURRENT} at ${s.BENCH_CONNECTIONS} and ${s.BENCH_COMPARE_CONCURRENT} at ${HEAVY_CONNECTIONS} connections, ${s.BENCH_COMPARE_NARROW} queries of 1 order and ${s.BENCH_COMPARE_WIDE} of ${r.compare.wideOrders} at ${s.BENCH_CONNECTIONS} connections. Gateways: NODE_ENV=production, one API key, LOG_LEVEL=warn, CACHE_TTL_MS=0${r.compare.profileDir ? ', under --cpu-prof (CPU figures include its cost)' : ''}; peers: NODE_ENV=production. A lead is claimed only where the rounds' ranges do not overlap.`,
           '',
-          renderCompare(r.compare),
+          renderCompare(r.compare, r.machine),
           '',
         ]
       : []),
@@ -374,6 +518,9 @@ export function renderGenerated(r: BenchResults): string {
         ]
       : []),
     ...(r.dashboard ? [renderDashboard(r.dashboard), ''] : []),
+    ...(r.outage ? [renderOutage(r.outage), ''] : []),
+    ...(r.capacity ? [renderCapacity(r.capacity), ''] : []),
+    ...(r.dashboard || r.outage || r.capacity ? ['Goals of issue 24 (dashboard, outage, capacity):', '', renderGoals(shieldGoals(r)), ''] : []),
     ...(r.cluster ? ['Cluster (`cluster`: own redis-server, three gateway processes, LOG_LEVEL=info):', '', renderCluster(r.cluster), ''] : []),
     ...(r.webhooks ? ['Webhooks (`webhooks`: own gateway process, one loopback receiver):', '', renderWebhooks(r.webhooks), ''] : []),
     'Checks:',
@@ -381,8 +528,16 @@ export function renderGenerated(r: BenchResults): string {
   ].join('\n');
 }
 
-export function writeResults(dir: string, r: BenchResults): void {
+/**
+ * The record of a run: latest.json and the block of RESULTS.md. A profiled run (`--profile`) is no record: the
+ * profiler's cost is in its CPU figures, so it goes to profiled.json only and RESULTS.md keeps the last run.
+ */
+export function writeResults(dir: string, r: BenchResults): string {
   mkdirSync(join(dir, 'results'), { recursive: true });
+  if (r.settings.BENCH_CPU_PROF) {
+    writeFileSync(join(dir, 'results', 'profiled.json'), JSON.stringify(r, null, 2) + '\n');
+    return 'bench/results/profiled.json (a profiled run leaves RESULTS.md as it was)';
+  }
   writeFileSync(join(dir, 'results', 'latest.json'), JSON.stringify(r, null, 2) + '\n');
   const path = join(dir, 'RESULTS.md');
   const generated = `${BEGIN}\n${renderGenerated(r)}\n${END}`;
@@ -391,4 +546,5 @@ export function writeResults(dir: string, r: BenchResults): void {
   const end = existing.indexOf(END);
   const next = start >= 0 && end > start ? existing.slice(0, start) + generated + existing.slice(end + END.length) : `${existing}\n${generated}\n`;
   writeFileSync(path, next);
+  return 'bench/results/latest.json and bench/RESULTS.md';
 }

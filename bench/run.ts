@@ -1,10 +1,25 @@
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { spawnSync } from 'node:child_process';
+import { existsSync, readdirSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { sandboxClient } from './clients.js';
 import type { BenchContext } from './context.js';
 import { ROOT, startGatewayProcess, startSandboxProcess, type GatewayProcess, type SandboxProcess } from './processes.js';
-import { checksOf, renderCluster, renderCompare, renderTable, renderWebhooks, writeResults, type BenchResults } from './report.js';
+import { renderGoals } from './goals.js';
+import {
+  checksOf,
+  renderCapacity,
+  renderCluster,
+  renderCompare,
+  renderDashboard,
+  renderOutage,
+  renderTable,
+  renderWebhooks,
+  shieldGoals,
+  writeResults,
+  type BenchResults,
+} from './report.js';
+import { capacity } from './scenarios/capacity.js';
 import { cluster } from './scenarios/cluster.js';
 import { compare } from './scenarios/compare.js';
 import { create } from './scenarios/create.js';
@@ -12,6 +27,7 @@ import { dashboard } from './scenarios/dashboard.js';
 import { fanOut } from './scenarios/fan-out.js';
 import { hostileNeighbour } from './scenarios/hostile-neighbour.js';
 import { nestedRead } from './scenarios/nested-read.js';
+import { outage } from './scenarios/outage.js';
 import { overhead } from './scenarios/overhead.js';
 import { soak } from './scenarios/soak.js';
 import { webhooks } from './scenarios/webhooks.js';
@@ -21,10 +37,15 @@ import { describeMachine, loadSettings } from './settings.js';
 // gateway processes, production start), then the gateway alone in its own process for the five scenarios of
 // its own; then bench/results/latest.json, bench/RESULTS.md and the tables on stdout. Exits 1 when a check
 // fails. BENCH_SCENARIOS picks scenarios, BENCH_QUICK=1 shortens everything (bench/settings.ts).
+// `npm run bench -- --profile` is BENCH_CPU_PROF=1: the gateways under --cpu-prof, profiles in bench/results/profiles/.
+
+const args = process.argv.slice(2);
+for (const arg of args) if (arg !== '--profile') throw new Error(`bench: unknown argument ${arg} (only --profile)`);
+if (args.includes('--profile')) process.env.BENCH_CPU_PROF = '1';
 
 const BENCH_DIR = join(ROOT, 'bench');
-/** Far above the longest run; only a hung process would reach it. */
-const WATCHDOG_MS = 20 * 60_000;
+/** Far above the longest run (about 15 minutes on 2 cores); only a hung process would reach it. */
+const WATCHDOG_MS = 30 * 60_000;
 /** Enough for every create of a run, in cents; stays a 32-bit GraphQL Int. */
 const BALANCE_CENTS = 2_000_000_000;
 
@@ -36,7 +57,7 @@ const log = (message: string) => process.stderr.write(`[bench ${((performance.no
 let sandbox: SandboxProcess | null = null;
 let gateway: GatewayProcess | null = null;
 const watchdog = setTimeout(() => {
-  log('watchdog: the run took over 20 minutes, stopping');
+  log('watchdog: the run took over 30 minutes, stopping');
   void Promise.all([gateway?.stop(), sandbox?.stop()]).finally(() => process.exit(2));
 }, WATCHDOG_MS);
 
@@ -53,11 +74,14 @@ try {
   const compared = wanted.has('compare') ? await compare({ settings, sandbox, upstream, log }) : undefined;
   // Likewise the dashboard: the gateway with its read cache and the peers, one after the other.
   const dashboarded = wanted.has('dashboard') ? await dashboard({ settings, sandbox, upstream, log }) : undefined;
+  // Outage and capacity: every target at once, each on a sandbox of its own (faults there touch nothing else).
+  const outaged = wanted.has('outage') ? await outage({ settings, log }) : undefined;
+  const capacitied = wanted.has('capacity') ? await capacity({ settings, log }) : undefined;
 
   let own: Partial<
     Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'cluster' | 'webhooks' | 'gatewayEnv'>
   > = {};
-  if ([...wanted].some((s) => s !== 'compare' && s !== 'dashboard')) {
+  if ([...wanted].some((s) => !['compare', 'dashboard', 'outage', 'capacity'].includes(s))) {
     gateway = await startGatewayProcess({
       upstream: sandbox,
       pollIntervalMs: settings.BENCH_POLL_INTERVAL_MS,
@@ -77,9 +101,9 @@ try {
       webhooks: wanted.has('webhooks') ? await webhooks(ctx) : undefined,
     };
   }
-  const measured = { machine, settings, compare: compared, dashboard: dashboarded, ...own };
+  const measured = { machine, settings, compare: compared, dashboard: dashboarded, outage: outaged, capacity: capacitied, ...own };
   const results: BenchResults = { ...measured, totalSeconds: Math.round((performance.now() - began) / 1000), checks: checksOf(measured) };
-  writeResults(BENCH_DIR, results);
+  const written = writeResults(BENCH_DIR, results);
   const h = results.hostileNeighbour;
   if (h) {
     process.stdout.write(
@@ -89,10 +113,25 @@ try {
   }
   if (results.cluster) process.stdout.write(`\nCluster:\n${renderCluster(results.cluster)}\n`);
   if (results.webhooks) process.stdout.write(`\nWebhooks:\n${renderWebhooks(results.webhooks)}\n`);
+  if (results.dashboard) process.stdout.write(`\n${renderDashboard(results.dashboard)}\n`);
+  if (results.outage) process.stdout.write(`\n${renderOutage(results.outage)}\n`);
+  if (results.capacity) process.stdout.write(`\n${renderCapacity(results.capacity)}\n`);
+  if (results.dashboard || results.outage || results.capacity) process.stdout.write(`\nGoals of issue 24:\n${renderGoals(shieldGoals(results))}\n`);
+  const profiles = results.compare?.profileDir;
+  if (profiles && existsSync(profiles)) {
+    // Written by each gateway as it stopped; where its CPU went, by function and by package.
+    for (const file of readdirSync(profiles).filter((f) => f.endsWith('.cpuprofile'))) {
+      process.stdout.write(`\nCPU profile of a compared gateway: ${join(profiles, file)}\n`);
+      spawnSync(process.execPath, ['--import', 'tsx', join(BENCH_DIR, 'profile-summary.ts'), join(profiles, file), '30'], {
+        cwd: ROOT,
+        stdio: 'inherit',
+      });
+    }
+  }
   process.stdout.write(
-    `\n${results.compare ? renderCompare(results.compare) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`,
+    `\n${results.compare ? renderCompare(results.compare, results.machine) + '\n\n' : ''}${renderTable(results)}\n\n${results.checks.map((c) => `${c.ok ? 'pass' : 'FAIL'}  ${c.name}`).join('\n')}\n`,
   );
-  log('wrote bench/results/latest.json and bench/RESULTS.md');
+  log(`wrote ${written}`);
   process.exitCode = results.checks.every((c) => c.ok) ? 0 : 1;
 } catch (error) {
   log(`failed: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`);

@@ -2,28 +2,42 @@ import { execFileSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
-import { freePort, launch, ROOT, rssFromProc, stopper, waitUntilHealthy, type Child, type SandboxProcess } from './processes.js';
+import type { ChildProcess } from 'node:child_process';
+import { freePort, launch, ROOT, rssFromProc, START_TIMEOUT_MS, stopper, waitUntilHealthy, type Child, type SandboxProcess } from './processes.js';
+import { FUNDS } from './scenarios/overhead.js';
 
 // The servers the comparison measures side by side, each in its own process against the same sandbox: the
 // gateway started the way production starts it (NODE_ENV=production, an API key), once through tsx and once
-// compiled to JavaScript, and the two peers of bench/peers/ (plain JavaScript on plain node).
+// compiled to JavaScript, and the three peers of bench/peers/ (plain JavaScript on plain node).
 
-export type TargetName = 'gateway-tsx' | 'gateway-compiled' | 'gateway-baseline' | 'apollo' | 'yoga';
+export type TargetName = 'gateway-tsx' | 'gateway-compiled' | 'gateway-baseline' | 'apollo' | 'yoga' | 'yoga-jit';
+export type PeerName = 'apollo' | 'yoga' | 'yoga-jit';
+export const PEERS: readonly PeerName[] = ['apollo', 'yoga', 'yoga-jit'];
 
 export const TARGET_LABELS: Record<TargetName, string> = {
   'gateway-tsx': 'reward-gateway (tsx)',
   'gateway-compiled': 'reward-gateway (compiled)',
   'gateway-baseline': 'reward-gateway (baseline)',
   apollo: 'Apollo + RESTDataSource',
-  yoga: 'plain yoga',
+  yoga: 'yoga, undici pool',
+  'yoga-jit': 'yoga + graphql-jit',
 };
 
 export interface Target extends Child {
   name: TargetName;
   url: string;
-  /** Resident set a few seconds after the server answered its first request, before any load. */
+  /** Resident set a few seconds after the server was up (`/health`, or a peer's listening line), before any query. */
   idleRssBytes: number;
+  /** Started with `first-answer`: from spawning the process to its first complete answer to `{ funds }`. */
+  firstAnswerMs: number | null;
 }
+
+/**
+ * How a start ends: `idle` waits until the server is up, lets it settle and reads its idle resident set before
+ * any query (issue 17's definition); `first-answer` asks `{ funds }` from the moment of spawning and returns with
+ * the time its first complete answer took (a start of its own: the query would change the idle figure).
+ */
+export type StartMode = 'idle' | 'first-answer';
 
 /** The key the production gateway is started with; sent by every request of the comparison (peers ignore it). */
 export const BENCH_KEY = `gwk_bench_${randomBytes(16).toString('hex')}`;
@@ -39,6 +53,14 @@ const IDLE_SETTLE_MS = 3_000;
  */
 export function compiledEntry(override: string | undefined, log: (m: string) => void): string | null {
   if (override) return override;
+  // Built once per run: the comparison, the dashboard and the shield scenarios all start it.
+  if (builtEntry === undefined) builtEntry = buildEntry(log);
+  return builtEntry;
+}
+
+let builtEntry: string | null | undefined;
+
+function buildEntry(log: (m: string) => void): string | null {
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
   try {
     if (scripts.build) {
@@ -83,7 +105,31 @@ function newestSource(dir: string): number {
 
 async function settle(child: Child, name: TargetName, url: string): Promise<Target> {
   await new Promise((r) => setTimeout(r, IDLE_SETTLE_MS));
-  return { ...child, name, url, idleRssBytes: rssFromProc(child.pid) };
+  return { ...child, name, url, idleRssBytes: rssFromProc(child.pid), firstAnswerMs: null };
+}
+
+/**
+ * Milliseconds from `spawnedAt` to the first 200 with `{ funds }` data, asking every 5 ms (connections refused
+ * until the server listens): what an operator waits for after a start or a restart.
+ */
+async function firstAnswer(url: string, child: ChildProcess, lines: string[], spawnedAt: number): Promise<number> {
+  const deadline = spawnedAt + START_TIMEOUT_MS;
+  while (performance.now() < deadline) {
+    if (child.exitCode !== null) throw new Error(`${url}: exited with ${child.exitCode}\n${lines.slice(-20).join('\n')}`);
+    try {
+      const res = await fetch(`${url}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/json', ...AUTH_HEADERS },
+        body: JSON.stringify({ query: FUNDS }),
+      });
+      const body = (await res.json()) as { data?: { funds?: unknown } };
+      if (res.status === 200 && body.data?.funds) return Math.round(performance.now() - spawnedAt);
+    } catch {
+      // not listening yet
+    }
+    await new Promise((r) => setTimeout(r, 5));
+  }
+  throw new Error(`${url}: no answer within ${START_TIMEOUT_MS / 1000} s\n${lines.slice(-20).join('\n')}`);
 }
 
 export async function startGatewayTarget(
@@ -93,6 +139,7 @@ export async function startGatewayTarget(
   nodeArgs: string[] = [],
   /** On top of the defaults below, e.g. the read cache for the `dashboard` scenario. */
   extraEnv: Record<string, string> = {},
+  mode: StartMode = 'idle',
 ): Promise<Target> {
   const port = await freePort();
   const env = {
@@ -111,13 +158,17 @@ export async function startGatewayTarget(
     CACHE_TTL_MS: '0',
     ...extraEnv,
   };
+  const spawnedAt = performance.now();
   const { child, lines } = launch(entry, env, nodeArgs, name === 'gateway-tsx');
   const url = `http://127.0.0.1:${port}`;
+  const started = { pid: child.pid!, lines, stop: stopper(child) };
+  if (mode === 'first-answer') return { ...started, name, url, idleRssBytes: NaN, firstAnswerMs: await firstAnswer(url, child, lines, spawnedAt) };
   await waitUntilHealthy(url, child, lines);
-  return settle({ pid: child.pid!, lines, stop: stopper(child) }, name, url);
+  return settle(started, name, url);
 }
 
-export async function startPeer(name: 'apollo' | 'yoga', upstream: SandboxProcess): Promise<Target> {
+export async function startPeer(name: PeerName, upstream: SandboxProcess, mode: StartMode = 'idle'): Promise<Target> {
+  const spawnedAt = performance.now();
   const { child, lines, waitFor } = launch(
     `bench/peers/${name}.mjs`,
     { NODE_ENV: 'production', PEER_PORT: '0', REWARD_API_URL: upstream.baseUrl, REWARD_API_TOKEN: upstream.token },
@@ -125,5 +176,8 @@ export async function startPeer(name: 'apollo' | 'yoga', upstream: SandboxProces
     false,
   );
   const [, port] = await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, 'listening line');
-  return settle({ pid: child.pid!, lines, stop: stopper(child) }, name, `http://127.0.0.1:${port}`);
+  const url = `http://127.0.0.1:${port}`;
+  const started = { pid: child.pid!, lines, stop: stopper(child) };
+  if (mode === 'first-answer') return { ...started, name, url, idleRssBytes: NaN, firstAnswerMs: await firstAnswer(url, child, lines, spawnedAt) };
+  return settle(started, name, url);
 }

@@ -1,4 +1,4 @@
-// What both peers share, and only what the benchmark queries need: the schema text, the mapping of upstream
+// What the peers share, and only what the benchmark queries need: the schema text, the mapping of upstream
 // strings to enum values, the upstream's answers shaped the way the gateway shapes them, and the settings from
 // the environment (PEER_PORT, REWARD_API_URL, REWARD_API_TOKEN). Plain JavaScript run by plain node: this is
 // what a team ships after compiling, so the peers carry no TypeScript loader.

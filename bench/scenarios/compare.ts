@@ -1,29 +1,36 @@
+import { rmSync } from 'node:fs';
+import { join } from 'node:path';
 import type { Request } from 'autocannon';
 import { requestDelta, total } from '../clients.js';
 import { sleep, type BenchContext } from '../context.js';
-
-/** The comparison runs its own servers, not the development gateway of the other scenarios. */
-export type CompareContext = Omit<BenchContext, 'gateway'>;
+import { boundGoal, ratioGoal, showSpread, type Goal, type Spread } from '../goals.js';
 import { ErrorTally, graphqlRequest, round, runLoad } from '../load.js';
-import { cpuSeconds } from '../processes.js';
+import { cpuSeconds, ROOT, rssFromProc } from '../processes.js';
+import { subscriberHeap, type SubscriberHeap } from '../subscriber-heap.js';
 import {
   AUTH_HEADERS,
   compiledEntry,
+  PEERS,
   productionNodeFlags,
   startGatewayTarget,
   startPeer,
   TARGET_LABELS,
+  type StartMode,
   type Target,
   type TargetName,
 } from '../targets.js';
-import { completeNestedAnswer, createNestedOrders, NESTED } from './nested-read.js';
+import { completeAnswerOf, createNestedOrders, NESTED } from './nested-read.js';
 import { FUNDS } from './overhead.js';
 
-// 0. Side by side: the gateway (production start, through tsx and compiled) and the two peers of bench/peers/
-// against the same sandbox, the same queries, the same answers. Every round runs every target in turn, the
-// order rotating from round to round, so a noisy neighbour on the shared machine lands on all of them rather
-// than on one; the table gives the median of the rounds and their spread (min–max). Only ratios of figures
-// from the same run are compared.
+/** The comparison runs its own servers, not the development gateway of the other scenarios. */
+export type CompareContext = Omit<BenchContext, 'gateway'>;
+
+// 0. Side by side: the gateway (production start, compiled; through tsx on request) and the three peers of
+// bench/peers/ against the same sandbox, the same query texts, the same answers (compared byte for byte). Every
+// round runs every target in turn, the order rotating from round to round, so a noisy neighbour on the shared
+// machine lands on all of them rather than on one; the table gives the median of the rounds and their range
+// [min–max], and a lead is claimed only where the ranges do not overlap (bench/goals.ts). The read cache is off
+// in the gateway (CACHE_TTL_MS=0, bench/targets.ts): the peers have none, and the dashboard measures it.
 
 export interface RoundFigures {
   /** `{ funds }` at BENCH_CONNECTIONS for BENCH_COMPARE_FUNDS_S seconds. */
@@ -34,23 +41,39 @@ export interface RoundFigures {
   /** The nested read one at a time. */
   serialP50Ms: number;
   serialP99Ms: number;
+  serialCpuMsPerQuery: number;
   serialUpstreamPerQuery: number;
   /** The nested read at BENCH_CONNECTIONS. */
   nestedPerSecond: number;
   nestedP50Ms: number;
   nestedP99Ms: number;
   nestedCpuMsPerQuery: number;
+  /** The nested read at 50 connections: good answers per second, p99, and the share not answered in full. */
+  nested50PerSecond: number;
+  nested50P99Ms: number;
+  nested50RefusedShare: number;
+  /** CPU per upstream call (µs) of queries naming one order and BENCH_WIDE_ORDERS orders. */
+  narrowCpuUsPerCall: number;
+  wideCpuUsPerCall: number;
+  /** Resident set after the round's load. */
+  rssAfterLoadMb: number;
 }
 
 type Figure = keyof RoundFigures;
+/** The comparison table's rows a goal can belong to: a figure of the rounds, or one measured once. */
+export type GoalFigure = Figure | 'idleRss' | 'idleCpu' | 'firstAnswer' | 'heap';
 
 export interface TargetResult {
   name: TargetName;
   label: string;
   idleRssBytes: number;
+  /** CPU over BENCH_IDLE_S seconds idle after start-up (all targets idle at once), ms. */
+  idleCpuMs: number;
+  /** From spawning the process to its first complete answer to `{ funds }` (a start of its own, after the rounds). */
+  firstAnswerMs: number;
   /** Upstream requests of its first nested read (brand cache cold). */
   coldUpstream: number;
-  /** Its answers to both queries equal the first target's, byte for byte (trailing whitespace aside). */
+  /** Its answers to every query equal the first target's, byte for byte (trailing whitespace aside). */
   identical: boolean;
   rounds: RoundFigures[];
   median: RoundFigures;
@@ -58,24 +81,24 @@ export interface TargetResult {
   max: RoundFigures;
   errors: number;
   errorSamples: string[];
-}
-
-export interface Ratio {
-  goal: string;
-  target: TargetName;
-  value: number;
-  /** The goal's bound on the ratio, and on which side it must stay. */
-  bound: number;
-  atMost: boolean;
-  met: boolean;
+  /** Samples of what was not answered in full at 50 connections (counted in nested50RefusedShare, not in errors). */
+  refusedSamples: string[];
 }
 
 export interface CompareResult {
   rounds: number;
   connections: number;
+  wideOrders: number;
+  idleSeconds: number;
   targets: TargetResult[];
-  ratios: Ratio[];
+  subscriberHeap: SubscriberHeap | null;
+  goals: Goal[];
+  /** Where the CPU profiles of the gateway targets went (`--profile`), else null. */
+  profileDir: string | null;
 }
+
+/** Connections of the overload phase: where issue 22 saw refusals, and issue 30 asks for none. */
+export const HEAVY_CONNECTIONS = 50;
 
 const FIGURES: Figure[] = [
   'fundsPerSecond',
@@ -84,11 +107,18 @@ const FIGURES: Figure[] = [
   'fundsCpuMsPerQuery',
   'serialP50Ms',
   'serialP99Ms',
+  'serialCpuMsPerQuery',
   'serialUpstreamPerQuery',
   'nestedPerSecond',
   'nestedP50Ms',
   'nestedP99Ms',
   'nestedCpuMsPerQuery',
+  'nested50PerSecond',
+  'nested50P99Ms',
+  'nested50RefusedShare',
+  'narrowCpuUsPerCall',
+  'wideCpuUsPerCall',
+  'rssAfterLoadMb',
 ];
 
 function median(values: number[]): number {
@@ -98,51 +128,77 @@ function median(values: number[]): number {
 }
 
 function summarise(rounds: RoundFigures[], pick: (values: number[]) => number): RoundFigures {
-  return Object.fromEntries(FIGURES.map((f) => [f, round(pick(rounds.map((r) => r[f])), 2)])) as unknown as RoundFigures;
+  return Object.fromEntries(FIGURES.map((f) => [f, round(pick(rounds.map((r) => r[f])), 3)])) as unknown as RoundFigures;
 }
 
-async function startTargets(ctx: CompareContext): Promise<Target[]> {
+/** How each wanted target is started: for the rounds (`idle`, settled) and again for its start-up time (`first-answer`). */
+function startersOf(ctx: CompareContext, profileDir: string | null): [TargetName, (mode: StartMode) => Promise<Target>][] {
   const { sandbox, log, settings } = ctx;
   const wanted = new Set(settings.BENCH_TARGETS);
-  const targets: Target[] = [];
-  const start = async (name: TargetName, starter: () => Promise<Target>) => {
-    if (!wanted.has(name)) return;
-    const target = await starter();
-    log(`compare: ${TARGET_LABELS[name]} up, idle RSS ${(target.idleRssBytes / 1024 / 1024).toFixed(0)} MB`);
-    targets.push(target);
-  };
-  await start('gateway-tsx', () => startGatewayTarget('gateway-tsx', 'src/main.ts', sandbox));
-  if (wanted.has('gateway-compiled')) {
-    const entry = compiledEntry(settings.BENCH_COMPILED_ENTRY, log);
-    if (entry) await start('gateway-compiled', () => startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags()));
-  }
+  // --profile: the gateways under --cpu-prof for the rounds (written when they stop); their CPU figures include its cost.
+  const profiling = (mode: StartMode) => (profileDir && mode === 'idle' ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []);
+  const starters: [TargetName, (mode: StartMode) => Promise<Target>][] = [];
+  starters.push(['gateway-tsx', (mode) => startGatewayTarget('gateway-tsx', 'src/main.ts', sandbox, profiling(mode), {}, mode)]);
+  const entry = wanted.has('gateway-compiled') ? compiledEntry(settings.BENCH_COMPILED_ENTRY, log) : null;
+  if (entry)
+    starters.push([
+      'gateway-compiled',
+      (mode) => startGatewayTarget('gateway-compiled', entry, sandbox, [...productionNodeFlags(), ...profiling(mode)], {}, mode),
+    ]);
   const baseline = settings.BENCH_BASELINE_ENTRY;
   // The baseline checkout's own start:prod flags are not known here; it runs with this checkout's.
-  if (baseline) await start('gateway-baseline', () => startGatewayTarget('gateway-baseline', baseline, sandbox, productionNodeFlags()));
-  await start('apollo', () => startPeer('apollo', sandbox));
-  await start('yoga', () => startPeer('yoga', sandbox));
-  return targets;
+  if (baseline)
+    starters.push(['gateway-baseline', (mode) => startGatewayTarget('gateway-baseline', baseline, sandbox, productionNodeFlags(), {}, mode)]);
+  for (const peer of PEERS) starters.push([peer, (mode) => startPeer(peer, sandbox, mode)]);
+  return starters.filter(([name]) => wanted.has(name));
 }
 
 export async function compare(ctx: CompareContext): Promise<CompareResult> {
   const { settings, upstream, log } = ctx;
   const connections = settings.BENCH_CONNECTIONS;
-  const refs = await createNestedOrders(ctx, `bench-compare-${Date.now()}`);
-  const targets = await startTargets(ctx);
+  const prefix = `bench-compare-${Date.now()}`;
+  const refs = await createNestedOrders(ctx, prefix);
+  // The wide query names BENCH_WIDE_ORDERS orders: the nested read's and more of the same kind.
+  const wideRefs = [...refs, ...(await createNestedOrders(ctx, `${prefix}-wide`, settings.BENCH_WIDE_ORDERS - refs.length))];
+  const narrowRefs = refs.slice(0, 1);
+  const profileDir = settings.BENCH_CPU_PROF ? join(ROOT, 'bench', 'results', 'profiles', 'compare') : null;
+  // Only this run's profiles, so the summary at the end reads the right ones.
+  if (profileDir) rmSync(profileDir, { recursive: true, force: true });
+  const starters = startersOf(ctx, profileDir);
+  const targets: Target[] = [];
   try {
+    for (const [name, start] of starters) {
+      targets.push(await start('idle'));
+      log(`compare: ${TARGET_LABELS[name]} up, idle RSS ${(targets.at(-1)!.idleRssBytes / 1024 / 1024).toFixed(0)} MB`);
+    }
+    // Idle CPU: every target idle at once, after start-up has settled (bench/targets.ts waits 3 s).
+    const idleFrom = new Map(targets.map((t) => [t.name, cpuSeconds(t.pid)]));
+    await sleep(settings.BENCH_IDLE_S * 1_000);
+    const idleCpuMs = new Map(targets.map((t) => [t.name, Math.round((cpuSeconds(t.pid) - idleFrom.get(t.name)!) * 1000)]));
+
     const tallies = new Map(targets.map((t) => [t.name, new ErrorTally()]));
+    const heavyTallies = new Map(targets.map((t) => [t.name, new ErrorTally()]));
     const withKey = (request: Request) => ({ ...request, headers: { ...request.headers, ...AUTH_HEADERS } });
     const funds = withKey(graphqlRequest(FUNDS));
-    const nested = withKey(graphqlRequest(NESTED, { refs }));
+    const nested = (r: string[]) => withKey(graphqlRequest(NESTED, { refs: r }));
     const fundsLoad = (t: Target, duration: number) =>
       runLoad({ url: t.url, connections, duration, requests: [{ ...funds, onResponse: (s, b) => void tallies.get(t.name)!.check(s, b) }] });
-    const nestedLoad = (t: Target, conns: number, amount: number) =>
+    const nestedLoad = (t: Target, conns: number, amount: number, r = refs, tally = tallies.get(t.name)!) =>
       runLoad({
         url: t.url,
-        connections: conns,
+        // autocannon refuses more connections than requests (the wide query's few).
+        connections: Math.min(conns, amount),
         amount,
-        requests: [{ ...nested, onResponse: (s, b) => void tallies.get(t.name)!.check(s, b, completeNestedAnswer) }],
+        requests: [{ ...nested(r), onResponse: (s, b) => void tally.check(s, b, completeAnswerOf(r.length)) }],
       });
+    /** CPU (ms) and upstream requests of one load. */
+    const measured = async <T>(t: Target, load: () => Promise<T>) => {
+      const before = await upstream.stats();
+      const cpu = cpuSeconds(t.pid);
+      const result = await load();
+      const cpuMs = (cpuSeconds(t.pid) - cpu) * 1000;
+      return { result, cpuMs, upstream: total(requestDelta(before, await upstream.stats())) };
+    };
 
     // Cold read (brand caches empty), the answers compared, and a warm-up, one target at a time.
     const answers = new Map<TargetName, string>();
@@ -151,7 +207,8 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
       const before = await upstream.stats();
       const first = await post(t.url, NESTED, { refs });
       cold.set(t.name, total(requestDelta(before, await upstream.stats())));
-      answers.set(t.name, `${(await post(t.url, FUNDS)).trimEnd()}\n${first.trimEnd()}`);
+      const others = await Promise.all([post(t.url, FUNDS), post(t.url, NESTED, { refs: narrowRefs }), post(t.url, NESTED, { refs: wideRefs })]);
+      answers.set(t.name, [first, ...others].map((a) => a.trimEnd()).join('\n'));
       await fundsLoad(t, 1);
       await nestedLoad(t, connections, 2 * connections);
     }
@@ -162,32 +219,39 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
       const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
       log(`compare: round ${r + 1}/${settings.BENCH_ROUNDS} (${order.map((t) => t.name).join(', ')})`);
       for (const t of order) {
-        let cpu = cpuSeconds(t.pid);
+        const cpu = cpuSeconds(t.pid);
         const f = await fundsLoad(t, settings.BENCH_COMPARE_FUNDS_S);
         const fundsCpu = cpuSeconds(t.pid) - cpu;
-
         // A timed run ends with queries in flight; their upstream reads must not land in the next count.
         await sleep(500);
-        const before = await upstream.stats();
-        const serial = await nestedLoad(t, 1, settings.BENCH_COMPARE_SERIAL);
-        const serialUpstream = total(requestDelta(before, await upstream.stats()));
-
-        cpu = cpuSeconds(t.pid);
-        const concurrent = await nestedLoad(t, connections, settings.BENCH_COMPARE_CONCURRENT);
-        const nestedCpu = cpuSeconds(t.pid) - cpu;
+        const serial = await measured(t, () => nestedLoad(t, 1, settings.BENCH_COMPARE_SERIAL));
+        const concurrent = await measured(t, () => nestedLoad(t, connections, settings.BENCH_COMPARE_CONCURRENT));
+        const heavyTally = heavyTallies.get(t.name)!;
+        const refusedBefore = heavyTally.count;
+        const heavy = await nestedLoad(t, HEAVY_CONNECTIONS, Math.max(HEAVY_CONNECTIONS, settings.BENCH_COMPARE_CONCURRENT), refs, heavyTally);
+        const refused = heavyTally.count - refusedBefore;
+        const narrow = await measured(t, () => nestedLoad(t, connections, settings.BENCH_COMPARE_NARROW, narrowRefs));
+        const wide = await measured(t, () => nestedLoad(t, connections, settings.BENCH_COMPARE_WIDE, wideRefs));
         rounds.get(t.name)!.push({
           fundsPerSecond: f.perSecond,
           fundsP50Ms: f.p50Ms,
           fundsP99Ms: f.p99Ms,
           // Queries still in flight at the end of a timed run cost CPU too.
           fundsCpuMsPerQuery: round((fundsCpu * 1000) / f.sent, 3),
-          serialP50Ms: serial.p50Ms,
-          serialP99Ms: serial.p99Ms,
-          serialUpstreamPerQuery: round(serialUpstream / serial.requests, 3),
-          nestedPerSecond: concurrent.perSecond,
-          nestedP50Ms: concurrent.p50Ms,
-          nestedP99Ms: concurrent.p99Ms,
-          nestedCpuMsPerQuery: round((nestedCpu * 1000) / concurrent.requests, 2),
+          serialP50Ms: serial.result.p50Ms,
+          serialP99Ms: serial.result.p99Ms,
+          serialCpuMsPerQuery: round(serial.cpuMs / serial.result.requests, 2),
+          serialUpstreamPerQuery: round(serial.upstream / serial.result.requests, 3),
+          nestedPerSecond: concurrent.result.perSecond,
+          nestedP50Ms: concurrent.result.p50Ms,
+          nestedP99Ms: concurrent.result.p99Ms,
+          nestedCpuMsPerQuery: round(concurrent.cpuMs / concurrent.result.requests, 2),
+          nested50PerSecond: round((heavy.perSecond * (heavy.requests - refused)) / Math.max(1, heavy.requests)),
+          nested50P99Ms: heavy.p99Ms,
+          nested50RefusedShare: round(refused / Math.max(1, heavy.requests), 3),
+          narrowCpuUsPerCall: round((narrow.cpuMs * 1000) / Math.max(1, narrow.upstream), 1),
+          wideCpuUsPerCall: round((wide.cpuMs * 1000) / Math.max(1, wide.upstream), 1),
+          rssAfterLoadMb: round(rssFromProc(t.pid) / 1024 / 1024, 1),
         });
       }
     }
@@ -200,6 +264,9 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
         name: t.name,
         label: TARGET_LABELS[t.name],
         idleRssBytes: t.idleRssBytes,
+        idleCpuMs: idleCpuMs.get(t.name)!,
+        // Timed in a start of its own below.
+        firstAnswerMs: NaN,
         coldUpstream: cold.get(t.name)!,
         identical: answers.get(t.name) === reference,
         rounds: rs,
@@ -208,46 +275,144 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
         max: summarise(rs, (v) => Math.max(...v)),
         errors: tally.count,
         errorSamples: tally.samples,
+        refusedSamples: heavyTallies.get(t.name)!.samples,
       };
     });
     for (const t of results)
       if (!t.identical) log(`compare: ${t.label} answered differently:\n${answers.get(t.name)!.slice(0, 600)}\nvs\n${reference!.slice(0, 600)}`);
-    return { rounds: settings.BENCH_ROUNDS, connections, targets: results, ratios: ratiosOf(results) };
+    await Promise.all(targets.map((t) => t.stop()));
+
+    // Start to first answer: each target started once more on its own, timed from the spawn.
+    const firstAnswerMs = new Map<TargetName, number>();
+    for (const [name, start] of starters) {
+      const again = await start('first-answer');
+      await again.stop();
+      firstAnswerMs.set(name, again.firstAnswerMs!);
+      log(`compare: ${TARGET_LABELS[name]} answered ${again.firstAnswerMs} ms after its spawn`);
+    }
+    for (const r of results) r.firstAnswerMs = firstAnswerMs.get(r.name)!;
+
+    // Heap per idle subscriber: the compiled gateway against a bare yoga + graphql-ws server, one after the other.
+    const entry = targets.some((t) => t.name === 'gateway-compiled') ? compiledEntry(settings.BENCH_COMPILED_ENTRY, log) : null;
+    let heap: SubscriberHeap | null = null;
+    if (entry) {
+      log(`compare: heap per idle subscriber, ${settings.BENCH_COMPARE_SUBSCRIBERS} each, compiled gateway and bare yoga + graphql-ws`);
+      heap = await subscriberHeap(ctx.sandbox, entry, settings.BENCH_COMPARE_SUBSCRIBERS);
+    }
+    return {
+      rounds: settings.BENCH_ROUNDS,
+      connections,
+      wideOrders: wideRefs.length,
+      idleSeconds: settings.BENCH_IDLE_S,
+      targets: results,
+      subscriberHeap: heap,
+      goals: goalsOf(results, heap, connections, wideRefs.length),
+      profileDir,
+    };
   } finally {
     await Promise.all(targets.map((t) => t.stop()));
   }
 }
 
-/** The issue's goals, each a ratio of medians from this run, for every gateway target measured. */
-function ratiosOf(targets: TargetResult[]): Ratio[] {
-  const by = (name: TargetName) => targets.find((t) => t.name === name)?.median;
-  const yoga = by('yoga');
-  const apollo = by('apollo');
-  const peers = [yoga, apollo].filter((p): p is RoundFigures => p !== undefined);
-  const ratios: Ratio[] = [];
-  const add = (goal: string, target: TargetName, value: number, bound: number, atMost: boolean) =>
-    ratios.push({ goal, target, value: round(value, 2), bound, atMost, met: atMost ? value <= bound : value >= bound });
+const spreadOf = (t: TargetResult, f: Figure): Spread => ({ median: t.median[f], min: t.min[f], max: t.max[f] });
+const point = (v: number): Spread => ({ median: v, min: v, max: v });
+
+/** Issue 30's goals, each against the best peer of its figure in this run, for every gateway target measured. */
+function goalsOf(targets: TargetResult[], heap: SubscriberHeap | null, connections: number, wideOrders: number): Goal[] {
+  const peers = targets.filter((t) => (PEERS as readonly string[]).includes(t.name));
+  const goals: Goal[] = [];
+  /** The peer with the best median of `f`. */
+  const best = (f: Figure, higherIsBetter: boolean) =>
+    peers.reduce<TargetResult | undefined>(
+      (b, p) => (!b || (higherIsBetter ? p.median[f] > b.median[f] : p.median[f] < b.median[f]) ? p : b),
+      undefined,
+    );
   for (const g of targets.filter((t) => t.name.startsWith('gateway') && t.name !== 'gateway-baseline')) {
-    const m = g.median;
-    if (yoga) add('nested read CPU per query ÷ plain yoga', g.name, m.nestedCpuMsPerQuery / yoga.nestedCpuMsPerQuery, 0.8, true);
-    if (peers.length) {
-      add('nested read p50 one at a time ÷ best peer', g.name, m.serialP50Ms / Math.min(...peers.map((p) => p.serialP50Ms)), 1, true);
-      add(`nested read q/s at 10 connections ÷ best peer`, g.name, m.nestedPerSecond / Math.max(...peers.map((p) => p.nestedPerSecond)), 1, false);
+    const who = g.name === 'gateway-compiled' ? '' : ` (${g.label})`;
+    /** Goals carry the row of the comparison table they belong to (`figure`) and the gateway they are of. */
+    const add = (figure: GoalFigure, goal: Goal) => goals.push({ ...goal, goal: goal.goal + who, figure, target: g.name });
+    const vsBest = (goal: string, f: Figure, bound: number, higherIsBetter = false, digits = 2) => {
+      const peer = best(f, higherIsBetter);
+      if (peer) add(f, ratioGoal({ goal, ours: spreadOf(g, f), theirs: spreadOf(peer, f), theirName: peer.label, bound, higherIsBetter, digits }));
+    };
+    vsBest('nested read CPU ms per query, one at a time ÷ best peer', 'serialCpuMsPerQuery', 1);
+    vsBest(`nested read CPU ms per query, ${connections} connections ÷ best peer`, 'nestedCpuMsPerQuery', 1);
+    vsBest(`nested read q/s, ${connections} connections ÷ best peer`, 'nestedPerSecond', 1, true, 1);
+    vsBest(`nested read p99 ms, ${connections} connections ÷ best peer`, 'nestedP99Ms', 1, false, 0);
+    add(
+      'nested50RefusedShare',
+      boundGoal(
+        `nested read not answered in full, ${HEAVY_CONNECTIONS} connections`,
+        `${showSpread(point(g.max.nested50RefusedShare * 100), 1)} % (worst round)`,
+        '0',
+        g.max.nested50RefusedShare === 0,
+      ),
+    );
+    vsBest(`nested read good answers/s, ${HEAVY_CONNECTIONS} connections ÷ best peer`, 'nested50PerSecond', 1, true, 1);
+    vsBest(`nested read p99 ms, ${HEAVY_CONNECTIONS} connections ÷ best peer`, 'nested50P99Ms', 1, false, 0);
+    vsBest(`\`{ funds }\` CPU ms per query ÷ best peer`, 'fundsCpuMsPerQuery', 1);
+    vsBest(`\`{ funds }\` p99 ms ÷ best peer`, 'fundsP99Ms', 1, false, 0);
+    add('wideCpuUsPerCall', {
+      ...ratioGoal({
+        goal: `CPU µs per upstream call, ${wideOrders} orders per query ÷ one order (flat)`,
+        ours: spreadOf(g, 'wideCpuUsPerCall'),
+        theirs: spreadOf(g, 'narrowCpuUsPerCall'),
+        theirName: 'one order:',
+        bound: 1,
+        digits: 0,
+      }),
+      // Against itself, not a peer: flat or not, no lead to claim.
+      verdict: '—',
+    });
+    vsBest('RSS after the load, MB ÷ best peer', 'rssAfterLoadMb', 1.1, false, 0);
+    if (g.name === 'gateway-compiled') {
+      add(
+        'idleRss',
+        boundGoal(
+          'idle RSS of the compiled production start',
+          `${(g.idleRssBytes / 1024 / 1024).toFixed(1)} MB`,
+          '≤ 100 MB',
+          g.idleRssBytes <= 100 * 1024 * 1024,
+        ),
+      );
+      add('firstAnswer', boundGoal('compiled start to first answer', `${g.firstAnswerMs} ms`, '≤ 1000 ms', g.firstAnswerMs <= 1000));
     }
-    if (yoga) add('{ funds } CPU per query ÷ plain yoga', g.name, m.fundsCpuMsPerQuery / yoga.fundsCpuMsPerQuery, 1, true);
-    if (apollo) add('{ funds } p99 at 10 connections ÷ Apollo', g.name, m.fundsP99Ms / apollo.fundsP99Ms, 1, true);
+    const quietest = peers.reduce<TargetResult | undefined>((b, p) => (!b || p.idleCpuMs < b.idleCpuMs ? p : b), undefined);
+    if (quietest)
+      add(
+        'idleCpu',
+        boundGoal(
+          'CPU while idle, ms over the idle window',
+          `${g.idleCpuMs} ms`,
+          '≤ quietest peer',
+          g.idleCpuMs <= quietest.idleCpuMs,
+          `${quietest.label} ${quietest.idleCpuMs} ms`,
+        ),
+      );
+    if (heap && g.name === 'gateway-compiled') {
+      const above = heap.gatewayBytesPerSubscriber - heap.bareBytesPerSubscriber;
+      add(
+        'heap',
+        boundGoal(
+          `heap per idle subscriber above bare yoga + graphql-ws (${heap.subscribers} subscribers, one WebSocket each)`,
+          `${(heap.gatewayBytesPerSubscriber / 1024).toFixed(1)} KB (${above >= 0 ? '+' : '−'}${(Math.abs(above) / 1024).toFixed(1)} KB)`,
+          '≤ +1 KB',
+          above <= 1024,
+          `bare ${(heap.bareBytesPerSubscriber / 1024).toFixed(1)} KB`,
+        ),
+      );
+    }
   }
-  // Not a goal of the issue: whether this checkout is cheaper than the baseline checkout, in the same run.
-  const baseline = by('gateway-baseline');
-  const compiled = by('gateway-compiled');
+  // Not a goal of the issues: whether this checkout is cheaper than the baseline checkout, in the same run.
+  const baseline = targets.find((t) => t.name === 'gateway-baseline');
+  const compiled = targets.find((t) => t.name === 'gateway-compiled');
   if (baseline && compiled) {
-    add('nested read CPU per query ÷ baseline', 'gateway-compiled', compiled.nestedCpuMsPerQuery / baseline.nestedCpuMsPerQuery, 1, true);
-    add('{ funds } CPU per query ÷ baseline', 'gateway-compiled', compiled.fundsCpuMsPerQuery / baseline.fundsCpuMsPerQuery, 1, true);
+    for (const f of ['nestedCpuMsPerQuery', 'fundsCpuMsPerQuery'] as const)
+      goals.push(
+        ratioGoal({ goal: `${f} ÷ baseline`, ours: spreadOf(compiled, f), theirs: spreadOf(baseline, f), theirName: baseline.label, bound: 1 }),
+      );
   }
-  const compiledTarget = targets.find((t) => t.name === 'gateway-compiled');
-  if (compiledTarget)
-    add('idle RSS of the compiled production start ÷ 100 MB', 'gateway-compiled', compiledTarget.idleRssBytes / (100 * 1024 * 1024), 1, true);
-  return ratios;
+  return goals;
 }
 
 /** One POST as a client sends it, answered with the body text exactly as received. */

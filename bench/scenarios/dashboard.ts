@@ -1,15 +1,25 @@
 import type { SandboxClient } from '../clients.js';
 import { percentile, sleep } from '../context.js';
-import { AUTH_HEADERS, startGatewayTarget, startPeer, TARGET_LABELS, type Target, type TargetName } from '../targets.js';
+import {
+  AUTH_HEADERS,
+  compiledEntry,
+  productionNodeFlags,
+  startGatewayTarget,
+  startPeer,
+  TARGET_LABELS,
+  type Target,
+  type TargetName,
+} from '../targets.js';
 import type { CompareContext } from './compare.js';
 import { NESTED } from './nested-read.js';
 
 // Dashboard: 1, 10 and 50 viewers (BENCH_DASHBOARD_VIEWERS) each reload a 10-order view (orders → rewards →
 // brands, the nested read's query) every second for BENCH_DASHBOARD_S seconds, against the gateway with its
-// read cache (defaults: CACHE_TTL_MS 5 s) and against the peers, each on orders of its own. Meanwhile a
-// recipient redeems one of the rewards every 500 ms (the sandbox's truth moving): an answer that still shows
-// a reward open after its redemption is that much behind the truth, and the oldest such age is reported with
-// the guarantee it must stay under (CACHE_TTL_MS for rewards no subscription watches; the peers cache nothing).
+// read cache (defaults: CACHE_TTL_MS 5 s; the compiled production start) and against the peers Apollo and
+// plain yoga, each on orders of its own. Meanwhile a recipient redeems one of the rewards every 500 ms (the
+// sandbox's truth moving): an answer that still shows a reward open after its redemption is that much behind
+// the truth, and the oldest such age is reported with the guarantee it must stay under (CACHE_TTL_MS for
+// rewards no subscription watches; the peers cache nothing).
 // Reported: upstream requests per second, latency p50 and p99, and the oldest answer's age.
 
 const ORDERS = 10;
@@ -127,8 +137,20 @@ export async function dashboard(ctx: CompareContext): Promise<DashboardResult> {
   const { settings, sandbox, upstream, log } = ctx;
   const seconds = settings.BENCH_DASHBOARD_S;
   const wanted = new Set(settings.BENCH_TARGETS);
+  const cache = { CACHE_TTL_MS: String(CACHE_TTL_MS) };
+  // The gateway as production starts it (compiled), through tsx only when asked for instead; issue 24's peers.
+  const entry = wanted.has('gateway-compiled') ? compiledEntry(settings.BENCH_COMPILED_ENTRY, log) : null;
   const starters: [TargetName, () => Promise<Target>][] = [
-    ['gateway-tsx', () => startGatewayTarget('gateway-tsx', 'src/main.ts', sandbox, [], { CACHE_TTL_MS: String(CACHE_TTL_MS) })],
+    ...(entry
+      ? [
+          ['gateway-compiled', () => startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags(), cache)] as [
+            TargetName,
+            () => Promise<Target>,
+          ],
+        ]
+      : wanted.has('gateway-tsx')
+        ? [['gateway-tsx', () => startGatewayTarget('gateway-tsx', 'src/main.ts', sandbox, [], cache)] as [TargetName, () => Promise<Target>]]
+        : []),
     ['apollo', () => startPeer('apollo', sandbox)],
     ['yoga', () => startPeer('yoga', sandbox)],
   ];

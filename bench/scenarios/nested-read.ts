@@ -31,9 +31,9 @@ export interface NestedReadResult {
 }
 
 /** Orders for nested reads (also used by the soak); refs alternate caller id and uuid, as clients mix them. */
-export async function createNestedOrders({ upstream }: Pick<BenchContext, 'upstream'>, prefix: string): Promise<string[]> {
+export async function createNestedOrders({ upstream }: Pick<BenchContext, 'upstream'>, prefix: string, count = ORDERS): Promise<string[]> {
   const refs: string[] = [];
-  for (let i = 0; i < ORDERS; i++) {
+  for (let i = 0; i < count; i++) {
     const order = await upstream.createEmailOrder(`${prefix}-${i}`, { recipients: REWARDS, brandCode: BRANDS[i % BRANDS.length]! });
     refs.push(i % 2 === 0 ? order.id : order.uuid);
   }
@@ -41,12 +41,17 @@ export async function createNestedOrders({ upstream }: Pick<BenchContext, 'upstr
 }
 
 /** A complete answer: every order, each with all its rewards and their brand names. */
-export function completeNestedAnswer(json: any): boolean {
-  const campaigns = json.data?.campaigns as { gifts: { edges: { node: { brand: { name: string } | null } }[] } }[] | undefined;
-  return (
-    campaigns?.length === ORDERS &&
-    campaigns.every((c) => c.gifts.edges.length === REWARDS && c.gifts.edges.every((e) => typeof e.node.brand?.name === 'string'))
-  );
+export const completeNestedAnswer = completeAnswerOf(ORDERS);
+
+/** The same check for a query naming `orders` orders. */
+export function completeAnswerOf(orders: number): (json: any) => boolean {
+  return (json) => {
+    const campaigns = json.data?.campaigns as { gifts: { edges: { node: { brand: { name: string } | null } }[] } }[] | undefined;
+    return (
+      campaigns?.length === orders &&
+      campaigns.every((c) => c.gifts.edges.length === REWARDS && c.gifts.edges.every((e) => typeof e.node.brand?.name === 'string'))
+    );
+  };
 }
 
 export async function nestedRead(ctx: BenchContext): Promise<NestedReadResult> {
