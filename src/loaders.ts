@@ -106,8 +106,21 @@ class RequestLoaders implements Loaders {
     };
   }
 
+  // A gift a page listed is answered from the page, without a request. Pages are not primed into the gift
+  // loader (a promise and a cache entry for each of the 200 gifts of a nested read, which nearly never asks
+  // for one by uuid): the loader asks this map first. The first page to list a gift wins, as a prime would.
+  // Made on first use, as the loaders are (a subscription's context lives as long as it does).
+  #listed: Map<string, Gift> | null = null;
+
   get gift(): Loaders['gift'] {
-    return (this.#gift ??= new DataLoader(this.#batch('gift', (uuid: string) => this.client.getGift(uuid, this.#opts))));
+    if (this.#gift) return this.#gift;
+    const fetch = this.#batch('gift', (uuid: string) => this.client.getGift(uuid, this.#opts));
+    return (this.#gift = new DataLoader(async (uuids: readonly string[]) => {
+      const listed = this.#listed;
+      const unlisted = listed ? uuids.filter((uuid) => !listed.has(uuid)) : uuids;
+      const fetched = unlisted.length > 0 ? await fetch(unlisted) : [];
+      return uuids.map((uuid) => listed?.get(uuid) ?? fetched[unlisted.indexOf(uuid)]!);
+    }));
   }
 
   get campaign(): Loaders['campaign'] {
@@ -129,8 +142,8 @@ class RequestLoaders implements Loaders {
     return (this.#giftPage ??= new DataLoader(
       this.#batch('giftPage', async (query: GiftQuery) => {
         const page = await this.client.listGifts(query, this.#opts);
-        const gifts = this.gift;
-        for (const item of page.items) gifts.prime(item.uuid, item);
+        const listed = (this.#listed ??= new Map());
+        for (const item of page.items) if (!listed.has(item.uuid)) listed.set(item.uuid, item);
         return page;
       }),
       { cacheKeyFn: stableKey, batch: false },
@@ -173,6 +186,7 @@ class RequestLoaders implements Loaders {
 
   forgetAll(): void {
     for (const loader of [this.#campaign, this.#gift, this.#giftPage, this.#brandPage, this.#linkPage]) loader?.clearAll();
+    this.#listed = null;
     this.#funds = null;
     this.#account = null;
   }

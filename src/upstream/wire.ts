@@ -177,6 +177,7 @@ export const wire = {
 export type WireInfo = z.infer<typeof info>;
 export type WireCampaign = z.infer<typeof campaign>;
 export type WireFees = z.infer<typeof fees>;
+type WireCostEntry = z.infer<typeof costEntry>;
 export type WireGift = z.infer<typeof gift>;
 export type WireContact = z.infer<typeof contact>;
 export type WireBrandSummary = z.infer<typeof brandSummary>;
@@ -281,9 +282,172 @@ function fastGiftRead(json: unknown): z.output<typeof wire.giftRead> | undefined
   return gift && { gift };
 }
 
+// Campaign reads have the same kind of fast path: a nested read reads ten campaigns, each with its contacts
+// and fees, and through zod that was ~4% of the gateway's CPU.
+
+const isFlag = (v: unknown) => v === null || v === undefined || typeof v === 'boolean';
+const isOptionalNumber = (v: unknown) => v === null || v === undefined || typeof v === 'number';
+const asObject = (v: unknown) => (typeof v === 'object' && v !== null && !Array.isArray(v) ? (v as Record<string, unknown>) : undefined);
+
+/** Each item read by `one`; null or undefined as is; undefined (not the fast shape) when any item is not. */
+function fastList<T>(v: unknown, one: (item: unknown) => T | undefined): T[] | null | undefined {
+  if (v === null) return null;
+  if (v === undefined || !Array.isArray(v)) return undefined;
+  const items: T[] = [];
+  for (const item of v) {
+    const read = one(item);
+    if (read === undefined) return undefined;
+    items.push(read);
+  }
+  return items;
+}
+
+/** A nullish field read by `one`: null and undefined stay as they are (`fastList` for lists). */
+const fastNullish = <T>(v: unknown, one: (value: unknown) => T | undefined): T | null | undefined | false =>
+  v === null || v === undefined ? v : (one(v) ?? false);
+
+function fastInfo(json: unknown): WireInfo | undefined {
+  const i = asObject(json);
+  if (!i || typeof i.code !== 'string' || !isText(i.name) || !isText(i.message)) return undefined;
+  return { code: i.code, name: i.name as string | null | undefined, message: i.message as string | null | undefined };
+}
+
+function fastContact(json: unknown): WireContact | undefined {
+  const c = asObject(json);
+  if (
+    !c ||
+    typeof c.email !== 'string' ||
+    !isText(c.firstname) ||
+    !isText(c.lastname) ||
+    !isText(c.message) ||
+    !isFlag(c.added_succesfully) ||
+    !isFlag(c.added_successfully)
+  ) {
+    return undefined;
+  }
+  return {
+    email: c.email,
+    firstname: c.firstname as string | null | undefined,
+    lastname: c.lastname as string | null | undefined,
+    message: c.message as string | null | undefined,
+    added_succesfully: c.added_succesfully as boolean | null | undefined,
+    added_successfully: c.added_successfully as boolean | null | undefined,
+  };
+}
+
+function fastCostEntry(json: unknown): WireCostEntry | undefined {
+  const e = asObject(json);
+  if (
+    !e ||
+    typeof e.fee_type !== 'string' ||
+    !isOptionalNumber(e.percentage) ||
+    !isInt(e.amount_in_cents) ||
+    !isText(e.currency) ||
+    !isText(e.tax_type) ||
+    !isOptionalInt(e.tax_in_cents) ||
+    !isOptionalInt(e.number_of_gifts) ||
+    !isOptionalInt(e.fee_per_gift_in_cents)
+  ) {
+    return undefined;
+  }
+  return {
+    fee_type: e.fee_type,
+    percentage: e.percentage as number | null | undefined,
+    amount_in_cents: e.amount_in_cents as number,
+    currency: e.currency as string | null | undefined,
+    tax_type: e.tax_type as string | null | undefined,
+    tax_in_cents: e.tax_in_cents as number | null | undefined,
+    number_of_gifts: e.number_of_gifts as number | null | undefined,
+    fee_per_gift_in_cents: e.fee_per_gift_in_cents as number | null | undefined,
+  };
+}
+
+function fastFees(json: unknown): WireFees | undefined {
+  const f = asObject(json);
+  if (!f || !isInt(f.subtotal_in_cents) || !isOptionalInt(f.tax_in_cents) || !isText(f.tax_type) || !isInt(f.total_in_cents)) {
+    return undefined;
+  }
+  const entries = f.cost_entries === undefined ? undefined : fastList(f.cost_entries, fastCostEntry);
+  if (entries === undefined && f.cost_entries !== undefined) return undefined;
+  return {
+    cost_entries: entries,
+    subtotal_in_cents: f.subtotal_in_cents as number,
+    tax_in_cents: f.tax_in_cents as number | null | undefined,
+    tax_type: f.tax_type as string | null | undefined,
+    total_in_cents: f.total_in_cents as number,
+  };
+}
+
+const fastString = (v: unknown) => (typeof v === 'string' ? v : undefined);
+
+function fastCampaign(json: unknown): WireCampaign | undefined {
+  const c = asObject(json);
+  if (
+    !c ||
+    typeof c.id !== 'string' ||
+    typeof c.uuid !== 'string' ||
+    typeof c.status !== 'string' ||
+    typeof c.delivery_type !== 'string' ||
+    !isText(c.company_name) ||
+    !isText(c.message) ||
+    !isText(c.subject) ||
+    !isFlag(c.suppress_default_greeting) ||
+    !isText(c.gift_template) ||
+    !isOptionalInt(c.contacts_success_count) ||
+    !isOptionalInt(c.contact_success_count) ||
+    !isOptionalInt(c.contacts_failure_count) ||
+    !isOptionalInt(c.contact_failure_count) ||
+    !isInt(c.price_in_cents) ||
+    !isText(c.brand_code) ||
+    !isText(c.region) ||
+    !isText(c.expiry) ||
+    !isOptionalInt(c.link_count)
+  ) {
+    return undefined;
+  }
+  const contacts = c.contacts === undefined ? undefined : fastList(c.contacts, fastContact);
+  const brandCodes = c.brand_codes === undefined ? undefined : fastList(c.brand_codes, fastString);
+  const fees = fastNullish(c.fees, fastFees);
+  if ((contacts === undefined && c.contacts !== undefined) || (brandCodes === undefined && c.brand_codes !== undefined) || fees === false) {
+    return undefined;
+  }
+  return {
+    id: c.id,
+    uuid: c.uuid,
+    status: c.status,
+    delivery_type: c.delivery_type,
+    company_name: c.company_name as string | null | undefined,
+    message: c.message as string | null | undefined,
+    subject: c.subject as string | null | undefined,
+    suppress_default_greeting: c.suppress_default_greeting as boolean | null | undefined,
+    gift_template: c.gift_template as string | null | undefined,
+    contacts,
+    contacts_success_count: c.contacts_success_count as number | null | undefined,
+    contact_success_count: c.contact_success_count as number | null | undefined,
+    contacts_failure_count: c.contacts_failure_count as number | null | undefined,
+    contact_failure_count: c.contact_failure_count as number | null | undefined,
+    price_in_cents: c.price_in_cents as number,
+    brand_codes: brandCodes,
+    brand_code: c.brand_code as string | null | undefined,
+    region: c.region as string | null | undefined,
+    fees,
+    expiry: c.expiry as string | null | undefined,
+    link_count: c.link_count as number | null | undefined,
+  };
+}
+
+function fastCampaignRead(json: unknown): z.output<typeof wire.campaignRead> | undefined {
+  const w = asObject(json);
+  if (!w) return undefined;
+  const info = fastNullish(w.info, fastInfo);
+  const campaign = fastCampaign(w.campaign);
+  return info === false || !campaign ? undefined : { info, campaign };
+}
+
 const fastPaths = new Map<z.ZodType, (json: unknown) => unknown>([
   [wire.giftList, fastGiftList],
   [wire.giftRead, fastGiftRead],
+  [wire.campaignRead, fastCampaignRead],
 ]);
 
 /**

@@ -55,3 +55,40 @@ describe('gift pages', () => {
     expect(asked).toEqual(['a']);
   });
 });
+
+describe('gifts a page listed', () => {
+  const gift = (uuid: string) => ({ uuid, status: 'listed' }) as unknown as Gift;
+  function listingClient() {
+    const read: string[] = [];
+    const batches: number[] = [];
+    const client = {
+      listGifts: async () => ({ items: [gift('g-1'), gift('g-2')], numberOfResults: 2, limit: 20, offset: 0, totalCount: 2 }),
+      getGift: async (uuid: string) => (read.push(uuid), { uuid, status: 'read' } as unknown as Gift),
+    } as unknown as UpstreamClient;
+    return { client, read, batches };
+  }
+
+  it('are answered from the page, without a request; only the others are read, in one batch', async () => {
+    const { client, read, batches } = listingClient();
+    const loaders = createLoaders(client, noCatalog, undefined, { onBatch: (name, size) => name === 'gift' && batches.push(size) });
+    const page = await loaders.giftPage.load({ campaignUuid: 'a', limit: 20, offset: 0 });
+    const [one, other, two] = await Promise.all([loaders.gift.load('g-1'), loaders.gift.load('g-9'), loaders.gift.load('g-2')]);
+    expect(one).toBe(page.items[0]);
+    expect(two).toBe(page.items[1]);
+    expect(other).toMatchObject({ uuid: 'g-9', status: 'read' });
+    expect(read).toEqual(['g-9']);
+    expect(batches).toEqual([1]);
+  });
+
+  it('keep the first answer for a gift the request already read, and are forgotten with everything else', async () => {
+    const { client, read } = listingClient();
+    const loaders = createLoaders(client, noCatalog);
+    expect(await loaders.gift.load('g-1')).toMatchObject({ status: 'read' });
+    await loaders.giftPage.load({ campaignUuid: 'a', limit: 20, offset: 0 });
+    expect(await loaders.gift.load('g-1')).toMatchObject({ status: 'read' });
+    expect(await loaders.gift.load('g-2')).toMatchObject({ status: 'listed' });
+    loaders.forgetAll();
+    expect(await loaders.gift.load('g-2')).toMatchObject({ status: 'read' });
+    expect(read).toEqual(['g-1', 'g-2']);
+  });
+});
