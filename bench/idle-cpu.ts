@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { sleep } from './context.js';
 import { graphqlRequest } from './load.js';
-import { startSandboxProcess } from './processes.js';
+import { runtimeMs, startSandboxProcess } from './processes.js';
 import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
 
@@ -18,24 +18,6 @@ const SETTLE_S = 6;
 const runs = Number(process.argv[2] ?? 3);
 const windows = Number(process.argv[3] ?? 6);
 const targets = (process.env.IDLE_TARGETS ?? 'gateway').split(',');
-
-/**
- * Nanoseconds on a CPU from the scheduler (/proc/…/schedstat: exact, where /proc/…/stat counts 10 ms ticks,
- * which for a process waking briefly is noise): all threads, and the main (JavaScript) thread alone (GC and
- * compiler helpers run on the others).
- */
-function runtimeMs(pid: number): { all: number; main: number } {
-  const of = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
-  let all = 0;
-  for (const tid of readdirSync(`/proc/${pid}/task`)) {
-    try {
-      all += of(tid);
-    } catch {
-      // a thread that ended between the listing and the read
-    }
-  }
-  return { all, main: of(String(pid)) };
-}
 
 /** Voluntary context switches of the main thread: how often it went to sleep waiting for something. */
 function mainThreadWakeUps(pid: number): number {

@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -230,6 +230,24 @@ export function metricSum(text: string, name: string): number {
 export function rssFromProc(pid: number): number {
   const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1];
   return Number(kb ?? 0) * 1024;
+}
+
+/**
+ * Milliseconds on a CPU from the scheduler (/proc/…/schedstat: exact, where /proc/…/stat counts 10 ms ticks,
+ * which for a process waking briefly is noise): all threads, and the main (JavaScript) thread alone (GC and
+ * compiler helpers run on the others).
+ */
+export function runtimeMs(pid: number): { all: number; main: number } {
+  const of = (tid: string) => Number(readFileSync(`/proc/${pid}/task/${tid}/schedstat`, 'utf8').split(' ')[0]) / 1e6;
+  let all = 0;
+  for (const tid of readdirSync(`/proc/${pid}/task`)) {
+    try {
+      all += of(tid);
+    } catch {
+      // a thread that ended between the listing and the read
+    }
+  }
+  return { all, main: of(String(pid)) };
 }
 
 /** User + system CPU seconds a process has used so far, from /proc (Linux clock ticks of 10 ms). */

@@ -5,7 +5,7 @@ import { requestDelta, total } from '../clients.js';
 import { sleep, type BenchContext } from '../context.js';
 import { boundGoal, ratioGoal, showSpread, type Goal, type Spread } from '../goals.js';
 import { ErrorTally, graphqlRequest, round, runLoad } from '../load.js';
-import { cpuSeconds, ROOT, rssFromProc } from '../processes.js';
+import { cpuSeconds, ROOT, rssFromProc, runtimeMs } from '../processes.js';
 import { subscriberHeap, type SubscriberHeap } from '../subscriber-heap.js';
 import {
   AUTH_HEADERS,
@@ -100,6 +100,9 @@ export interface CompareResult {
 /** Connections of the overload phase: where issue 22 saw refusals, and issue 30 asks for none. */
 export const HEAVY_CONNECTIONS = 50;
 
+/** Extra quiet before the idle CPU window, so the last target started is past its start-up work too. */
+const IDLE_SETTLE_MS = 5_000;
+
 const FIGURES: Figure[] = [
   'fundsPerSecond',
   'fundsP50Ms',
@@ -171,10 +174,13 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
       targets.push(await start('idle'));
       log(`compare: ${TARGET_LABELS[name]} up, idle RSS ${(targets.at(-1)!.idleRssBytes / 1024 / 1024).toFixed(0)} MB`);
     }
-    // Idle CPU: every target idle at once, after start-up has settled (bench/targets.ts waits 3 s).
-    const idleFrom = new Map(targets.map((t) => [t.name, cpuSeconds(t.pid)]));
+    // Idle CPU: every target idle at once, after start-up has settled (bench/targets.ts waits 3 s after each
+    // start; the last one started gets IDLE_SETTLE_MS more, for its compiler threads and first GCs), read from
+    // the scheduler's exact account: /proc/…/stat counts 10 ms ticks, as coarse as the figure itself.
+    await sleep(IDLE_SETTLE_MS);
+    const idleFrom = new Map(targets.map((t) => [t.name, runtimeMs(t.pid).all]));
     await sleep(settings.BENCH_IDLE_S * 1_000);
-    const idleCpuMs = new Map(targets.map((t) => [t.name, Math.round((cpuSeconds(t.pid) - idleFrom.get(t.name)!) * 1000)]));
+    const idleCpuMs = new Map(targets.map((t) => [t.name, Math.round((runtimeMs(t.pid).all - idleFrom.get(t.name)!) * 10) / 10]));
 
     const tallies = new Map(targets.map((t) => [t.name, new ErrorTally()]));
     const heavyTallies = new Map(targets.map((t) => [t.name, new ErrorTally()]));
