@@ -13,6 +13,7 @@ import type { Config } from './config.js';
 import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
 import { answerUpgradeRefusal, refuseRequestTarget } from './request-target.js';
 import { refusalError } from './security/refusal.js';
+import { continuingTrace } from './telemetry/spans.js';
 import type { Caller } from './security/scopes.js';
 import type { WebSocketPolicy } from './security/security.js';
 import { missingKey } from './security/use-api-keys.js';
@@ -97,6 +98,8 @@ export interface WebSocketEndpoint {
 }
 
 type EnvelopedArgs = ExecutionArgs & {
+  /** The caller's trace, continued by the operation's span (telemetry/spans.ts). */
+  traceparent: string | undefined;
   execute(args: ExecutionArgs): unknown;
   subscribe(args: ExecutionArgs): unknown;
 };
@@ -112,6 +115,14 @@ interface Extra {
   address: string | undefined;
   /** Set once connection_init is admitted: each subscribe is the same caller's. */
   caller: Caller | null;
+  /** The upgrade request's W3C traceparent: the trace an operation continues when its payload names none. */
+  traceparent: string | undefined;
+}
+
+/** The trace a subscribe continues: `extensions.traceparent` of its payload, else the upgrade request's. */
+function traceparentOf(payload: { extensions?: Record<string, unknown> | null }, extra: Extra): string | undefined {
+  const own = payload.extensions?.traceparent;
+  return typeof own === 'string' ? own : extra.traceparent;
 }
 
 function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, extra: Extra): string | null {
@@ -206,9 +217,9 @@ export function attachWebSocket(
     onNext: (_ctx, _id, _payload, _args, result) =>
       result.errors?.some(hasHttp) ? { ...result, errors: result.errors.map(formatForSocket) } : undefined,
     onError: (_ctx, _id, _payload, errors) => (errors.some(hasHttp) ? errors.map(formatForSocket) : undefined),
-    execute: (args) => (args as EnvelopedArgs).execute(args) as never,
+    execute: (args) => continuingTrace((args as EnvelopedArgs).traceparent, () => (args as EnvelopedArgs).execute(args)) as never,
     subscribe: async (args) => {
-      const result = await (args as EnvelopedArgs).subscribe(args);
+      const result = await continuingTrace((args as EnvelopedArgs).traceparent, () => (args as EnvelopedArgs).subscribe(args));
       // Scope auth checks a subscription once, when it starts (authorizeOnSubscribe; its events' fields carry no
       // scopes), but keeps that check's cache (five Maps, ~1.3 KB) for as long as the context lives: the
       // subscription's whole life. Dropped once the check is done; a later check would simply build it again.
@@ -261,6 +272,7 @@ export function attachWebSocket(
         operationName: params.operationName,
         variableValues: params.variables,
         contextValue: await contextFactory(),
+        traceparent: traceparentOf(payload, ctx.extra),
         execute,
         subscribe,
       };
@@ -275,6 +287,7 @@ export function attachWebSocket(
       authorization: req.headers.authorization ?? null,
       address: req.socket.remoteAddress,
       caller: null,
+      traceparent: typeof req.headers.traceparent === 'string' ? req.headers.traceparent : undefined,
     }),
     log,
     { maxBufferedBytes: limits.maxBufferedBytes },

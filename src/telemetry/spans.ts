@@ -124,6 +124,16 @@ export function spanContextOf(traceparent: string | undefined): SpanContext | un
   return isSpanContextValid(spanContext) ? spanContext : undefined;
 }
 
+/**
+ * Runs `run` as a continuation of the caller's trace (a W3C traceparent it sent), or as it is when there is
+ * none or the value is not a valid traceparent. For operations no HTTP request carries: the http
+ * instrumentation continues those of requests itself. With tracing off, context.with only calls `run`.
+ */
+export function continuingTrace<T>(traceparent: string | undefined, run: () => T): T {
+  const caller = spanContextOf(traceparent);
+  return caller ? context.with(trace.setSpanContext(ROOT_CONTEXT, caller), run) : run();
+}
+
 /** What an upstream attempt tells the client span the undici instrumentation makes for it (telemetry/sdk.ts). */
 export interface AttemptFacts {
   /** The route's path with its parameters as `{name}`, e.g. `/campaign/{id}`. */

@@ -4,6 +4,7 @@ import { createServer, request as forward, type IncomingHttpHeaders } from 'node
 import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import WebSocket from 'ws';
 import { createRedactor } from '../../src/redaction.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../support/otlp.js';
@@ -214,6 +215,73 @@ describe.each(['http/protobuf', 'http/json'])('tracing over OTLP %s', (protocol)
       }
       // Never the variables either: the order's id reaches the server and operation spans only as one.
       expect(JSON.stringify([server[0]!.attributes, operation.attributes])).not.toContain(ref);
+    } finally {
+      gateway.child.kill('SIGKILL');
+    }
+  });
+});
+
+describe('over WebSocket', () => {
+  let receiver: OtlpReceiver;
+  beforeAll(async () => {
+    receiver = await startOtlpReceiver();
+  });
+  afterAll(async () => {
+    await receiver?.close();
+  });
+
+  /** One operation over graphql-ws (raw frames): the upgrade may carry headers, the subscribe its extensions. */
+  async function operateOverSocket(url: string, headers: Record<string, string>, extensions: Record<string, unknown>) {
+    const socket = new WebSocket(url.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws', { headers });
+    const frames: { type: string; payload?: unknown }[] = [];
+    const next = (type: string) =>
+      new Promise<void>((resolve, reject) => {
+        const look = () => (frames.some((f) => f.type === type) ? resolve() : undefined);
+        socket.on('message', (data) => {
+          frames.push(JSON.parse(String(data)) as { type: string });
+          look();
+        });
+        socket.once('close', (code, reason) => reject(new Error(`closed ${code} ${String(reason)}`)));
+      });
+    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+    const acked = next('connection_ack');
+    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${API_KEY}` } }));
+    await acked;
+    const completed = next('complete');
+    socket.send(
+      JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'query Viewer { viewer { username } }', operationName: 'Viewer', extensions } }),
+    );
+    await completed;
+    socket.close();
+    return frames.find((f) => f.type === 'next')?.payload as { data?: unknown; errors?: unknown };
+  }
+
+  it("an operation continues the traceparent of its subscribe's extensions, else the upgrade request's", async () => {
+    const gateway = startGateway({
+      REWARD_API_URL: sandbox.sandbox.baseUrl,
+      REWARD_API_TOKEN: sandbox.sandbox.token,
+      GATEWAY_API_KEYS: KEYS,
+      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
+      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
+      OTEL_BSP_SCHEDULE_DELAY: '50',
+    });
+    try {
+      const url = await gateway.listening;
+      const caller = () => ({ trace: randomBytes(16).toString('hex'), span: randomBytes(8).toString('hex') });
+      const inPayload = caller();
+      const onUpgrade = caller();
+      const header = (c: { trace: string; span: string }) => `00-${c.trace}-${c.span}-01`;
+      // The payload's wins over the upgrade's; a socket with only the upgrade's continues that one.
+      expect((await operateOverSocket(url, { traceparent: header(caller()) }, { traceparent: header(inPayload) })).errors).toBeUndefined();
+      expect((await operateOverSocket(url, { traceparent: header(onUpgrade) }, {})).errors).toBeUndefined();
+      for (const c of [inPayload, onUpgrade]) {
+        const operation = await eventually('the operation span', () =>
+          receiver.spans().find((s) => s.traceId === c.trace && s.name === 'query Viewer'),
+        );
+        expect(operation.parentSpanId).toBe(c.span);
+        // Its upstream call is in the same trace, below it.
+        await eventually('the client span', () => receiver.spans().find((s) => s.traceId === c.trace && s.kind === CLIENT));
+      }
     } finally {
       gateway.child.kill('SIGKILL');
     }
