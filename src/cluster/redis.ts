@@ -206,6 +206,9 @@ export function connectRedis({ target, tls, username, password, prefix, commandT
   const guard = <T>(command: Promise<T>): Promise<T> => {
     lastSentAt = Date.now();
     return bounded(command).catch((error: unknown) => {
+      // ioredis attaches the failed command with its arguments: the values written (cached answers, persisted
+      // documents, a webhook endpoint with its signing secret), which any log of the error would then carry.
+      if (error instanceof Error && 'command' in error) delete (error as { command?: unknown }).command;
       if (error instanceof Error && error.message === TIMED_OUT)
         down(`a command got no answer within ${commandTimeoutMs} ms (REDIS_COMMAND_TIMEOUT_MS)`);
       else if (up === true && unavailable(error)) down(`a command failed (${(error as Error).message.split(/[.:]/)[0]!.slice(0, 60)})`);

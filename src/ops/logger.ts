@@ -28,6 +28,8 @@ const REDACTED_FIELDS = ['authorization', 'cookie', 'token', 'apiKey', 'password
 const REDACTED_PATHS = REDACTED_FIELDS.flatMap((field) => [field, `*.${field}`, `*.*.${field}`]);
 
 const BEARER = /(bearer\s+)[^\s"\\]+/gi;
+/** Webhook signing secrets are per endpoint, never configured, so the redactor cannot know them: by their form. */
+const WEBHOOK_SECRET = /(whsec_)[A-Za-z0-9+/=]+/g;
 
 /** LOG_LEVEL when set; otherwise info, and silent under NODE_ENV=test so test output stays readable. */
 export function logLevel(config: Pick<Config, 'LOG_LEVEL' | 'NODE_ENV'>): LevelWithSilent {
@@ -35,7 +37,7 @@ export function logLevel(config: Pick<Config, 'LOG_LEVEL' | 'NODE_ENV'>): LevelW
 }
 
 function scrubber({ redact }: Redactor, out: LogDestination): LogDestination {
-  return { write: (line: string) => out.write(redact(line.replace(BEARER, `$1${REDACTED}`))) };
+  return { write: (line: string) => out.write(redact(line.replace(BEARER, `$1${REDACTED}`).replace(WEBHOOK_SECRET, `$1${REDACTED}`))) };
 }
 
 export function createLogger({ level, redactor = createRedactor(), destination }: LoggerOptions): Logger {
