@@ -5,7 +5,7 @@ import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import type { Config } from '../config.js';
-import { attemptFacts } from './spans.js';
+import { attemptFacts, isUntraced } from './spans.js';
 
 // The OpenTelemetry SDK and its instrumentations, loaded by telemetry/start.ts only when tracing is on.
 //
@@ -58,6 +58,9 @@ async function exporterFor(protocol: TracingSettings['OTEL_EXPORTER_OTLP_PROTOCO
 /** The client span of every upstream attempt, with what withAttempt put in the context (exported for its test). */
 export function undiciInstrumentation(): UndiciInstrumentation {
   return new UndiciInstrumentation({
+    // Webhook deliveries (spans.ts's untraced): the receiver's URL stays out of spans, our trace ids out of its
+    // requests.
+    ignoreRequestHook: () => isUntraced(),
     startSpanHook() {
       const facts = attemptFacts();
       if (!facts) return {};

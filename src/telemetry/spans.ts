@@ -134,6 +134,21 @@ export function continuingTrace<T>(traceparent: string | undefined, run: () => T
   return caller ? context.with(trace.setSpanContext(ROOT_CONTEXT, caller), run) : run();
 }
 
+const UNTRACED = createContextKey('reward-gateway untraced');
+
+/**
+ * `run` outside any trace, and with its HTTP requests left alone by the undici instrumentation (telemetry/sdk.ts):
+ * no client span, no `traceparent` sent. For requests to third parties whose URL is theirs to keep (a webhook
+ * receiver's path or query may hold its token) and who have no business joining our traces.
+ */
+export function untraced<T>(run: () => T): T {
+  return context.with(ROOT_CONTEXT.setValue(UNTRACED, true), run);
+}
+
+export function isUntraced(): boolean {
+  return context.active().getValue(UNTRACED) === true;
+}
+
 /** What an upstream attempt tells the client span the undici instrumentation makes for it (telemetry/sdk.ts). */
 export interface AttemptFacts {
   /** The route's path with its parameters as `{name}`, e.g. `/campaign/{id}`. */

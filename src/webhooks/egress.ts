@@ -12,6 +12,7 @@
 import { lookup as dnsLookup } from 'node:dns/promises';
 import type { LookupFunction } from 'node:net';
 import { Client } from 'undici';
+import { untraced } from '../telemetry/spans.js';
 import { forbiddenAddressKind } from './address-policy.js';
 import type { AttemptOutcome, AttemptRequest, CheckEndpointUrl, SendAttempt, UrlVerdict } from './attempt.js';
 import { allowListOf, parseEndpointUrl, type EndpointUrl, type Refusal } from './url-policy.js';
@@ -227,15 +228,20 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
       const where = endpoint.literal ? endpoint.host : `${endpoint.host} (${addresses.map((a) => a.address).join(', ')})`;
       let response;
       try {
-        response = await client.request({
-          method: 'POST',
-          path: `${endpoint.url.pathname}${endpoint.url.search}`,
-          headers: request.headers,
-          body: request.body,
-          signal: deadline.signal,
-          // Connection: close tells the receiver the connection ends with this attempt (it is dropped anyway).
-          reset: true,
-        });
+        // Untraced: the receiver's URL (its path or query may hold its token) never becomes a span attribute,
+        // and no traceparent of ours is sent to a third party.
+        const sender = client;
+        response = await untraced(() =>
+          sender.request({
+            method: 'POST',
+            path: `${endpoint.url.pathname}${endpoint.url.search}`,
+            headers: request.headers,
+            body: request.body,
+            signal: deadline.signal,
+            // Connection: close tells the receiver the connection ends with this attempt (it is dropped anyway).
+            reset: true,
+          }),
+        );
       } catch (error) {
         return failed(where, error);
       }

@@ -1,7 +1,10 @@
 import { context, propagation, trace } from '@opentelemetry/api';
 import { node, tracing } from '@opentelemetry/sdk-node';
+import { createServer, type IncomingHttpHeaders } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
 import { undiciInstrumentation } from '../../src/telemetry/sdk.js';
+import { createWebhookEgress } from '../../src/webhooks/egress.js';
 import { it } from '../support/test.js';
 import { captureClient, failure } from './helpers.js';
 import { json, raw, reset } from './quirks-server.js';
@@ -86,5 +89,30 @@ describe('upstream spans', () => {
     const transition = operation.events.find((e) => e.name === 'upstream.breaker.transition');
     expect(transition?.attributes).toEqual({ 'reward.breaker.from': 'closed', 'reward.breaker.to': 'open' });
     expect(events).toContain('upstream.circuit_open.refused');
+  });
+});
+
+describe('webhook deliveries', () => {
+  it('are not traced: no client span with the receiver URL, no traceparent sent to the receiver', async () => {
+    const received: IncomingHttpHeaders[] = [];
+    const receiver = createServer((req, res) => {
+      received.push(req.headers);
+      req.resume().on('end', () => res.end('ok'));
+    });
+    await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+    const egress = createWebhookEgress({ allowedHosts: ['127.0.0.1'], requireHttps: false });
+    try {
+      const url = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook/RECEIVER-PATH-TOKEN?token=RECEIVER-QUERY-TOKEN`;
+      const outcome = await inOperation(() => egress.send({ url, headers: { 'content-type': 'application/json' }, body: '{}', timeoutMs: 5_000 }));
+      expect(outcome).toMatchObject({ kind: 'answered', status: 200 });
+    } finally {
+      await egress.close();
+      await new Promise((resolve) => receiver.close(resolve));
+    }
+    expect(received).toHaveLength(1);
+    expect(received[0]!.traceparent).toBeUndefined();
+    // The operation's own span only: the attempt made none, so the receiver's URL is in no attribute.
+    expect(spans().map((s) => s.name)).toEqual(['operation']);
+    expect(JSON.stringify(spans().map((s) => s.attributes))).not.toContain('RECEIVER');
   });
 });
