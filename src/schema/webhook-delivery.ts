@@ -1,6 +1,7 @@
 import type { AttemptRecord, Delivery } from '../webhooks/store.js';
 import { builder } from './builder.js';
 import { connectionTotal, pageWindow, toConnection } from './paging.js';
+import { ownerOfCaller } from './webhook-endpoint.js';
 
 // What happened to an endpoint's recent deliveries: each event sent, and each HTTP attempt of it.
 
@@ -53,7 +54,7 @@ builder.queryField('webhookDeliveries', (t) =>
     args: { endpoint: t.arg.id({ required: true }), first: t.arg.int(), after: t.arg.string() },
     resolve: async (_root, { endpoint, first, after }, ctx) => {
       const window = pageWindow({ first, after });
-      const page = await ctx.webhooks.deliveries(ctx.caller.name, endpoint, window.offset, window.limit);
+      const page = await ctx.webhooks.deliveries(ownerOfCaller(ctx.caller), endpoint, window.offset, window.limit);
       return page ? toConnection(page.items, page.total, window) : null;
     },
   }),

@@ -3,7 +3,7 @@ import { z } from 'zod';
 import { InputValidationError, NotFound } from '../orders/errors.js';
 import type { Caller } from '../security/scopes.js';
 import type { Issue, Refused } from '../webhooks/webhooks.js';
-import type { Registrant, WebhookEndpoint } from '../webhooks/store.js';
+import { ownerOf, type Registrant, type WebhookEndpoint } from '../webhooks/store.js';
 import { builder } from './builder.js';
 
 // Webhook endpoints: a subscription document delivered as signed POSTs to a URL (docs/webhooks.md). Each
@@ -22,9 +22,13 @@ export function registrantOf(caller: Caller): Registrant {
     ...(caller.kind && { kind: caller.kind }),
     ...(caller.subject !== undefined && { subject: caller.subject }),
     ...(caller.client !== undefined && { client: caller.client }),
+    ...(caller.issuer !== undefined && { issuer: caller.issuer }),
     ...(caller.trustedOnly !== undefined && { trustedOnly: caller.trustedOnly }),
   };
 }
+
+/** Whose endpoints the caller sees and changes (webhooks/store.ts's ownerOf). */
+export const ownerOfCaller = (caller: Caller): string => ownerOf(registrantOf(caller));
 
 /** A refusal of webhooks/ as the ValidationError member of a result union. */
 export function asValidationError(refused: Refused | { issues: Issue[] }): InputValidationError {
@@ -122,7 +126,7 @@ builder.queryField('webhookEndpoints', (t) =>
     type: [WebhookEndpointRef],
     authScopes: { 'webhooks:read': true },
     description: "The caller's webhook endpoints.",
-    resolve: (_root, _args, ctx) => ctx.webhooks.list(ctx.caller.name),
+    resolve: (_root, _args, ctx) => ctx.webhooks.list(ownerOfCaller(ctx.caller)),
   }),
 );
 
@@ -172,7 +176,7 @@ builder.mutationFields((t) => ({
       }),
     },
     resolve: async (_root, { input }, ctx) => {
-      const updated = await ctx.webhooks.update(ctx.caller.name, input.id, {
+      const updated = await ctx.webhooks.update(ownerOfCaller(ctx.caller), input.id, {
         enabled: input.enabled,
         url: input.url?.trim(),
         description: input.description,
@@ -189,7 +193,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFound] },
     args: { endpoint: t.arg.id({ required: true }) },
     resolve: async (_root, { endpoint }, ctx) => {
-      const rotated = await ctx.webhooks.rotateSecret(ctx.caller.name, endpoint);
+      const rotated = await ctx.webhooks.rotateSecret(ownerOfCaller(ctx.caller), endpoint);
       if (!rotated) throw notFound(endpoint);
       return rotated;
     },
@@ -200,7 +204,7 @@ builder.mutationFields((t) => ({
     errors: { types: [NotFound] },
     args: { endpoint: t.arg.id({ required: true }) },
     resolve: async (_root, { endpoint }, ctx) => {
-      if (!(await ctx.webhooks.delete(ctx.caller.name, endpoint))) throw notFound(endpoint);
+      if (!(await ctx.webhooks.delete(ownerOfCaller(ctx.caller), endpoint))) throw notFound(endpoint);
       return { id: endpoint };
     },
   }),
@@ -213,7 +217,7 @@ builder.mutationFields((t) => ({
     errors: { types: [InputValidationError, NotFound] },
     args: { endpoint: t.arg.id({ required: true }), after: t.arg.string({ required: true }) },
     resolve: async (_root, { endpoint, after }, ctx) => {
-      const replayed = await ctx.webhooks.replay(ctx.caller.name, endpoint, after);
+      const replayed = await ctx.webhooks.replay(ownerOfCaller(ctx.caller), endpoint, after);
       if (!replayed) throw notFound(endpoint);
       if (!replayed.ok) throw asValidationError(replayed);
       return { endpoint: replayed.endpoint };

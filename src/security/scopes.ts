@@ -20,6 +20,8 @@ export interface Caller {
   subject?: string;
   /** A token's `client_id`/`azp`. */
   client?: string | null;
+  /** A token's issuer: one subject name at two issuers is two people (what they own is kept apart by it). */
+  issuer?: string;
   /** When a token stops being valid (epoch ms, its `exp`); keys do not expire. */
   expiresAt?: number | null;
   /** May run only the TRUSTED_DOCUMENTS operations (AUTH_TRUSTED_ONLY_CLIENTS, a key's `trustedOnly`). */

@@ -18,7 +18,7 @@ export function createTokenCallers(verifier: JwtVerifier, trustedOnlyClients: Re
     async admit(token) {
       const verified = await verifier.verify(token);
       if ('problem' in verified) return { refusal: describeFailure('INVALID_TOKEN', { problem: verified.problem }) };
-      const { subject, client, scopes, expiresAt } = verified.token;
+      const { issuer, subject, client, scopes, expiresAt } = verified.token;
       return {
         caller: {
           name: `token:${subject}`,
@@ -26,6 +26,7 @@ export function createTokenCallers(verifier: JwtVerifier, trustedOnlyClients: Re
           kind: 'token',
           subject,
           client,
+          issuer,
           expiresAt,
           trustedOnly: client !== null && trustedOnlyClients.has(client),
         },

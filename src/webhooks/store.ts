@@ -13,7 +13,18 @@ export interface Registrant {
   kind?: 'key' | 'token';
   subject?: string;
   client?: string | null;
+  /** A token's issuer (absent for keys). */
+  issuer?: string;
   trustedOnly?: boolean;
+}
+
+/**
+ * Who owns what a registrant registers: its name, and for a token its issuer too. A token's caller name is its
+ * subject, which two issuers may both give out (AUTH_JWT_ISSUERS): the same name at another issuer must not
+ * see, change or rotate the secret of these endpoints.
+ */
+export function ownerOf(registrant: Pick<Registrant, 'name' | 'kind' | 'issuer'>): string {
+  return registrant.kind === 'token' && registrant.issuer !== undefined ? `${registrant.name} ${registrant.issuer}` : registrant.name;
 }
 
 export interface WebhookEndpoint {

@@ -4,7 +4,7 @@ import { deliveryDocument, subscriptionShape, type SubscriptionShape } from './d
 import { startWorker, type DeliveryHooks, type EndpointWorker, type WorkerSettings } from './endpoint-worker.js';
 import { newSecret } from './signing.js';
 import type { Opened, SubscriptionSource } from './source.js';
-import type { DeliveryPage, Registrant, WebhookEndpoint, WebhookStore } from './store.js';
+import { ownerOf, type DeliveryPage, type Registrant, type WebhookEndpoint, type WebhookStore } from './store.js';
 
 // The webhook endpoints of one gateway process: what the GraphQL API asks of them (register, change, rotate,
 // replay, delete, read) and one delivery worker per enabled endpoint (endpoint-worker.ts). Every refusal is an
@@ -234,7 +234,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       const secret = newSecret();
       const endpoint: WebhookEndpoint = {
         id: randomUUID(),
-        owner: registrant.name,
+        owner: ownerOf(registrant),
         registrant: { ...registrant, scopes: [...registrant.scopes] },
         url: input.url,
         description: input.description,
