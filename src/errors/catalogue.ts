@@ -128,6 +128,7 @@ const TOKEN_PROBLEMS = {
   malformed: 'the token is malformed',
   'too-large': 'the token is over 8 KB',
   'issuer-unreachable': 'the issuer keys cannot be fetched',
+  'no-subject': 'the token names no subject (sub, client_id or azp), so it cannot be told apart from other such tokens',
 };
 export type TokenProblem = keyof typeof TOKEN_PROBLEMS;
 
@@ -212,7 +213,7 @@ export const CATALOGUE = {
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
     headers: (p) => ({ 'www-authenticate': `Bearer error="invalid_token", error_description="${TOKEN_PROBLEMS[p.problem]}"` }),
-    when: 'The bearer value is a JWT the gateway does not accept: expired or not yet valid, for another audience, from an issuer it does not trust, a bad or unknown signing key, an algorithm other than the asymmetric ones, over 8 KB, or malformed. Over WebSocket the socket is closed with 4403.',
+    when: 'The bearer value is a JWT the gateway does not accept: expired or not yet valid, for another audience, from an issuer it does not trust, a bad or unknown signing key, an algorithm other than the asymmetric ones, over 8 KB, malformed, or naming no subject. Over WebSocket the socket is closed with 4403.',
     message: (p) => `The access token was refused: ${TOKEN_PROBLEMS[p.problem]}. Get a new token from the issuer.`,
     extensions: { of: (p) => ({ reason: p.problem }), fields: { reason: `why: ${Object.keys(TOKEN_PROBLEMS).join(', ')}` } },
     examples: [

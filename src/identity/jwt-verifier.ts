@@ -121,7 +121,8 @@ function issuerEntry(config: IssuerConfig, options: Options) {
         if (problem === 'issuer-unreachable') lastRefreshFailed = true;
         return { problem };
       }
-      return { token: verifiedToken(config, payload) };
+      // A caller is its subject (limits, caps, webhook endpoints): without one, every such token would be the same.
+      return verifiedToken(config, payload) ?? { problem: 'no-subject' };
     },
     state(): IssuerState {
       if (!keySet?.jwks()) return { issuer: config.issuer, keys: 'none' };
@@ -158,14 +159,18 @@ function problemOf(error: unknown): TokenProblem {
   return 'issuer-unreachable';
 }
 
-function verifiedToken(config: IssuerConfig, payload: JWTPayload): VerifiedToken {
+function verifiedToken(config: IssuerConfig, payload: JWTPayload): { token: VerifiedToken } | null {
   const client = [payload.client_id, payload.azp].find((value): value is string => typeof value === 'string') ?? null;
+  const subject = payload.sub ?? client;
+  if (!subject) return null;
   return {
-    issuer: config.issuer,
-    subject: payload.sub ?? client ?? 'unknown',
-    client,
-    scopes: scopesOf(payload, config.scopeClaim),
-    expiresAt: payload.exp! * 1000,
+    token: {
+      issuer: config.issuer,
+      subject,
+      client,
+      scopes: scopesOf(payload, config.scopeClaim),
+      expiresAt: payload.exp! * 1000,
+    },
   };
 }
 

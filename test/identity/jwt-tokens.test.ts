@@ -185,6 +185,14 @@ describe('hostile tokens', () => {
       ['unknown kid', await bare.sign({ sub: 'mallory' }, { kid: 'made-up' }), /key the issuer does not publish/],
       ['64 KB token', `${head}.${base64url.encode('x'.repeat(48 * 1024))}.${signature}`, /over 8 KB/],
       ['malformed', `eyJ${'a'.repeat(20)}.eyJ.zz`, /malformed/],
+      // Without sub, client_id or azp, every such token would be one shared caller (limits, webhook endpoints).
+      [
+        'no subject',
+        await new SignJWT({ iss: bare.issuer, aud: AUDIENCE, scope: 'funds:read', exp: now() + 300 })
+          .setProtectedHeader({ alg: 'RS256', kid: 'key-1' })
+          .sign(bare.published[0]!.privateKey),
+        /names no subject/,
+      ],
     ];
     await gateway.upstreamDelta();
     for (const [name, token, reason] of cases) {
