@@ -336,6 +336,18 @@ export function connected(client: Client): Promise<void> {
 }
 
 /** Reward changes of one order (or the account), resumable: each event's cursor, and `after` to resume from. */
+/** One order's reward status changes, as a webhook endpoint or a plain subscriber takes them. */
+export const GIFT_CHANGES = /* GraphQL */ `
+  subscription ($campaign: ID) {
+    giftStatusChanged(campaign: $campaign) {
+      gift {
+        uuid
+        status
+      }
+    }
+  }
+`;
+
 export const RESUMABLE_GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID, $after: String) {
     giftStatusChanged(campaign: $campaign, after: $after) {

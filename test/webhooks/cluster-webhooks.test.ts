@@ -3,7 +3,7 @@ import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect } from 'vitest';
 import { eventually, within, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { RESUMABLE_GIFT_CHANGES, subscribeWs, wsClient } from '../support/live.js';
+import { GIFT_CHANGES, RESUMABLE_GIFT_CHANGES, subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -11,17 +11,6 @@ import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from
 // one sandbox, a receiver on loopback. An endpoint is sent by the one replica holding its lease, from the queue
 // kept in Redis: each event is accepted once, in the order a WebSocket subscriber on another replica sees, and a
 // replica killed while it retries hands the queue to another without losing or repeating an event.
-
-const GIFT_CHANGES = /* GraphQL */ `
-  subscription ($campaign: ID) {
-    giftStatusChanged(campaign: $campaign) {
-      gift {
-        uuid
-        status
-      }
-    }
-  }
-`;
 
 let replicas: Replica[];
 const clients: Client[] = [];

@@ -4,7 +4,7 @@ import type { Scope } from '../../src/security/scopes.js';
 import { liveGatewayFor } from '../live/fixtures.js';
 import { eventually } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
-import { subscribeWs, wsClient, RESUMABLE_GIFT_CHANGES, type LiveGateway } from '../support/live.js';
+import { GIFT_CHANGES, subscribeWs, wsClient, RESUMABLE_GIFT_CHANGES, type LiveGateway } from '../support/live.js';
 import { test, apiKeys, bearer } from '../support/test.js';
 import { startWebhookReceiver, type ReceivedRequest, type WebhookReceiver } from '../support/webhook-receiver.js';
 
@@ -113,17 +113,6 @@ const DELIVERIES = /* GraphQL */ `
             error
           }
         }
-      }
-    }
-  }
-`;
-
-const GIFT_CHANGES = /* GraphQL */ `
-  subscription ($campaign: ID) {
-    giftStatusChanged(campaign: $campaign) {
-      gift {
-        uuid
-        status
       }
     }
   }
