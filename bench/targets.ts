@@ -167,12 +167,12 @@ export async function startGatewayTarget(
   return settle(started, name, url);
 }
 
-export async function startPeer(name: PeerName, upstream: SandboxProcess, mode: StartMode = 'idle'): Promise<Target> {
+export async function startPeer(name: PeerName, upstream: SandboxProcess, mode: StartMode = 'idle', nodeArgs: string[] = []): Promise<Target> {
   const spawnedAt = performance.now();
   const { child, lines, waitFor } = launch(
     `bench/peers/${name}.mjs`,
     { NODE_ENV: 'production', PEER_PORT: '0', REWARD_API_URL: upstream.baseUrl, REWARD_API_TOKEN: upstream.token },
-    [],
+    nodeArgs,
     false,
   );
   const [, port] = await waitFor(/listening on http:\/\/127\.0\.0\.1:(\d+)/, 'listening line');
