@@ -7,7 +7,7 @@
 // belongs lower. A module of src/ in no group fails too, so a new folder is placed on purpose.
 
 /** Top-level modules all of the gateway may use; they import only each other, an area's config.ts and shared/. */
-const BASE = '^src/(config|config-area|redaction|secret-forms|text-folding|page-size|path-segment)\\.ts$';
+const BASE = '^src/(config|config-area|redaction|secret-forms|text-folding|page-size|path-segment|busy-interval)\\.ts$';
 /** An area's settings (its environment variables), composed by src/config.ts; the sandbox's is its own. */
 const AREA_CONFIG = '^src/(?!sandbox/)([^/]+)/config\\.ts$';
 // The sandbox has its own rules below, and one mistake should read as one violation.

@@ -13,6 +13,7 @@
 import type { Server } from 'graphql-ws';
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { WebSocket, WebSocketServer } from 'ws';
+import { busyInterval } from './busy-interval.js';
 
 /** graphql-ws's default: a socket that has not answered a ping by the next one is cut. */
 export const KEEP_ALIVE_MS = 12_000;
@@ -87,16 +88,19 @@ export function serveGraphqlWs<E, U>(
   function onPong(this: WebSocket) {
     alive.add(this);
   }
-  const keepAlive = setInterval(() => {
-    for (const socket of wss.clients) {
-      if (!alive.delete(socket)) {
-        socket.terminate();
-        continue;
+  const keepAlive = busyInterval(
+    () => wss.clients.size > 0,
+    () => {
+      for (const socket of wss.clients) {
+        if (!alive.delete(socket)) {
+          socket.terminate();
+          continue;
+        }
+        if (socket.readyState === socket.OPEN) socket.ping();
       }
-      if (socket.readyState === socket.OPEN) socket.ping();
-    }
-  }, keepAliveMs);
-  keepAlive.unref();
+    },
+    keepAliveMs,
+  );
 
   wss.once('error', (error) => {
     log.error({ err: error }, 'websocket: internal error emitted on the WebSocket server');
@@ -106,6 +110,7 @@ export function serveGraphqlWs<E, U>(
   wss.on('connection', (socket: WebSocket, upgrade: U) => {
     alive.add(socket);
     socket.on('pong', onPong);
+    keepAlive.poke();
     // ws emits `error` on a server-side socket only for what the peer sent (a malformed frame, invalid UTF-8,
     // a message over maxPayload), and has already closed the socket with the matching code (1002, 1007, 1009).
     socket.once('error', (error: Error & { code?: string }) =>
@@ -158,7 +163,7 @@ export function serveGraphqlWs<E, U>(
 
   return {
     async dispose() {
-      clearInterval(keepAlive);
+      keepAlive.close();
       for (const socket of wss.clients) socket.close(1001, 'Going away');
       wss.removeAllListeners();
       await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));

@@ -6,7 +6,7 @@ import { createCatalogCache } from './catalog/catalog-cache.js';
 import type { Config } from './config.js';
 import { contextFactory } from './context.js';
 import { createGatewayYoga, type GatewayYoga } from './gateway-yoga.js';
-import { httpServerOptions } from './http-server-options.js';
+import { checkConnectionsOnlyWhileOpen, httpServerOptions } from './http-server-options.js';
 import { createHttpEntry } from './http-entry.js';
 import type { LiveLogger } from './live/listener.js';
 import { createLive, type Live } from './live/live.js';
@@ -172,6 +172,7 @@ export function createGateway({
   });
   const entry = createHttpEntry({ config, yoga, drain, hostAllowed: security.hostAllowed, metrics, redact: redactor.redact, logger });
   const server = createServer(httpServerOptions(config), entry.handle);
+  checkConnectionsOnlyWhileOpen(server);
   // Beyond it new connections (HTTP and WebSocket alike) are closed at once, before anything is read.
   server.maxConnections = config.HTTP_MAX_CONNECTIONS;
   const websocket = attachWebSocket(server, yoga, security.websocket, webSocketLimits(config), logger);
@@ -219,6 +220,7 @@ export function createGateway({
       await Promise.race([goodbye, passed]);
       await Promise.all([websocketsClosed, closed, egress.close()]);
       clearTimeout(deadline);
+      metrics.close();
       await yoga.dispose();
     },
   };

@@ -13,6 +13,7 @@ import { consoleLogger, outageLogger, type LiveListener, type LiveLogger } from 
 import { DEFAULT_JITTER, DEFAULT_MAX_BACKOFF_INTERVALS } from './poller.js';
 import type { LiveStore } from './store.js';
 import { createSubscriptionCap } from './subscription-cap.js';
+import { busyInterval } from '../busy-interval.js';
 import { gatewayError } from '../errors/gateway-error.js';
 
 export interface LiveOptions {
@@ -162,6 +163,7 @@ export function createLive({
     // Looked up after the await: another subscription may have registered or emptied the watcher's map since.
     const orders = ordersOf(watcher);
     orders.set(key, (orders.get(key) ?? 0) + 1);
+    renew.poke();
     let released = false;
     return () => {
       if (released) return;
@@ -174,10 +176,13 @@ export function createLive({
     };
   }
   // Admissions of a replica that dies expire after LIVE_LEASE_MS unless renewed, which this does.
-  const renew = setInterval(() => {
-    for (const [watcher, orders] of watching) void store.refresh(ordersGroup(watcher), [...orders.keys()]).catch(() => undefined);
-  }, intervalMs);
-  renew.unref();
+  const renew = busyInterval(
+    () => watching.size > 0,
+    () => {
+      for (const [watcher, orders] of watching) void store.refresh(ordersGroup(watcher), [...orders.keys()]).catch(() => undefined);
+    },
+    intervalMs,
+  );
 
   const subscriptions = createSubscriptionCap({ store, max: maxSubscriptionsPerKey, renewEveryMs: intervalMs });
   /**
@@ -271,7 +276,7 @@ export function createLive({
     stats: () => hub.stats(),
     leases: () => hub.leases(),
     close: () => {
-      clearInterval(renew);
+      renew.close();
       subscriptions.close();
       hub.close();
     },

@@ -6,6 +6,7 @@
 // Members are renewed every interval, so those of a replica that died lapse without it.
 
 import type { LiveStore } from './store.js';
+import { busyInterval } from '../busy-interval.js';
 import { gatewayError } from '../errors/gateway-error.js';
 
 export interface SubscriptionCap {
@@ -23,10 +24,13 @@ export function createSubscriptionCap({ store, max, renewEveryMs }: { store: Liv
   const open = new Map<string, Set<string>>();
   let next = 0;
 
-  const renew = setInterval(() => {
-    for (const [watcher, members] of open) void store.refresh(subscriptionGroup(watcher), [...members]).catch(() => undefined);
-  }, renewEveryMs);
-  renew.unref();
+  const renew = busyInterval(
+    () => open.size > 0,
+    () => {
+      for (const [watcher, members] of open) void store.refresh(subscriptionGroup(watcher), [...members]).catch(() => undefined);
+    },
+    renewEveryMs,
+  );
 
   return {
     async admit(watcher) {
@@ -35,6 +39,7 @@ export function createSubscriptionCap({ store, max, renewEveryMs }: { store: Liv
       let members = open.get(watcher);
       if (!members) open.set(watcher, (members = new Set()));
       members.add(member);
+      renew.poke();
       let released = false;
       return () => {
         if (released) return;
@@ -44,8 +49,6 @@ export function createSubscriptionCap({ store, max, renewEveryMs }: { store: Liv
         void store.dismiss(subscriptionGroup(watcher), member).catch(() => undefined);
       };
     },
-    close() {
-      clearInterval(renew);
-    },
+    close: () => renew.close(),
   };
 }

@@ -4,6 +4,7 @@ import type { CacheHooks } from '../cache/read-cache.js';
 import type { Redact } from '../redaction.js';
 import type { CallEvent } from '../upstream/call-event.js';
 import { cacheMetrics } from './cache-metrics.js';
+import { eventLoopLagMetrics, EVENT_LOOP_LAG_SERIES } from './event-loop-lag.js';
 import { liveMetrics } from './live-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
 import { shieldMetrics } from './shield-metrics.js';
@@ -27,23 +28,26 @@ export interface GatewayMetrics {
   watchShield: ReturnType<typeof shieldMetrics>;
   /** Answers a scrape, its text through `redact` (label values such as operation names are clients' text). */
   respond(res: ServerResponse, redact: Redact): Promise<void>;
+  /** Stops what samples in the background (the event-loop delay); the series stay readable. */
+  close(): void;
 }
 
 /**
- * How often the event-loop delay histogram behind `nodejs_eventloop_lag_*` samples the loop. prom-client's 10 ms
- * default is a libuv timer waking the process 100 times a second even when it has nothing to do: that timer was
- * all of an idle gateway's CPU (20–40 ms per 5 s; 0–10 ms at 100 ms). Each sample is the delay a timer due at
- * that moment meets, so a coarser rate keeps what the percentiles describe and takes fewer samples: ~150 per
- * 15 s scrape instead of ~1,500. A stall shorter than the interval is seen only when a sample falls in it.
+ * prom-client's delay histogram cannot be left out of its defaults nor stopped, and its timer wakes the process
+ * however idle: given the longest interval a timer takes (~24.8 days) it never fires, and its series make way for
+ * event-loop-lag.ts's, which sample only while there is work.
  */
-const EVENT_LOOP_SAMPLE_MS = 100;
+const NEVER_MS = 2 ** 31 - 1;
 
 export function createMetrics(): GatewayMetrics {
   const registry = new Registry();
   // process_* and nodejs_* series under their usual names, so stock Node.js dashboards work unchanged.
-  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: EVENT_LOOP_SAMPLE_MS });
+  collectDefaultMetrics({ register: registry, eventLoopMonitoringPrecision: NEVER_MS });
+  for (const name of EVENT_LOOP_LAG_SERIES) registry.removeSingleMetric(name);
+  const stopLagSampling = eventLoopLagMetrics(registry);
   return {
     registry,
+    close: stopLagSampling,
     upstreamCall: upstreamMetrics(registry),
     loaderBatch: loaderMetrics(registry),
     cache: cacheMetrics(registry),

@@ -5,6 +5,7 @@ import { startWorker, type DeliveryHooks, type EndpointWorker, type WorkerSettin
 import { newSecret } from './signing.js';
 import type { Opened, SubscriptionSource } from './source.js';
 import { ownerOf, type DeliveryPage, type Registrant, type WebhookEndpoint, type WebhookStore } from './store.js';
+import { busyInterval } from '../busy-interval.js';
 
 // The webhook endpoints of one gateway process: what the GraphQL API asks of them (register, change, rotate,
 // replay, delete, read) and one delivery worker per enabled endpoint (endpoint-worker.ts). Every refusal is an
@@ -121,6 +122,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     );
     workers.set(endpoint.id, worker);
     generations.set(endpoint.id, endpoint.generation);
+    loop.poke();
     if (opened) worker.follow(opened);
     worker.wake();
     return worker;
@@ -192,7 +194,10 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     }
   }
   let ticking = false;
-  const loop = setInterval(
+  // A shared store may hold endpoints another replica lets go, so the loop always runs there; in one process
+  // every endpoint's worker starts here, and with none running there is nothing to renew or take over.
+  const loop = busyInterval(
+    () => store.durable || workers.size > 0,
     () => {
       if (ticking || closed) return;
       ticking = true;
@@ -203,7 +208,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     },
     Math.max(Math.floor(deps.leaseMs / 3), 10),
   );
-  loop.unref();
+  loop.poke();
 
   const owned = async (owner: string, id: string) => {
     const endpoint = await store.get(id);
@@ -337,7 +342,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     running: () => [...workers.keys()],
     close() {
       closed = true;
-      clearInterval(loop);
+      loop.close();
       for (const worker of workers.values()) worker.stop();
       workers.clear();
       // Released, so another replica takes the endpoints over at once rather than when the leases lapse.

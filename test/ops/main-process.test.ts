@@ -1,6 +1,9 @@
 import { spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
+import { eventually } from '../support/cluster.js';
 
 // `npm start` as a process: it comes up on the embedded sandbox with nothing configured, serves, writes only
 // JSON lines on stdout, and leaves cleanly on SIGTERM (exit 0) or at once on a second signal (exit 1).
@@ -108,6 +111,32 @@ describe.concurrent('npm start (src/main.ts)', { timeout: 90_000 }, () => {
       // The newcomer's welcome is on stderr, and nothing else is.
       expect(run.stderr()).toContain(`reward-gateway is listening on ${url}/graphql`);
       expect(run.stderr()).not.toMatch(/error/i);
+    } finally {
+      run.child.kill('SIGKILL');
+    }
+  });
+
+  it('wakes for nothing once idle: no loop or sampler runs while there is nothing to do', async () => {
+    const run = runMain();
+    try {
+      const { url, pid } = (await run.line('gateway listening')) as LogLine & { url: string; pid: number };
+      // An operation and a scrape start what work starts (the upstream pool's sockets, the delay sampling): all
+      // of it has to wind down by itself.
+      expect(await gql(url, '{ funds { balances { currency } } }')).toMatchObject({ data: { funds: { balances: expect.any(Array) } } });
+      expect((await fetch(`${url}/metrics`)).status).toBe(200);
+      // How often the main thread went to sleep waiting: every timer that fires wakes it once.
+      const wakeUps = () => Number(/^voluntary_ctxt_switches:\s+(\d+)/m.exec(readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8'))![1]);
+      // A quiet window of 2 s: the delay histogram alone used to wake it ten times a second, the lease
+      // renewals and the WebSocket keep-alive every few seconds with nothing to renew or ping.
+      await eventually(
+        async () => {
+          const before = wakeUps();
+          await sleep(2_000);
+          return wakeUps() - before <= 1;
+        },
+        0,
+        { ms: 30_000, what: 'an idle window of 2 s in which the gateway woke at most once' },
+      );
     } finally {
       run.child.kill('SIGKILL');
     }

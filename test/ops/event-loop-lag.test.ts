@@ -1,0 +1,44 @@
+import { once } from 'node:events';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Registry } from 'prom-client';
+import { describe, expect, it } from 'vitest';
+import { eventLoopLagMetrics } from '../../src/ops/event-loop-lag.js';
+import { parseMetrics, valueOf } from './prometheus.js';
+
+// nodejs_eventloop_lag_*: sampled once the process serves a request, and a stall of the loop reads as how late
+// the loop was. (That an idle gateway samples nothing is test/ops/main-process.test.ts's idle test.)
+
+/** Keeps the loop busy for `ms`: what a slow synchronous handler does to every other callback. */
+function stall(ms: number): void {
+  const end = performance.now() + ms;
+  while (performance.now() < end);
+}
+
+describe('the event-loop delay series', () => {
+  it('sample once a request comes in, and read a 300 ms stall as 200 ms or more late (the 100 ms sampling step taken off)', async () => {
+    const registry = new Registry();
+    const stop = eventLoopLagMetrics(registry);
+    const server = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1');
+    try {
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('ok');
+      // A few samples of a free loop, then the stall, then one sample after it.
+      await sleep(250);
+      stall(300);
+      await sleep(150);
+      const samples = parseMetrics(await registry.metrics());
+      expect(valueOf(samples, 'nodejs_eventloop_lag_max_seconds')).toBeGreaterThanOrEqual(0.2);
+      expect(valueOf(samples, 'nodejs_eventloop_lag_p99_seconds')).toBeGreaterThanOrEqual(0.2);
+      // A free loop was on time: less the sampling step, it reads close to nothing, not 100 ms.
+      expect(valueOf(samples, 'nodejs_eventloop_lag_min_seconds')).toBeLessThan(0.05);
+      // Read and reset: the next scrape describes only what came after.
+      expect(valueOf(parseMetrics(await registry.metrics()), 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.2);
+    } finally {
+      server.close();
+      stop();
+    }
+  });
+});
