@@ -84,7 +84,7 @@ const envSchema = z.object({
   BENCH_ROUNDS: int(1).default(5),
   BENCH_COMPARE_FUNDS_S: int(1).default(2),
   BENCH_COMPARE_SERIAL: int(1).default(20),
-  BENCH_COMPARE_CONCURRENT: int(1).default(100),
+  BENCH_COMPARE_CONCURRENT: int(1).default(200),
   /** Per target and round: queries naming one order, and queries naming BENCH_WIDE_ORDERS, at BENCH_CONNECTIONS (CPU per upstream call). */
   BENCH_COMPARE_NARROW: int(1).default(100),
   BENCH_COMPARE_WIDE: int(1).default(5),

@@ -5,7 +5,7 @@ import { requestDelta, total } from '../clients.js';
 import { sleep, type BenchContext } from '../context.js';
 import { boundGoal, ratioGoal, showSpread, type Goal, type Spread } from '../goals.js';
 import { ErrorTally, graphqlRequest, round, runLoad } from '../load.js';
-import { cpuSeconds, ROOT, rssFromProc, runtimeMs } from '../processes.js';
+import { ROOT, rssFromProc, runtimeMs } from '../processes.js';
 import { subscriberHeap, type SubscriberHeap } from '../subscriber-heap.js';
 import {
   AUTH_HEADERS,
@@ -200,9 +200,9 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
     /** CPU (ms) and upstream requests of one load. */
     const measured = async <T>(t: Target, load: () => Promise<T>) => {
       const before = await upstream.stats();
-      const cpu = cpuSeconds(t.pid);
+      const cpu = runtimeMs(t.pid).all;
       const result = await load();
-      const cpuMs = (cpuSeconds(t.pid) - cpu) * 1000;
+      const cpuMs = runtimeMs(t.pid).all - cpu;
       return { result, cpuMs, upstream: total(requestDelta(before, await upstream.stats())) };
     };
 
@@ -225,9 +225,9 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
       const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
       log(`compare: round ${r + 1}/${settings.BENCH_ROUNDS} (${order.map((t) => t.name).join(', ')})`);
       for (const t of order) {
-        const cpu = cpuSeconds(t.pid);
+        const cpu = runtimeMs(t.pid).all;
         const f = await fundsLoad(t, settings.BENCH_COMPARE_FUNDS_S);
-        const fundsCpu = cpuSeconds(t.pid) - cpu;
+        const fundsCpuMs = runtimeMs(t.pid).all - cpu;
         // A timed run ends with queries in flight; their upstream reads must not land in the next count.
         await sleep(500);
         const serial = await measured(t, () => nestedLoad(t, 1, settings.BENCH_COMPARE_SERIAL));
@@ -243,7 +243,7 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
           fundsP50Ms: f.p50Ms,
           fundsP99Ms: f.p99Ms,
           // Queries still in flight at the end of a timed run cost CPU too.
-          fundsCpuMsPerQuery: round((fundsCpu * 1000) / f.sent, 3),
+          fundsCpuMsPerQuery: round(fundsCpuMs / f.sent, 3),
           serialP50Ms: serial.result.p50Ms,
           serialP99Ms: serial.result.p99Ms,
           serialCpuMsPerQuery: round(serial.cpuMs / serial.result.requests, 2),
