@@ -36,6 +36,12 @@ export interface Loaders {
   /** Gift pages by their full query (filters and paging); every gift in a page primes `gift`. */
   giftPage: DataLoader<GiftQuery, Page<Gift>, string>;
   brand: DataLoader<string, Brand | null>;
+  /**
+   * A brand by code as `brand` loads it, but the brand itself once this request has it: every gift of a page
+   * asks for one of the same few brands, and each cache hit of a DataLoader is a new promise settled through
+   * three microtasks (200 per nested read).
+   */
+  brandOf(code: string): Brand | null | Promise<Brand | null>;
   brandPage: DataLoader<BrandQuery, Page<BrandSummary>, string>;
   linkPage: DataLoader<LinkPageKey, LinkPage | null, string>;
   regions(): Promise<Region[]>;
@@ -152,6 +158,17 @@ class RequestLoaders implements Loaders {
 
   get brand(): Loaders['brand'] {
     return (this.#brand ??= new DataLoader(this.#batch('brand', (code: string) => this.catalog.brand(code, this.client))));
+  }
+
+  #brands: Map<string, Brand | null> | null = null;
+
+  brandOf(code: string): Brand | null | Promise<Brand | null> {
+    const known = this.#brands?.get(code);
+    if (known !== undefined) return known;
+    return this.brand.load(code).then((brand) => {
+      (this.#brands ??= new Map()).set(code, brand);
+      return brand;
+    });
   }
 
   get brandPage(): Loaders['brandPage'] {
