@@ -94,24 +94,29 @@ describe('gifts a page listed', () => {
 });
 
 describe('brands by code', () => {
-  it('are read once per request, and once read are the brand itself rather than a promise (null included)', async () => {
+  it('are read once per request through one promise, and once read are the brand itself (null included)', async () => {
     const asked: string[] = [];
     const catalog = {
       brand: (code: string) => {
         asked.push(code);
+        if (code === 'broken') return Promise.reject(new Error('upstream down'));
         return Promise.resolve(code === 'known' ? ({ brandCode: 'known', name: 'Known' } as unknown as Brand) : null);
       },
     } as unknown as CatalogCache;
     const loaders = createLoaders({} as UpstreamClient, catalog);
     const first = loaders.brandOf('known');
     expect(first).toBeInstanceOf(Promise);
-    const same = loaders.brandOf('known');
+    expect(loaders.brandOf('known')).toBe(first);
     expect(await first).toEqual({ brandCode: 'known', name: 'Known' });
-    expect(await same).toBe(await first);
     expect(loaders.brandOf('known')).toBe(await first);
 
     expect(await loaders.brandOf('unknown')).toBeNull();
     expect(loaders.brandOf('unknown')).toBeNull();
-    expect(asked).toEqual(['known', 'unknown']);
+
+    // A failed read is not repeated within the request, as the DataLoader's cache does not repeat it either.
+    const failed = loaders.brandOf('broken');
+    await expect(failed).rejects.toThrow('upstream down');
+    expect(loaders.brandOf('broken')).toBe(failed);
+    expect(asked).toEqual(['known', 'unknown', 'broken']);
   });
 });
