@@ -12,9 +12,11 @@ import { decodedStarts, decodeEscapes, foldCode, mayHoldEscapes } from './text-f
 // worked out once, and every gram of them (about half the shortest run) is put in one table, together with a
 // bitmap of the grams' hashes. The scan hashes the gram at every few positions of the text (as many as a
 // shortest run is sure to hold one gram at), folding case as it reads; only a hash in the bitmap costs a
-// table lookup, and only a gram in the table a comparison. Text with escapes is decoded first (a copy). One
-// pass whatever the number of secrets and forms; where each decoded character came from is worked out only
-// for text that turns out to hold a secret.
+// table lookup and a comparison with the forms holding a gram of that hash. Text shorter than the shortest run
+// is not read, and text without a secret allocates nothing (a copy of each looked-up gram and a callback per
+// string were most of the garbage of a nested read's redaction). Text with escapes is decoded first (a copy).
+// One pass whatever the number of secrets and forms; where each decoded character came from is worked out
+// only for text that turns out to hold a secret.
 
 export const REDACTED = '[redacted]';
 
@@ -40,8 +42,14 @@ interface Index {
   gram: number;
   /** Distance between the positions of the text that are looked up. */
   stride: number;
+  /** The shortest run blanked: shorter text cannot hold one. */
+  shortest: number;
   bitmap: Uint32Array;
-  grams: Map<string, Occurrence[]>;
+  /**
+   * Where each gram occurs in the forms, by its bit in the bitmap (grams sharing a bit share the entry): keyed
+   * by the hash, a lookup needs no copy of the text's gram, and the comparison that follows checks it anyway.
+   */
+  grams: Map<number, Occurrence[]>;
 }
 
 const BASE = 0x01000193;
@@ -53,8 +61,6 @@ function gramBit(text: string, from: number, length: number): number {
   return hash >>> (32 - BITMAP_BITS);
 }
 
-const lowerAscii = (text: string) => text.replace(/[A-Z]+/g, (run) => run.toLowerCase());
-
 function buildIndex(secrets: Iterable<string>): Index | null {
   const forms = [...secrets].flatMap(formsOf);
   if (forms.length === 0) return null;
@@ -64,37 +70,44 @@ function buildIndex(secrets: Iterable<string>): Index | null {
   const gram = Math.ceil((shortest + 1) / 2);
   const stride = shortest - gram + 1;
   const bitmap = new Uint32Array(2 ** BITMAP_BITS / 32);
-  const grams = new Map<string, Occurrence[]>();
+  const grams = new Map<number, Occurrence[]>();
   for (const form of forms) {
     for (let offset = 0; offset + gram <= form.text.length; offset++) {
-      const key = form.text.slice(offset, offset + gram);
-      const bit = gramBit(key, 0, gram);
+      const bit = gramBit(form.text, offset, gram);
       bitmap[bit >>> 5]! |= 1 << (bit & 31);
-      let occurrences = grams.get(key);
-      if (!occurrences) grams.set(key, (occurrences = []));
+      let occurrences = grams.get(bit);
+      if (!occurrences) grams.set(bit, (occurrences = []));
       occurrences.push({ form, offset });
     }
   }
-  return { gram, stride, bitmap, grams };
+  return { gram, stride, shortest, bitmap, grams };
 }
 
 /**
- * Calls `found(from, to)` for each run in `text` (escapes decoded; case is folded here, as it is read), in no
- * particular order and maybe more than once; stops when it returns true.
+ * The runs in `text` (escapes decoded; case is folded here, as it is read), as [from, to) pairs in no
+ * particular order and maybe overlapping; only the first one when `first`. Null when there is none: text
+ * without a secret allocates nothing.
  */
-function scan({ gram, stride, bitmap, grams }: Index, text: string, found: (from: number, to: number) => boolean | void): void {
+function scan({ gram, stride, bitmap, grams }: Index, text: string, first: boolean): number[] | null {
+  let runs: number[] | null = null;
   for (let at = 0; at + gram <= text.length; at += stride) {
     const bit = gramBit(text, at, gram);
     if ((bitmap[bit >>> 5]! & (1 << (bit & 31))) === 0) continue;
-    for (const { form, offset } of grams.get(lowerAscii(text.slice(at, at + gram))) ?? []) {
-      const same = (i: number) => foldCode(text.charCodeAt(at + i)) === form.text.charCodeAt(offset + i);
+    for (const { form, offset } of grams.get(bit)!) {
+      const secret = form.text;
+      // Forward from the gram's start: the gram itself must match (the bit is shared by other grams), then as far
+      // as text and form agree; backward likewise.
+      let to = 0;
+      while (at + to < text.length && offset + to < secret.length && foldCode(text.charCodeAt(at + to)) === secret.charCodeAt(offset + to)) to++;
+      if (to < gram) continue;
       let from = 0;
-      while (at + from > 0 && offset + from > 0 && same(from - 1)) from--;
-      let to = gram;
-      while (at + to < text.length && offset + to < form.text.length && same(to)) to++;
-      if (to - from >= form.minRun && found(at + from, at + to)) return;
+      while (at + from > 0 && offset + from > 0 && foldCode(text.charCodeAt(at + from - 1)) === secret.charCodeAt(offset + from - 1)) from--;
+      if (to - from < form.minRun) continue;
+      (runs ??= []).push(at + from, at + to);
+      if (first) return runs;
     }
   }
+  return runs;
 }
 
 /** The secrets configuration names: the upstream token (when set) and every gateway API key. */
@@ -118,20 +131,20 @@ export function createRedactor(secrets: Iterable<string> = []): Redactor {
   return {
     add,
     contains(text) {
-      if (!index) return false;
-      let found = false;
-      scan(index, mayHoldEscapes(text) ? decodeEscapes(text) : text, () => (found = true));
-      return found;
+      if (!index || text.length < index.shortest) return false;
+      return scan(index, mayHoldEscapes(text) ? decodeEscapes(text) : text, true) !== null;
     },
     redact(text) {
-      if (!index || text.length < index.gram) return text;
+      // Decoding only shortens text: raw text shorter than the shortest run cannot hold one.
+      if (!index || text.length < index.shortest) return text;
       const decoded = mayHoldEscapes(text) ? decodeEscapes(text) : text;
-      const found: [number, number][] = [];
-      scan(index, decoded, (from, to) => void found.push([from, to]));
-      if (found.length === 0) return text;
+      const found = scan(index, decoded, false);
+      if (!found) return text;
+      const pairs: [number, number][] = [];
+      for (let i = 0; i < found.length; i += 2) pairs.push([found[i]!, found[i + 1]!]);
       // Merged where they overlap or touch, as [from, to) pairs in the scanned text.
       const runs: number[] = [];
-      for (const [from, to] of found.sort((a, b) => a[0] - b[0])) {
+      for (const [from, to] of pairs.sort((a, b) => a[0] - b[0])) {
         const last = runs.length - 1;
         if (last > 0 && from <= runs[last]!) runs[last] = Math.max(runs[last]!, to);
         else runs.push(from, to);

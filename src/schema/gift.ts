@@ -46,7 +46,7 @@ builder.node(GiftRef, {
     brand: t.field({
       type: BrandRef,
       nullable: true,
-      resolve: (gift, _args, ctx) => (gift.brandCode ? ctx.loaders.brand.load(gift.brandCode) : null),
+      resolve: (gift, _args, ctx) => (gift.brandCode ? ctx.loaders.brandOf(gift.brandCode) : null),
     }),
     recipientEmail: t.exposeString('recipientEmail', { nullable: true }),
     recipientName: t.exposeString('recipientName', { nullable: true }),

@@ -51,15 +51,33 @@ export interface OffsetConnection<T> {
   totalCount: number;
 }
 
+/** An edge whose cursor is encoded when read: a nested read lists hundreds of edges and rarely asks for one. */
+class OffsetEdge<T> {
+  readonly #offset: number;
+
+  constructor(
+    readonly node: T,
+    offset: number,
+  ) {
+    this.#offset = offset;
+  }
+
+  get cursor(): string {
+    return offsetToCursor(this.#offset);
+  }
+}
+
 export function toConnection<T>(items: readonly T[], totalCount: number, window: PageWindow): OffsetConnection<T> {
-  const edges = items.slice(0, window.limit).map((node, i) => ({ cursor: offsetToCursor(window.offset + i), node }));
+  const count = Math.min(items.length, window.limit);
+  const edges: OffsetEdge<T>[] = new Array(count);
+  for (let i = 0; i < count; i++) edges[i] = new OffsetEdge(items[i]!, window.offset + i);
   return {
     edges,
     pageInfo: {
-      hasNextPage: window.offset + edges.length < totalCount,
+      hasNextPage: window.offset + count < totalCount,
       hasPreviousPage: window.offset > 0,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
+      startCursor: count > 0 ? offsetToCursor(window.offset) : null,
+      endCursor: count > 0 ? offsetToCursor(window.offset + count - 1) : null,
     },
     totalCount,
   };

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogCache } from '../../src/catalog/catalog-cache.js';
 import { createLoaders } from '../../src/loaders.js';
-import type { Gift, GiftQuery, Page, UpstreamClient } from '../../src/upstream/types.js';
+import type { Brand, Gift, GiftQuery, Page, UpstreamClient } from '../../src/upstream/types.js';
 
 // Scheduling of the per-request loaders, with a client whose answers the test releases one by one: the
 // order in which pages come back is the point, and no server can be told to hold one answer of two.
@@ -90,5 +90,33 @@ describe('gifts a page listed', () => {
     loaders.forgetAll();
     expect(await loaders.gift.load('g-2')).toMatchObject({ status: 'read' });
     expect(read).toEqual(['g-1', 'g-2']);
+  });
+});
+
+describe('brands by code', () => {
+  it('are read once per request through one promise, and once read are the brand itself (null included)', async () => {
+    const asked: string[] = [];
+    const catalog = {
+      brand: (code: string) => {
+        asked.push(code);
+        if (code === 'broken') return Promise.reject(new Error('upstream down'));
+        return Promise.resolve(code === 'known' ? ({ brandCode: 'known', name: 'Known' } as unknown as Brand) : null);
+      },
+    } as unknown as CatalogCache;
+    const loaders = createLoaders({} as UpstreamClient, catalog);
+    const first = loaders.brandOf('known');
+    expect(first).toBeInstanceOf(Promise);
+    expect(loaders.brandOf('known')).toBe(first);
+    expect(await first).toEqual({ brandCode: 'known', name: 'Known' });
+    expect(loaders.brandOf('known')).toBe(await first);
+
+    expect(await loaders.brandOf('unknown')).toBeNull();
+    expect(loaders.brandOf('unknown')).toBeNull();
+
+    // A failed read is not repeated within the request, as the DataLoader's cache does not repeat it either.
+    const failed = loaders.brandOf('broken');
+    await expect(failed).rejects.toThrow('upstream down');
+    expect(loaders.brandOf('broken')).toBe(failed);
+    expect(asked).toEqual(['known', 'unknown', 'broken']);
   });
 });
