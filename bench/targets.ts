@@ -85,12 +85,19 @@ function buildEntry(log: (m: string) => void): string | null {
 }
 
 /**
- * The node flags `npm run start:prod` passes (`node <flags> dist/main.js`), so the compiled gateway is measured
- * as production starts it; none when there is no such script.
+ * The node flags `npm run start:prod` passes (`[exec] node <flags> dist/main.js`), so the compiled gateway is
+ * measured as production starts it; none when there is no such script.
  */
 export function productionNodeFlags(): string[] {
   const scripts = (JSON.parse(readFileSync(join(ROOT, 'package.json'), 'utf8')) as { scripts?: Record<string, string> }).scripts ?? {};
-  const words = scripts['start:prod']?.trim().split(/\s+/) ?? [];
+  return nodeFlagsOf(scripts['start:prod']);
+}
+
+/** The `--` flags of a script that runs node, optionally through the shell's `exec`; none for anything else. */
+export function nodeFlagsOf(script: string | undefined): string[] {
+  const words = script?.trim().split(/\s+/) ?? [];
+  // `exec node …` (one process, so a signal to npm reaches the gateway) passes node the same flags.
+  if (words[0] === 'exec') words.shift();
   return words[0] === 'node' ? words.slice(1).filter((w) => w.startsWith('--')) : [];
 }
 

@@ -1,6 +1,7 @@
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { build } from 'esbuild';
+import { keepOwnSourceMappings } from './own-source-maps.js';
 
 // `npm run build` (after the type-check): the gateway and what it imports from node_modules as one ES module
 // bundle in dist/, for `npm run start:prod`. One bundle instead of a file per module because a process keeps
@@ -35,7 +36,7 @@ await build({
   // Identifiers are kept, so stack traces, heap snapshots and constructor names read as in the source.
   minifyWhitespace: true,
   minifySyntax: true,
-  // Stack traces map to src/ (start:prod runs with --enable-source-maps), for which the mappings suffice:
+  // Stack traces map to src/ (start:prod runs with --enable-source-maps; maps of src/ only, see below), for which the mappings suffice:
   // the sources' text would be held in memory for the process's life.
   sourcemap: true,
   sourcesContent: false,
@@ -45,3 +46,6 @@ await build({
   external: ['@opentelemetry/*', 'import-in-the-middle'],
   logLevel: 'warning',
 });
+
+// Source maps of the gateway's own code only (scripts/own-source-maps.ts says why).
+keepOwnSourceMappings(dist);
