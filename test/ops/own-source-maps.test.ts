@@ -46,7 +46,13 @@ describe('source maps of the production bundle', () => {
   it('leaves library code that ends the file unmapped too, not mapped to the src/ line before it', () => {
     dir = mkdtempSync(join(tmpdir(), 'own-maps-'));
     // src/a.ts, then a library to the end of the file: the map's last segment is the bare one.
-    const mappings = encode([[[0, 0, 4, 0], [10, 1, 7, 0], [20, 1, 8, 2]]]);
+    const mappings = encode([
+      [
+        [0, 0, 4, 0],
+        [10, 1, 7, 0],
+        [20, 1, 8, 2],
+      ],
+    ]);
     const sources = ['../src/a.ts', '../node_modules/lib/index.js'];
     writeFileSync(join(dir, 'tail.js.map'), JSON.stringify({ version: 3, file: 'tail.js', sources, names: [], mappings }));
 

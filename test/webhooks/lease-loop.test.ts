@@ -28,7 +28,10 @@ describe('webhooks in one process: the lease loop', () => {
       store: createMemoryWebhookStore(),
       leases: { claim: () => Promise.resolve({ token: 1 }), release: () => Promise.resolve() },
       leaseMs: 30,
-      egress: { check: () => Promise.resolve({ ok: true }), send: () => Promise.resolve({ kind: 'answered', status: 200, durationMs: 1, bodyExcerpt: '' }) },
+      egress: {
+        check: () => Promise.resolve({ ok: true }),
+        send: () => Promise.resolve({ kind: 'answered', status: 200, durationMs: 1, bodyExcerpt: '' }),
+      },
       source: subscriptions,
       settings: { maxEndpointsPerKey: 5, timeoutMs: 1_000, retryBaseMs: 10, retryForMs: 60_000 },
       logger: { info: () => undefined, warn: () => undefined },
