@@ -35,7 +35,10 @@ export function keepOwnSourceMappings(dir: string): { kept: number; dropped: num
       }
       return out;
     });
-    writeFileSync(path, JSON.stringify({ ...map, mappings: encode(lines) }));
+    // Node's parser (20 to 24) reads a bare segment that ends the string as mapped to the source and line of the
+    // segment before it: library code at the end of a file would show as src/. A separator after it ends it.
+    const mappings = encode(lines);
+    writeFileSync(path, JSON.stringify({ ...map, mappings: lines.at(-1)?.at(-1)?.length === 1 ? `${mappings};` : mappings }));
   }
   return { kept, dropped };
 }

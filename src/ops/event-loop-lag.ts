@@ -1,5 +1,5 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
-import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { createHistogram } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
 import { busyInterval } from '../busy-interval.js';
 
@@ -34,16 +34,26 @@ export const EVENT_LOOP_LAG_SERIES = [
 
 /** Registers the series on `registry`; returns what stops the sampling for good. */
 export function eventLoopLagMetrics(registry: Registry): () => void {
-  const histogram = monitorEventLoopDelay({ resolution: SAMPLE_MS });
+  // Sampled here rather than by monitorEventLoopDelay(): its histogram, enabled again after a pause, records the
+  // whole pause as its first delay (it keeps the time of its last run), so every quiet spell between two
+  // requests read as a loop seconds late. Each sample is the time since the last, from the sampler's start.
+  const histogram = createHistogram();
   let sampling = false;
   let seen = false;
+  let previous = 0n;
+  const sampler = busyInterval(
+    () => sampling,
+    () => {
+      const now = process.hrtime.bigint();
+      histogram.record(now > previous ? now - previous : 1n);
+      previous = now;
+    },
+    SAMPLE_MS,
+  );
   const idleCheck = busyInterval(
     () => sampling,
     () => {
-      if (!seen) {
-        histogram.disable();
-        sampling = false;
-      }
+      if (!seen) sampling = false;
       seen = false;
     },
     ACTIVE_WINDOW_MS,
@@ -51,8 +61,9 @@ export function eventLoopLagMetrics(registry: Registry): () => void {
   const onActivity = () => {
     seen = true;
     if (sampling) return;
-    histogram.enable();
     sampling = true;
+    previous = process.hrtime.bigint();
+    sampler.poke();
     idleCheck.poke();
   };
   for (const name of CHANNELS) subscribe(name, onActivity);
@@ -93,6 +104,6 @@ export function eventLoopLagMetrics(registry: Registry): () => void {
   return () => {
     for (const name of CHANNELS) unsubscribe(name, onActivity);
     idleCheck.close();
-    histogram.disable();
+    sampler.close();
   };
 }

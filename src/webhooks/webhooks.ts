@@ -92,6 +92,8 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   const held = new Map<string, number>();
   /** Endpoints whose worker is being started: the lease loop leaves them alone. */
   const starting = new Set<string>();
+  /** Whether an endpoint was left enabled without a worker since the lease loop last looked. */
+  let unstarted = false;
   let closed = false;
   const leaseKey = (id: string) => `webhook:${id}`;
 
@@ -155,6 +157,12 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       return fresh?.enabled ? await resume(fresh) : null;
     } finally {
       starting.delete(endpoint.id);
+      // Not started (refused, say, as a replay's restart may be while the upstream is down): the lease loop
+      // tries it again, and disables it if it is still refused, in one process as in a shared store.
+      if (!workers.has(endpoint.id)) {
+        unstarted = true;
+        loop.poke();
+      }
     }
   }
 
@@ -195,15 +203,18 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
   }
   let ticking = false;
   // A shared store may hold endpoints another replica lets go, so the loop always runs there; in one process
-  // every endpoint's worker starts here, and with none running there is nothing to renew or take over.
+  // every endpoint's worker starts here, and with none running and none left unstarted there is nothing to
+  // renew or take over.
   const loop = busyInterval(
-    () => store.durable || workers.size > 0,
+    () => store.durable || workers.size > 0 || unstarted,
     () => {
       if (ticking || closed) return;
       ticking = true;
+      const retrying = unstarted;
+      unstarted = false;
       // A store that does not answer (Redis down) leaves everything as it is until the next round.
       tick()
-        .catch(() => undefined)
+        .catch(() => void (unstarted ||= retrying))
         .finally(() => (ticking = false));
     },
     Math.max(Math.floor(deps.leaseMs / 3), 10),

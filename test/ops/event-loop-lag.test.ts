@@ -41,4 +41,26 @@ describe('the event-loop delay series', () => {
       stop();
     }
   });
+
+  it('do not read a quiet spell as a late loop: sampling that stopped and starts again with the next request records no gap', async () => {
+    const registry = new Registry();
+    const stop = eventLoopLagMetrics(registry);
+    const server = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1');
+    try {
+      await once(server, 'listening');
+      const { port } = server.address() as AddressInfo;
+      const request = async () => expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('ok');
+      await request();
+      // Sampling stops after at most two quiet 2 s windows; the loop then idles, never late, until the next request.
+      await sleep(5_000);
+      await request();
+      await sleep(250);
+      const samples = parseMetrics(await registry.metrics());
+      expect(valueOf(samples, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.2);
+      expect(valueOf(samples, 'nodejs_eventloop_lag_p99_seconds')).toBeLessThan(0.2);
+    } finally {
+      server.close();
+      stop();
+    }
+  });
 });

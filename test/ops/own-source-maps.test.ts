@@ -42,4 +42,25 @@ describe('source maps of the production bundle', () => {
     expect(node.findEntry(0, 35)).not.toHaveProperty('originalSource', expect.any(String));
     expect(node.findEntry(0, 55)).toMatchObject({ originalSource: expect.stringMatching(/src\/b\.ts$/), originalLine: 3 });
   });
+
+  it('leaves library code that ends the file unmapped too, not mapped to the src/ line before it', () => {
+    dir = mkdtempSync(join(tmpdir(), 'own-maps-'));
+    // src/a.ts, then a library to the end of the file: the map's last segment is the bare one.
+    const mappings = encode([
+      [
+        [0, 0, 4, 0],
+        [10, 1, 7, 0],
+        [20, 1, 8, 2],
+      ],
+    ]);
+    const sources = ['../src/a.ts', '../node_modules/lib/index.js'];
+    writeFileSync(join(dir, 'tail.js.map'), JSON.stringify({ version: 3, file: 'tail.js', sources, names: [], mappings }));
+
+    keepOwnSourceMappings(dir);
+    const map = JSON.parse(readFileSync(join(dir, 'tail.js.map'), 'utf8')) as SourceMapPayload;
+    expect(decode(map.mappings)[0]).toEqual([[0, 0, 4, 0], [10]]);
+    const node = new SourceMap(map);
+    expect(node.findEntry(0, 5)).toMatchObject({ originalSource: expect.stringMatching(/src\/a\.ts$/), originalLine: 4 });
+    expect(node.findEntry(0, 25)).not.toHaveProperty('originalSource', expect.any(String));
+  });
 });
