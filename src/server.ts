@@ -213,6 +213,8 @@ export function createGateway({
       entry.dropEventStreams();
       webhooks.close();
       live.close();
+      // Before any await: a wait that rejects must not leave the sampler subscribed.
+      metrics.close();
       server.closeIdleConnections();
       // Redis may not answer: its goodbye (the rate limit's replica entry, then the store) is not worth more
       // than the deadline.
@@ -220,7 +222,6 @@ export function createGateway({
       await Promise.race([goodbye, passed]);
       await Promise.all([websocketsClosed, closed, egress.close()]);
       clearTimeout(deadline);
-      metrics.close();
       await yoga.dispose();
     },
   };
