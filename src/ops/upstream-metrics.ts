@@ -33,11 +33,42 @@ export function upstreamMetrics(registry: Registry): (event: CallEvent) => void 
     registers: [registry],
   });
 
+  // Each route's labelled series, made once: the route set is fixed, and status and attempts take a few values,
+  // as many as the series prom-client keeps anyway. prom-client's child still hashes its labels per
+  // observation; what the cache saves is a label object and two number-to-string conversions per call.
+  interface RouteSeries {
+    retries: Counter.Internal;
+    recoveries: Counter.Internal | null;
+    duration: Map<string, Histogram.Internal<'route' | 'outcome'>>;
+    requests: Map<string, Map<number, Map<number, Counter.Internal>>>;
+  }
+  const series = new Map<string, RouteSeries>();
+  const seriesOf = (route: string): RouteSeries => {
+    let found = series.get(route);
+    if (!found) {
+      found = { retries: retries.labels({ route }), recoveries: null, duration: new Map(), requests: new Map() };
+      series.set(route, found);
+    }
+    return found;
+  };
+  const child = <K, V>(map: Map<K, V>, key: K, make: () => V): V => {
+    let found = map.get(key);
+    if (found === undefined) {
+      found = make();
+      map.set(key, found);
+    }
+    return found;
+  };
+
   return (event) => {
-    requests.inc({ route: event.route, status: String(event.status), attempts: String(event.attempts), outcome: event.outcome });
+    const { route, status, attempts, outcome } = event;
+    const s = seriesOf(route);
+    const byStatus = child(s.requests, outcome, () => new Map<number, Map<number, Counter.Internal>>());
+    const byAttempts = child(byStatus, status, () => new Map<number, Counter.Internal>());
+    child(byAttempts, attempts, () => requests.labels({ route, status: String(status), attempts: String(attempts), outcome })).inc();
     // Zero increments still create the series, so every route seen shows its retry count, 0 included.
-    retries.inc({ route: event.route }, event.attempts - 1);
-    if (event.recovered) recoveries.inc({ route: event.route });
-    duration.observe({ route: event.route, outcome: event.outcome }, event.durationMs / 1000);
+    s.retries.inc(attempts - 1);
+    if (event.recovered) (s.recoveries ??= recoveries.labels({ route })).inc();
+    child(s.duration, outcome, () => duration.labels({ route, outcome })).observe(event.durationMs / 1000);
   };
 }
