@@ -44,7 +44,9 @@ const maps = new Map<string, SourceMap | null>();
 function original(frame: Node['callFrame']): { url: string; lineNumber: number } {
   if (!frame.url.startsWith('file://')) return frame;
   if (!maps.has(frame.url)) {
-    const mapFile = `${fileURLToPath(frame.url)}.map`;
+    // The build's whole map: the one Node reads maps the gateway's own code only (scripts/own-source-maps.ts).
+    const whole = `${fileURLToPath(frame.url)}.full.map`;
+    const mapFile = existsSync(whole) ? whole : `${fileURLToPath(frame.url)}.map`;
     maps.set(frame.url, existsSync(mapFile) ? new SourceMap(JSON.parse(readFileSync(mapFile, 'utf8'))) : null);
   }
   const entry = maps.get(frame.url)?.findEntry(frame.lineNumber, frame.columnNumber);

@@ -9,14 +9,18 @@ import { decode, encode, type SourceMapSegment } from '@jridgewell/sourcemap-cod
 // mapping with no original position where it starts, so its frames show the bundle's file and column instead
 // of being mapped to the src/ line before them (Node maps a frame to the nearest mapping at or before it).
 
-/** Rewrites every `*.js.map` below `dir` to map only sources outside node_modules; returns the mappings kept and dropped. */
+/** Rewrites every `*.js.map` below `dir` to map only sources outside node_modules (the whole map kept as `*.js.full.map`); returns the mappings kept and dropped. */
 export function keepOwnSourceMappings(dir: string): { kept: number; dropped: number } {
   let kept = 0;
   let dropped = 0;
   for (const file of readdirSync(dir, { recursive: true, encoding: 'utf8' })) {
     if (!file.endsWith('.js.map')) continue;
     const path = join(dir, file);
-    const map = JSON.parse(readFileSync(path, 'utf8')) as { sources: string[]; mappings: string };
+    const text = readFileSync(path, 'utf8');
+    // The whole map stays beside it for tools that read a profile (bench/profile-summary.ts puts library samples
+    // back in their packages with it); nothing refers to it, so Node never loads it.
+    writeFileSync(`${path.slice(0, -'.map'.length)}.full.map`, text);
+    const map = JSON.parse(text) as { sources: string[]; mappings: string };
     const own = map.sources.map((source) => !source.split(/[\\/]/).includes('node_modules'));
     const lines = decode(map.mappings).map((line) => {
       const out: SourceMapSegment[] = [];

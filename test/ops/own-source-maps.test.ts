@@ -35,6 +35,8 @@ describe('source maps of the production bundle', () => {
     expect(keepOwnSourceMappings(dir)).toEqual({ kept: 3, dropped: 3 });
     const map = JSON.parse(readFileSync(join(dir, 'main.js.map'), 'utf8')) as SourceMapPayload;
     expect(decode(map.mappings)).toEqual([[[0, 0, 0, 0], [10, 0, 1, 4], [20], [50, 2, 3, 0]]]);
+    // The whole map beside it, for profiles of the bundle (bench/profile-summary.ts).
+    expect((JSON.parse(readFileSync(join(dir, 'main.js.full.map'), 'utf8')) as SourceMapPayload).mappings).toBe(mappings);
 
     // As Node reads it for --enable-source-maps.
     const node = new SourceMap(map);
