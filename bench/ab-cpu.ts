@@ -6,6 +6,7 @@ import { startSandboxProcess } from './processes.js';
 import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, productionNodeFlags, startGatewayTarget, type Target } from './targets.js';
+import { median, spread } from './stats.js';
 
 // A/B of two compiled gateways (e.g. a baseline checkout's dist/main.js against this one's): CPU per query of
 // each, both against one sandbox (20 ms), loaded in alternation so a busy moment of the shared machine lands
@@ -30,9 +31,6 @@ function cpuMs(pid: number): number {
   }
   return ms;
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const summary = (xs: number[]) => `${median(xs).toFixed(2)} [${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)}]`;
 
 const sandbox = await startSandboxProcess({ latencyMs: 20, token: `ab-${randomBytes(8).toString('hex')}`, balanceCents: 2_000_000_000 });
 const targets: Target[] = [];
@@ -67,7 +65,7 @@ try {
   console.log(`A = ${entryA}\nB = ${entryB}\n${rounds} alternating rounds, median [min–max]:`);
   for (const [p, phase] of phases.entries()) {
     const [a, b] = cpu[p] as [number[], number[]];
-    console.log(`${phase.name}: A ${summary(a)}, B ${summary(b)}, B ÷ A ${median(b.map((x, i) => x / a[i]!)).toFixed(3)}`);
+    console.log(`${phase.name}: A ${spread(a, 2)}, B ${spread(b, 2)}, B ÷ A ${median(b.map((x, i) => x / a[i]!)).toFixed(3)}`);
   }
 } finally {
   for (const target of targets) await target.stop();

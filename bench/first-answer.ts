@@ -4,6 +4,7 @@ import { graphqlRequest } from './load.js';
 import { freePort, ROOT, startSandboxProcess } from './processes.js';
 import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, BENCH_KEY, productionNodeFlags } from './targets.js';
+import { spread } from './stats.js';
 
 // Compiled start to first answer: from spawning `node <start:prod flags> <entry>` (NODE_ENV=production, an API
 // key, the sandbox as upstream) to the first complete `{ funds }` answer, polled every 5 ms. Each entry is
@@ -13,7 +14,6 @@ import { AUTH_HEADERS, BENCH_KEY, productionNodeFlags } from './targets.js';
 const entries = process.argv.slice(2);
 if (entries.length === 0) throw new Error('usage: bench/first-answer.ts <entry> [<entry>…]');
 const runs = Number(process.env.FIRST_ANSWER_RUNS ?? 7);
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 
 const sandbox = await startSandboxProcess({ latencyMs: 20, token: `first-${randomBytes(8).toString('hex')}`, balanceCents: 1_000_000 });
 try {
@@ -57,9 +57,7 @@ try {
   }
   for (const [i, entry] of entries.entries()) {
     const xs = times[i]!;
-    console.log(
-      `${entry}: first answer ${median(xs).toFixed(0)} ms [${Math.min(...xs).toFixed(0)}–${Math.max(...xs).toFixed(0)}] over ${runs} starts`,
-    );
+    console.log(`${entry}: first answer ${spread(xs, 0)} ms over ${runs} starts`);
   }
 } finally {
   await sandbox.stop();

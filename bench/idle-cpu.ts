@@ -5,6 +5,7 @@ import { graphqlRequest } from './load.js';
 import { runtimeMs, startSandboxProcess } from './processes.js';
 import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
+import { spread } from './stats.js';
 
 // What an idle server costs: CPU time (the scheduler's own account, /proc/…/schedstat) and how often its main thread wakes up (voluntary context switches of that thread: a timer firing is one). Each
 // target is started RUNS times (the compiled gateway as `npm run start:prod` starts it, the peers of
@@ -24,9 +25,6 @@ function mainThreadWakeUps(pid: number): number {
   const status = readFileSync(`/proc/${pid}/task/${pid}/status`, 'utf8');
   return Number(status.match(/^voluntary_ctxt_switches:\s+(\d+)/m)?.[1] ?? NaN);
 }
-
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
-const summary = (xs: number[], digits = 1) => `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
 
 async function start(name: string, sandbox: Awaited<ReturnType<typeof startSandboxProcess>>): Promise<Target> {
   if (name === 'gateway') {
@@ -69,7 +67,7 @@ try {
       }
     }
     console.log(
-      `${name}: idle CPU ${summary(cpu)} ms per 5 s (main thread ${summary(mainCpu)}), main thread ${summary(wakeUps)} wake-ups/s ` +
+      `${name}: idle CPU ${spread(cpu, 1)} ms per 5 s (main thread ${spread(mainCpu, 1)}), main thread ${spread(wakeUps, 1)} wake-ups/s ` +
         `(median [min–max] of ${runs} starts, ${windows} × 5 s each)`,
     );
   }

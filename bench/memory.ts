@@ -8,6 +8,7 @@ import { sleep } from './context.js';
 import { ROOT, startGatewayProcess, startSandboxProcess, type GatewayProcess } from './processes.js';
 import { closeSubscribers, GIFT_CHANGES, openSubscribers, waitForGauges } from './subscribers.js';
 import { compiledEntry, productionNodeFlags, startGatewayTarget } from './targets.js';
+import { median } from './stats.js';
 
 // The gateway's memory, each figure on its own and repeatable, without the rest of `npm run bench`:
 //   idle         the idle resident set of the compiled production start as the comparison measures it (start:prod's
@@ -31,7 +32,6 @@ import { compiledEntry, productionNodeFlags, startGatewayTarget } from './target
 const log = (m: string) => process.stderr.write(`[memory] ${m}\n`);
 const mb = (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MB`;
 const signedMb = (bytes: number) => `${bytes < 0 ? '−' : '+'}${mb(Math.abs(bytes))}`;
-const median = (xs: number[]) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)]!;
 const ORDERS = 20;
 
 async function idle(runs: number): Promise<void> {

@@ -8,6 +8,7 @@ import { rssFromProc, runtimeMs, startSandboxProcess } from './processes.js';
 import { completeAnswerOf, createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
+import { median, spread } from './stats.js';
 
 // The young generation's size against CPU and memory: the compiled gateway started once per candidate
 // `--max-semi-space-size` (start:prod's other flags kept; `none` = V8's default, 16 MB on 64-bit node 20) and the
@@ -55,13 +56,6 @@ const FIGURES: [keyof Figures, string, number][] = [
   ['refused50', 'refused at 50 conn, %', 1],
 ];
 
-const median = (xs: number[]) => {
-  const s = [...xs].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-};
-const spread = (xs: number[], digits: number) =>
-  `${median(xs).toFixed(digits)} [${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)}]`;
 const peakRssMb = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m)?.[1] ?? NaN) / 1024;
 
 const entry = compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);

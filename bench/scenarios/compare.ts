@@ -21,6 +21,7 @@ import {
 } from '../targets.js';
 import { completeAnswerOf, createNestedOrders, NESTED } from './nested-read.js';
 import { FUNDS } from './overhead.js';
+import { median } from '../stats.js';
 
 /** The comparison runs its own servers, not the development gateway of the other scenarios. */
 export type CompareContext = Omit<BenchContext, 'gateway'>;
@@ -123,12 +124,6 @@ const FIGURES: Figure[] = [
   'wideCpuUsPerCall',
   'rssAfterLoadMb',
 ];
-
-function median(values: number[]): number {
-  const s = [...values].sort((a, b) => a - b);
-  const mid = Math.floor(s.length / 2);
-  return s.length % 2 ? s[mid]! : (s[mid - 1]! + s[mid]!) / 2;
-}
 
 function summarise(rounds: RoundFigures[], pick: (values: number[]) => number): RoundFigures {
   return Object.fromEntries(FIGURES.map((f) => [f, round(pick(rounds.map((r) => r[f])), 3)])) as unknown as RoundFigures;

@@ -16,15 +16,25 @@ function stall(ms: number): void {
   while (performance.now() < end);
 }
 
+/** `run` with the series on a registry of their own and a server to send requests to; both stopped after. */
+async function withSampling(run: (request: () => Promise<void>, registry: Registry) => Promise<void>): Promise<void> {
+  const registry = new Registry();
+  const stop = eventLoopLagMetrics(registry);
+  const server = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1');
+  try {
+    await once(server, 'listening');
+    const { port } = server.address() as AddressInfo;
+    await run(async () => expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('ok'), registry);
+  } finally {
+    server.close();
+    stop();
+  }
+}
+
 describe('the event-loop delay series', () => {
-  it('sample once a request comes in, and read a 300 ms stall as 200 ms or more late (the 100 ms sampling step taken off)', async () => {
-    const registry = new Registry();
-    const stop = eventLoopLagMetrics(registry);
-    const server = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1');
-    try {
-      await once(server, 'listening');
-      const { port } = server.address() as AddressInfo;
-      expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('ok');
+  it('sample once a request comes in, and read a 300 ms stall as 200 ms or more late (the 100 ms sampling step taken off)', () =>
+    withSampling(async (request, registry) => {
+      await request();
       // A few samples of a free loop, then the stall, then one sample after it.
       await sleep(250);
       stall(300);
@@ -36,20 +46,10 @@ describe('the event-loop delay series', () => {
       expect(valueOf(samples, 'nodejs_eventloop_lag_min_seconds')).toBeLessThan(0.05);
       // Read and reset: the next scrape describes only what came after.
       expect(valueOf(parseMetrics(await registry.metrics()), 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.2);
-    } finally {
-      server.close();
-      stop();
-    }
-  });
+    }));
 
-  it('do not read a quiet spell as a late loop: sampling that stopped and starts again with the next request records no gap', async () => {
-    const registry = new Registry();
-    const stop = eventLoopLagMetrics(registry);
-    const server = createServer((_req, res) => res.end('ok')).listen(0, '127.0.0.1');
-    try {
-      await once(server, 'listening');
-      const { port } = server.address() as AddressInfo;
-      const request = async () => expect(await (await fetch(`http://127.0.0.1:${port}/`)).text()).toBe('ok');
+  it('do not read a quiet spell as a late loop: sampling that stopped and starts again with the next request records no gap', () =>
+    withSampling(async (request, registry) => {
       await request();
       // Sampling stops after at most two quiet 2 s windows; the loop then idles, never late, until the next request.
       await sleep(5_000);
@@ -58,9 +58,5 @@ describe('the event-loop delay series', () => {
       const samples = parseMetrics(await registry.metrics());
       expect(valueOf(samples, 'nodejs_eventloop_lag_max_seconds')).toBeLessThan(0.2);
       expect(valueOf(samples, 'nodejs_eventloop_lag_p99_seconds')).toBeLessThan(0.2);
-    } finally {
-      server.close();
-      stop();
-    }
-  });
+    }));
 });
