@@ -69,9 +69,7 @@ async function main(): Promise<void> {
     await sandbox?.close();
     throw listenFailure(error, { port: config.PORT, portVariable: 'PORT', host: config.HOST, hostVariable: 'HOST' });
   });
-  logger.info({ url, graphql: `${url}/graphql`, metrics: `${url}/metrics` }, 'gateway listening');
-  if (sandbox) welcome(url, sandbox);
-
+  // Before the line that says it listens: a signal sent on reading that line must find the handlers.
   handleShutdownSignals({
     logger,
     readyDelayMs: config.SHUTDOWN_READY_DELAY_MS,
@@ -86,6 +84,9 @@ async function main(): Promise<void> {
       if (tracing && !(await tracing.shutdown())) logger.warn('tracing: the last spans did not reach the collector in time');
     },
   });
+
+  logger.info({ url, graphql: `${url}/graphql`, metrics: `${url}/metrics` }, 'gateway listening');
+  if (sandbox) welcome(url, sandbox);
 }
 
 main().catch((error: unknown) => {

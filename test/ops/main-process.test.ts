@@ -18,7 +18,7 @@ interface LogLine {
   [field: string]: unknown;
 }
 
-function runMain(env: Record<string, string> = {}, { viaNpm = false } = {}) {
+function runMain(env: Record<string, string> = {}, { viaNpm = false, ownGroup = false } = {}) {
   const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
   const child = spawn(command, args, {
     cwd: root,
@@ -35,6 +35,8 @@ function runMain(env: Record<string, string> = {}, { viaNpm = false } = {}) {
       ...env,
     },
     stdio: ['ignore', 'pipe', 'pipe'],
+    // A process group of its own, as a shell gives a job: Ctrl-C in a terminal signals the whole group.
+    detached: ownGroup,
   });
   let stdout = '';
   let stderr = '';
@@ -156,6 +158,44 @@ describe.concurrent('npm start (src/main.ts)', { timeout: 90_000 }, () => {
       await expect(fetch(`${url}/health`)).rejects.toThrow();
     } finally {
       run.child.kill('SIGKILL');
+    }
+  });
+
+  it('Ctrl-C on `npm start` in a terminal drains and exits 0: npm forwarding the same SIGINT is not a second one', async () => {
+    const run = runMain({}, { viaNpm: true, ownGroup: true });
+    try {
+      const { controlUrl } = (await run.line('no REWARD_API_URL set: using the embedded sandbox')) as LogLine & { controlUrl: string };
+      const { url, pid } = (await run.line('gateway listening')) as LogLine & { url: string; pid: number };
+      // An operation in flight, so the drain has something to wait for.
+      const control = (path: string, body?: unknown) =>
+        fetch(`${controlUrl}${path}`, {
+          method: body ? 'POST' : 'GET',
+          headers: { 'content-type': 'application/json' },
+          ...(body ? { body: JSON.stringify(body) } : {}),
+        }).then((r) => r.json() as Promise<any>);
+      await control('faults', { route: 'GET /funds', latency_ms: 1_500, rate: 1 });
+      const slow = gql(url, '{ funds { balances { currency } } }');
+      while (!(await control('stats')).requests['GET /funds']);
+
+      // What a terminal does on Ctrl-C: SIGINT to every process of the foreground group, npm and the gateway.
+      process.kill(-run.child.pid!, 'SIGINT');
+      // npm forwards the SIGINT it got to the gateway. Arriving before the gateway has handled the first, the
+      // two are one pending signal; arriving after, it is a second one. Sent here after the first is handled,
+      // so the test does not depend on that race.
+      await run.line('shutting down: draining, then waiting for in-flight operations');
+      process.kill(pid, 'SIGINT');
+      expect(await run.exited).toBe(0);
+      expect(await slow).toMatchObject({ data: { funds: { balances: expect.any(Array) } } });
+      const messages = run.lines().map((l) => l.msg);
+      expect(messages).toContain('stopped');
+      expect(messages).not.toContain('second signal: exiting now without waiting for in-flight operations');
+      expect(() => process.kill(pid, 0)).toThrow(expect.objectContaining({ code: 'ESRCH' }));
+    } finally {
+      try {
+        process.kill(-run.child.pid!, 'SIGKILL');
+      } catch {
+        // The group is gone already.
+      }
     }
   });
 
