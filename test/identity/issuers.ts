@@ -109,7 +109,10 @@ export async function startOidcProvider(audience: string, clients: string[]): Pr
     })),
     jwks: { keys: [privateJwk] },
     scopes: scope.split(' '),
+    // Client credentials only: no login pages (devInteractions) and a token lifetime of our own.
+    ttl: { ClientCredentials: 300 },
     features: {
+      devInteractions: { enabled: false },
       clientCredentials: { enabled: true },
       resourceIndicators: {
         enabled: true,
