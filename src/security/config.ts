@@ -93,6 +93,13 @@ export const securityArea = configArea({
     MAX_BODY_BYTES: documented(count.default(100_000), {
       description: 'largest request body (413; a POST without Content-Length is refused with 411)',
     }),
+    APQ_MAX_DOCUMENTS_PER_CALLER: documented(count.default(200), {
+      description:
+        'automatic persisted queries one API key or token subject may have registered at once (each for a day after its last registration); past it a document still runs but is not kept',
+    }),
+    APQ_MAX_BYTES_PER_CALLER: documented(count.default(1_000_000), {
+      description: 'bytes of automatic persisted queries one API key or token subject may have registered at once',
+    }),
     TRUSTED_DOCUMENTS: documented(z.string().min(1).superRefine(checkManifest).optional(), {
       description: 'path of a manifest of hash → document; when set, only those operations run',
     }),

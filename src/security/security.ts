@@ -143,7 +143,15 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     // Before anything executes: yoga itself only finds out after running the operation.
     useContentNegotiation({ graphiql }),
     // One or the other: with a manifest nothing may register a document of its own.
-    ...(trusted ? trustedDocuments : [useAutomaticPersistedQueries({ shared: shared?.persistedDocuments }), ...trustedDocuments]),
+    ...(trusted
+      ? trustedDocuments
+      : [
+          useAutomaticPersistedQueries({
+            shared: shared?.persistedDocuments,
+            bounds: { maxDocuments: config.APQ_MAX_DOCUMENTS_PER_CALLER, maxBytes: config.APQ_MAX_BYTES_PER_CALLER },
+          }),
+          ...trustedDocuments,
+        ]),
     ...useOperationLimits({ maxDepth: config.MAX_DEPTH, maxAliases: config.MAX_ALIASES, maxTokens: config.MAX_TOKENS }),
     useCostLimit({ maxCost: config.MAX_COST }),
     ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
