@@ -1,6 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
+import fc from 'fast-check';
 import { describe, expect } from 'vitest';
+import { createLocalCharges } from '../../src/security/persisted-query-charges.js';
+import { startRedis } from '../support/cluster.js';
 import { apiKeys, bearer, it, type ApiKey } from '../support/test.js';
 import type { TestRedis } from '../support/cluster.js';
 import { persisted, post } from './apq.js';
@@ -126,5 +129,60 @@ describe.each(modes)('automatic persisted queries keep only what they can run ($
     }
     expect(found).toBe(3);
     if (cluster) expect((await stored()).length).toBe(3);
+  });
+});
+
+describe('automatic persisted queries while Redis does not answer', () => {
+  it("each replica keeps and counts its own, within the caller's bounds", async ({ gatewayWith }) => {
+    const redis = await startRedis();
+    try {
+      const gw = await gatewayWith({
+        env: { ...KEYS_ENV, ...BOUNDS, REDIS_URL: redis.url, REDIS_KEY_PREFIX: `test-${randomUUID().slice(0, 8)}:`, REDIS_COMMAND_TIMEOUT_MS: '200' },
+      });
+      await gw.listen();
+      await redis.stop();
+      const send: Send = (init) => gw.fetch('/graphql', init);
+      const results = [];
+      for (const n of [1, 2, 3, 4]) results.push(await kept(send, KEYS.reader, `query Down${n} { regions { id } }`));
+      for (const { registered } of results) expect(registered.data.regions.length).toBeGreaterThan(0);
+      expect(results.map((r) => r.keptAfter)).toEqual([true, true, true, false]);
+    } finally {
+      await redis.stop();
+    }
+  }, 30_000);
+});
+
+describe("one process's count of registrations", () => {
+  it('never holds more than the bounds of unexpired documents, and always refreshes one already held (model)', () => {
+    const bounds = { maxDocuments: 3, maxBytes: 1_000 };
+    const step = fc.record({
+      caller: fc.constantFrom('a', 'b'),
+      document: fc.integer({ min: 0, max: 4 }),
+      advanceMs: fc.integer({ min: 0, max: 40 }),
+    });
+    fc.assert(
+      // A hash names one document, so one size: sizes[document].
+      fc.property(fc.array(fc.integer({ min: 1, max: 600 }), { minLength: 5, maxLength: 5 }), fc.array(step, { maxLength: 60 }), (sizes, steps) => {
+        let now = 0;
+        const charges = createLocalCharges(bounds, 100, () => now);
+        // The model: per caller, hash → { bytes, lapsesAt } of what was admitted.
+        const model = new Map<string, Map<string, { bytes: number; lapsesAt: number }>>();
+        for (const { caller, document, advanceMs } of steps) {
+          const [hash, bytes] = [`h${document}`, sizes[document]!];
+          now += advanceMs;
+          const held = model.get(caller) ?? new Map<string, { bytes: number; lapsesAt: number }>();
+          for (const [h, c] of held) if (c.lapsesAt <= now) held.delete(h);
+          const others = [...held].filter(([h]) => h !== hash);
+          const fits =
+            held.has(hash) || (held.size < bounds.maxDocuments && others.reduce((sum, [, c]) => sum + c.bytes, 0) + bytes <= bounds.maxBytes);
+          expect(charges.admit(caller, hash, bytes)).toBe(fits);
+          if (fits) held.set(hash, { bytes, lapsesAt: now + 100 });
+          model.set(caller, held);
+          expect(held.size).toBeLessThanOrEqual(bounds.maxDocuments);
+          expect([...held.values()].reduce((sum, c) => sum + c.bytes, 0)).toBeLessThanOrEqual(bounds.maxBytes);
+        }
+      }),
+      { numRuns: Number(process.env.FC_RUNS ?? 200) },
+    );
   });
 });
