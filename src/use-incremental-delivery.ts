@@ -1,5 +1,6 @@
 import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import {
+  BREAK,
   coerceInputValue,
   getDirectiveValues,
   getOperationAST,
@@ -39,7 +40,28 @@ interface Misuse {
   node: DirectiveNode;
 }
 
+const INCREMENTAL = new Set([streamDirective.name, deferDirective.name]);
+
+/** Whether a document uses @stream or @defer anywhere, once per parsed document (yoga caches those). */
+const incremental = new WeakMap<DocumentNode, boolean>();
+function usesIncremental(document: DocumentNode): boolean {
+  let uses = incremental.get(document);
+  if (uses === undefined) {
+    uses = false;
+    visit(document, {
+      Directive(node) {
+        if (!INCREMENTAL.has(node.name.value)) return;
+        uses = true;
+        return BREAK;
+      },
+    });
+    incremental.set(document, uses);
+  }
+  return uses;
+}
+
 function misuses(args: ExecutionArgs): Misuse[] {
+  if (!usesIncremental(args.document)) return [];
   const operation = getOperationAST(args.document, args.operationName);
   if (!operation) return [];
   const variables = coercedVariables(args.schema, operation, args.variableValues ?? {});
