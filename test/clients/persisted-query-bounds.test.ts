@@ -4,6 +4,7 @@ import fc from 'fast-check';
 import { describe, expect } from 'vitest';
 import { createLocalCharges } from '../../src/security/persisted-query-charges.js';
 import { startRedis } from '../support/cluster.js';
+import { subscribeWs, wsClient } from '../support/live.js';
 import { apiKeys, bearer, it, type ApiKey } from '../support/test.js';
 import type { TestRedis } from '../support/cluster.js';
 import { persisted, post } from './apq.js';
@@ -129,6 +130,32 @@ describe.each(modes)('automatic persisted queries keep only what they can run ($
     }
     expect(found).toBe(3);
     if (cluster) expect((await stored()).length).toBe(3);
+  });
+});
+
+describe('automatic persisted queries over WebSocket', () => {
+  it('registers what runs and keeps the same bounds', async ({ gatewayWith }) => {
+    const gw = await gatewayWith({ env: { ...KEYS_ENV, ...BOUNDS } });
+    const url = await gw.listen();
+    const client = wsClient(url, { connectionParams: { authorization: bearer(KEYS.reader).authorization } });
+    try {
+      const results = [];
+      for (const n of [1, 2, 3, 4]) {
+        const query = `query Socket${n} { regions { id } }`;
+        const answer = await subscribeWs(client, query, undefined, { extensions: persisted(query) }).next();
+        expect(answer.data.regions.length).toBeGreaterThan(0);
+        const byHash = await post(
+          (init) => gw.fetch('/graphql', { ...init, headers: { ...(init.headers as Record<string, string>), ...bearer(KEYS.reader) } }),
+          {
+            extensions: persisted(query),
+          },
+        );
+        results.push(byHash.body.data !== undefined);
+      }
+      expect(results).toEqual([true, true, true, false]);
+    } finally {
+      await client.dispose();
+    }
   });
 });
 
