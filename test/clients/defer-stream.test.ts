@@ -95,6 +95,8 @@ describe('@defer and @stream arguments a caller gets wrong', () => {
     ['a negative variable', STREAM, { n: -1 }],
     ['null', '{ regions @stream(initialCount: null) { id } }', {}],
     ['a null variable', STREAM, { n: null }],
+    ["a variable's default", 'query ($n: Int = -2) { regions @stream(initialCount: $n) { id } }', {}],
+    ['a fragment', 'fragment F on Query { regions @stream(initialCount: -1) { id } } query { ...F }', {}],
   ];
 
   it('answers BAD_USER_INPUT naming initialCount for a negative or null count, and logs no stack', async ({ gatewayWith }) => {
