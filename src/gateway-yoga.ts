@@ -1,4 +1,3 @@
-import { useDeferStream } from '@graphql-yoga/plugin-defer-stream';
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
 import { graphiqlEnabled, type Config } from './config.js';
 import { freshnessOf, useCacheFreshness } from './cache/use-cache-freshness.js';
@@ -17,6 +16,7 @@ import { yogaLogger } from './ops/yoga-logger.js';
 import type { Redactor } from './redaction.js';
 import { schema } from './schema/index.js';
 import type { Security } from './security/security.js';
+import { useIncrementalDelivery } from './use-incremental-delivery.js';
 import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
 import { isWebhookContext } from './webhook-subscriptions.js';
@@ -67,7 +67,7 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       useCacheFreshness(),
       graphiqlPage.plugin,
       // @defer and @stream (declared in schema/incremental-delivery.ts), answered as multipart/mixed or SSE.
-      useDeferStream(),
+      ...useIncrementalDelivery(),
       useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
       // Last: the operation span wraps the execution the plugins above chose (ops/use-operation-tracing.ts).
       ...(tracingEnabled(config) ? [useOperationTracing()] : []),

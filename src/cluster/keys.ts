@@ -33,6 +33,8 @@
 //   P{webhook:<id>}:…       a webhook endpoint, its queue and recent deliveries (cluster/webhook-records.ts);
 //                           its lease is the live lease of the key `webhook:<id>`
 //   P{webhooks}:all, P{webhooks}:owner:<caller>  sets of endpoint ids
+//   P{apq:<sha256>}:document, P{apq-caller:<caller>}:charged|sizes  automatic persisted queries and each
+//                           caller's registrations of them (cluster/persisted-documents.ts)
 
 export function clusterKeys(prefix: string) {
   /** A key (or channel) of `name` in the slot of `tag`: every name with the same tag shares a slot. */

@@ -172,6 +172,31 @@ return redis.call('ZCARD', KEYS[1])
 `;
 
 /** Each script as a command of the connection (ioredis defineCommand), with its number of keys. */
+// KEYS charged sizes; ARGV hash bytes ttlMs maxDocuments maxBytes. One caller's registrations of automatic
+// persisted queries (cluster/persisted-documents.ts): `charged` is a sorted set of document hash → when the
+// registration lapses, `sizes` a hash of hash → bytes. Refreshes a registration, or adds it when the caller's
+// unexpired registrations stay within both bounds. Replies 1 (the document may be stored), or 0 past a bound.
+const APQ_ADMIT = `${LOG_HELPERS}
+local now = now_ms()
+local expired = redis.call('ZRANGEBYSCORE', KEYS[1], '-inf', now)
+if #expired > 0 then
+  redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
+  for _, hash in ipairs(expired) do redis.call('HDEL', KEYS[2], hash) end
+end
+local ttl = tonumber(ARGV[3])
+if not redis.call('ZSCORE', KEYS[1], ARGV[1]) then
+  if redis.call('ZCARD', KEYS[1]) >= tonumber(ARGV[4]) then return 0 end
+  local used = 0
+  for _, bytes in ipairs(redis.call('HVALS', KEYS[2])) do used = used + tonumber(bytes) end
+  if used + tonumber(ARGV[2]) > tonumber(ARGV[5]) then return 0 end
+  redis.call('HSET', KEYS[2], ARGV[1], ARGV[2])
+end
+redis.call('ZADD', KEYS[1], now + ttl, ARGV[1])
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('PEXPIRE', KEYS[2], ttl)
+return 1
+`;
+
 export const SCRIPTS = {
   rgClaim: { lua: CLAIM, keys: 3 },
   rgRenew: { lua: RENEW, keys: 1 },
@@ -182,6 +207,7 @@ export const SCRIPTS = {
   rgAdmit: { lua: ADMIT, keys: 1 },
   rgRefresh: { lua: REFRESH, keys: 1 },
   rgReplicaBeat: { lua: BEAT, keys: 1 },
+  rgApqAdmit: { lua: APQ_ADMIT, keys: 2 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

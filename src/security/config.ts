@@ -7,6 +7,16 @@ import { SCOPES } from './scopes.js';
 // which src/config.ts composes. Kept apart from the keyring (api-keys.ts) and the pipeline that uses it: those
 // read the configuration, and the configuration reads only this, so neither imports the other back.
 
+/** RATE_LIMIT_BURST unset: a key's bucket. */
+export const KEY_BURST = 40;
+/**
+ * RATE_LIMIT_BURST unset in keyless development (no keys, no issuers: never production). One developer's tools
+ * share an address and send bursts a client in production would not: graphql-http's audit sends its 61
+ * requests at once, codegen introspects, a test run starts its workers together. Ten keys' bursts let several
+ * such runs go back to back; the rate stays production's, so a sustained local flood is still refused.
+ */
+export const KEYLESS_BURST = 400;
+
 /** Keys shorter than this are guessable; refusing them at start-up is cheaper than a breach. */
 const MIN_KEY_LENGTH = 24;
 
@@ -69,8 +79,10 @@ export const securityArea = configArea({
       description:
         'operations per second per API key, the refill rate of its token bucket (`RATE_LIMITED` with `Retry-After`); in cluster mode a shared window of the burst per burst ÷ rate seconds ([docs/cluster.md](docs/cluster.md#rate-limit))',
     }),
-    RATE_LIMIT_BURST: documented(count.default(40), {
-      description: 'operations a key may send at once before the rate applies (the bucket size)',
+    RATE_LIMIT_BURST: documented(count.optional(), {
+      description:
+        "operations a key (in keyless development: a client address) may send at once before the rate applies (the bucket size); keyless development's default is larger, as one developer's local tools (an audit, codegen, a test run) send bursts",
+      unsetMeans: `${KEY_BURST} per key; ${KEYLESS_BURST} per client address in keyless development`,
     }),
     MAX_DEPTH: documented(count.default(12), { description: 'deepest selection an operation may have, checked before execution' }),
     MAX_ALIASES: documented(count.default(20), { description: 'aliases in one operation, checked before execution' }),
@@ -80,6 +92,13 @@ export const securityArea = configArea({
     }),
     MAX_BODY_BYTES: documented(count.default(100_000), {
       description: 'largest request body (413; a POST without Content-Length is refused with 411)',
+    }),
+    APQ_MAX_DOCUMENTS_PER_CALLER: documented(count.default(200), {
+      description:
+        'automatic persisted queries one API key or token subject may have registered at once (each for a day after its last registration); past it a document still runs but is not kept',
+    }),
+    APQ_MAX_BYTES_PER_CALLER: documented(count.default(1_000_000), {
+      description: 'bytes of automatic persisted queries one API key or token subject may have registered at once',
     }),
     TRUSTED_DOCUMENTS: documented(z.string().min(1).superRefine(checkManifest).optional(), {
       description: 'path of a manifest of hash → document; when set, only those operations run',

@@ -4,6 +4,7 @@ import type { PersistedDocumentStore } from '../cluster/persisted-documents.js';
 import type { RedisLimits } from '../cluster/shared-limits.js';
 import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
 import { createKeyring } from './api-keys.js';
+import { KEY_BURST, KEYLESS_BURST } from './config.js';
 import { createIdentity, type Identity } from './identity.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
@@ -100,11 +101,9 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   // then does the remote address tell callers apart (rate limit) and may a same-site GET carry no header (CSRF);
   // with tokens alone each subject is a caller of its own, as each key is.
   const keyless = !keyring && !identity;
-  const cluster = shared ? sharedRateLimit(config, shared) : null;
-  const rateLimit = createRateLimit(
-    cluster?.limiter ?? createRateLimiter({ perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST }),
-    { perAddress: keyless },
-  );
+  const rate = { perSecond: config.RATE_LIMIT_PER_SECOND, burst: config.RATE_LIMIT_BURST ?? (keyless ? KEYLESS_BURST : KEY_BURST) };
+  const cluster = shared ? sharedRateLimit(config, rate, shared) : null;
+  const rateLimit = createRateLimit(cluster?.limiter ?? createRateLimiter(rate), { perAddress: keyless });
   const warnings: string[] = [];
 
   let host = config.HOST;
@@ -144,7 +143,15 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
     // Before anything executes: yoga itself only finds out after running the operation.
     useContentNegotiation({ graphiql }),
     // One or the other: with a manifest nothing may register a document of its own.
-    ...(trusted ? trustedDocuments : [useAutomaticPersistedQueries({ shared: shared?.persistedDocuments }), ...trustedDocuments]),
+    ...(trusted
+      ? trustedDocuments
+      : [
+          useAutomaticPersistedQueries({
+            shared: shared?.persistedDocuments,
+            bounds: { maxDocuments: config.APQ_MAX_DOCUMENTS_PER_CALLER, maxBytes: config.APQ_MAX_BYTES_PER_CALLER },
+          }),
+          ...trustedDocuments,
+        ]),
     ...useOperationLimits({ maxDepth: config.MAX_DEPTH, maxAliases: config.MAX_ALIASES, maxTokens: config.MAX_TOKENS }),
     useCostLimit({ maxCost: config.MAX_COST }),
     ...useIntrospectionPolicy({ introspection: introspectionEnabled(config) }),
@@ -174,14 +181,17 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
 }
 
 /** Cluster mode's rate limit, and the replica registry whose count it divides by while Redis does not answer. */
-function sharedRateLimit(config: Config, { redis, onReplicaCount }: SharedLimits): { limiter: RateLimiter; replicas: ReplicaRegistry } {
+function sharedRateLimit(
+  config: Config,
+  rate: { perSecond: number; burst: number },
+  { redis, onReplicaCount }: SharedLimits,
+): { limiter: RateLimiter; replicas: ReplicaRegistry } {
   const replicas = startReplicaRegistry(redis, {
     timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     onChange: onReplicaCount,
   });
   const limiter = createSharedRateLimiter(redis, {
-    perSecond: config.RATE_LIMIT_PER_SECOND,
-    burst: config.RATE_LIMIT_BURST,
+    ...rate,
     timeoutMs: config.REDIS_COMMAND_TIMEOUT_MS,
     replicas: () => replicas.count,
   });

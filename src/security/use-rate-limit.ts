@@ -6,13 +6,15 @@ import type { Caller } from './scopes.js';
 import type { Authentication } from './use-api-keys.js';
 import { describeFailure } from '../errors/gateway-error.js';
 
-// Operations per API key (RATE_LIMIT_PER_SECOND, default 20/s, with a burst of RATE_LIMIT_BURST, default 40),
+// Operations per API key (RATE_LIMIT_PER_SECOND, default 20/s, with a burst of RATE_LIMIT_BURST, default 40; the
+// defaults are security/config.ts's, resolved in security.ts),
 // right after authentication: a key past its rate is a 429 with Retry-After before anything is parsed. Over
 // WebSocket each `subscribe` spends from the same bucket and gets the same error, and a connection_init over
 // the rate is closed with 4429 (websocket.ts). In cluster mode the bucket is shared in Redis
 // (shared-rate-limit.ts), otherwise it is this process's (rate-limit.ts).
 // Keyless development (no GATEWAY_API_KEYS) has one caller, so the bucket is per remote address instead: one
-// local tool's burst (an audit, a load test) does not throttle the browser or the other tools beside it.
+// local tool's burst (an audit, a load test) does not throttle the browser or the other tools beside it. Its
+// default burst is larger (400): one developer's tools, from one address, are burstier than a production client.
 
 export interface RateLimit {
   /**

@@ -87,3 +87,69 @@ describe('@defer and @stream', () => {
     expect(events.slice(1).flatMap((e) => e.incremental ?? []).length).toBeGreaterThan(0);
   });
 });
+
+describe('@defer and @stream arguments a caller gets wrong', () => {
+  const STREAM = 'query ($n: Int) { regions @stream(initialCount: $n) { id } }';
+  const badCount: [string, string, Record<string, unknown>][] = [
+    ['a negative literal', '{ regions @stream(initialCount: -1) { id } }', {}],
+    ['a negative variable', STREAM, { n: -1 }],
+    ['null', '{ regions @stream(initialCount: null) { id } }', {}],
+    ['a null variable', STREAM, { n: null }],
+    ["a variable's default", 'query ($n: Int = -2) { regions @stream(initialCount: $n) { id } }', {}],
+    ['a fragment', 'fragment F on Query { regions @stream(initialCount: -1) { id } } query { ...F }', {}],
+  ];
+
+  it('answers BAD_USER_INPUT naming initialCount for a negative or null count, and logs no stack', async ({ gatewayWith }) => {
+    const logged: string[] = [];
+    const gw = await gatewayWith({ env: { LOG_LEVEL: 'warn' }, logTo: { write: (line: string) => void logged.push(line) } });
+    for (const [, query, variables] of badCount) {
+      for (const accept of ['multipart/mixed', 'text/event-stream', 'application/json']) {
+        const res = await gw.fetch('/graphql', {
+          method: 'POST',
+          headers: { 'content-type': 'application/json', accept },
+          body: JSON.stringify({ query, variables }),
+        });
+        const text = await res.text();
+        expect(text).not.toMatch(/INTERNAL_SERVER_ERROR|Unexpected error/);
+        const body = JSON.parse(text.slice(text.indexOf('{'), text.lastIndexOf('}') + 1));
+        expect(body.errors).toHaveLength(1);
+        expect(body.errors[0].extensions.code).toBe('BAD_USER_INPUT');
+        expect(body.errors[0].message).toMatch(/@stream\(initialCount:\) on regions: .*0 or more/);
+        expect(body.data ?? null).toBeNull();
+      }
+    }
+    // The start-up warning of keyless development only: nothing logged as an error, no stack.
+    expect(logged.filter((line) => JSON.parse(line).level !== 'warn')).toEqual([]);
+  });
+
+  it('answers BAD_USER_INPUT for a null "if" of @stream or @defer, with a code', async ({ gateway }) => {
+    for (const query of ['query ($f: Boolean) { regions @stream(if: $f) { id } }', 'query ($f: Boolean) { ... @defer(if: $f) { regions { id } } }']) {
+      const res = await gateway.gql(query, { f: null });
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_USER_INPUT');
+      expect(res.body.errors?.[0]?.message).toMatch(/@(stream|defer)\(if:\) .*true or false/);
+    }
+  });
+
+  it('refuses the other misuses as validation errors of the document, each naming the rule', async ({ gateway }) => {
+    const refused: [string, RegExp][] = [
+      ['{ regions @stream(initialCount: "2") { id } }', /Int cannot represent non-integer value/],
+      ['{ regions @stream(initialCount: 1.5) { id } }', /Int cannot represent non-integer value/],
+      ['{ regions @stream(initialCount: 99999999999) { id } }', /non 32-bit signed integer/],
+      ['{ a: regions @stream(label: "x") { id } b: regions @stream(label: "x") { id } }', /label argument must be unique/],
+      ['query ($l: String) { regions @stream(label: $l) { id } }', /label argument must be a static string/],
+      ['{ viewer @stream { username } }', /non-list field/],
+    ];
+    for (const [query, message] of refused) {
+      const res = await gateway.gql(query, { l: 'x' }, { accept: 'application/graphql-response+json' });
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_VALIDATION_FAILED');
+      expect(res.body.errors?.[0]?.message).toMatch(message);
+    }
+  });
+
+  it('streams everything at once for the largest initialCount', async ({ gateway }) => {
+    const res = await gateway.gql('{ regions @stream(initialCount: 2147483647) { id } }');
+    expect(res.body.errors).toBeUndefined();
+    expect(res.body.data.regions.length).toBeGreaterThan(0);
+  });
+});
