@@ -17,7 +17,7 @@ export const webhooksArea = configArea({
   title: 'Webhooks',
   variables: {
     WEBHOOK_MAX_ENDPOINTS_PER_KEY: documented(count.default(25), {
-      description: 'webhook endpoints one API key (or token subject) may register',
+      description: 'webhook endpoints one API key, or one token subject at its issuer, may register (held under concurrency too)',
     }),
     WEBHOOK_TIMEOUT_MS: documented(positiveMs.default(10_000), {
       description: 'how long one delivery attempt waits for the receiver to answer before it counts as failed and is retried',

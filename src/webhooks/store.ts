@@ -92,7 +92,11 @@ export interface DeliveryPage {
 export interface WebhookStore {
   /** Whether endpoints and pending deliveries survive a restart. */
   readonly durable: boolean;
-  insert(endpoint: WebhookEndpoint): Promise<void>;
+  /**
+   * Stores a new endpoint unless its owner already has `maxPerOwner`, in one step: registrations racing on any
+   * replica cannot pass the cap together. Refused: how many the owner has.
+   */
+  insert(endpoint: WebhookEndpoint, maxPerOwner: number): Promise<{ inserted: true } | { inserted: false; owned: number }>;
   get(id: string): Promise<WebhookEndpoint | null>;
   byOwner(owner: string): Promise<WebhookEndpoint[]>;
   /** Every endpoint, whoever owns it: the replicas share their deliveries out by lease (webhooks.ts). */
