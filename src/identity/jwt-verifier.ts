@@ -131,7 +131,7 @@ function verifiedToken(config: IssuerConfig, payload: JWTPayload, clockTolerance
   const sub: unknown = payload.sub;
   if (sub !== undefined && typeof sub !== 'string') return { problem: 'bad-subject' };
   const client = [payload.client_id, payload.azp].find((value): value is string => typeof value === 'string') ?? null;
-  const subject = sub || client;
+  const subject = sub ?? client;
   // A caller is its subject (limits, caps, webhook endpoints): without one, every such token would be the same.
   if (!subject) return { problem: 'no-subject' };
   return {
