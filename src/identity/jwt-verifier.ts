@@ -120,7 +120,7 @@ function problemOf(error: unknown): TokenProblem {
  * issuer's clock a little ahead must not refuse the token it just minted, and 60 s is Spring Security's default
  * skew. A token issued further ahead is one minted for later, which its `nbf` would say.
  */
-export const IAT_SKEW_S = 60;
+const IAT_SKEW_S = 60;
 
 function verifiedToken(config: IssuerConfig, payload: JWTPayload, clockToleranceSeconds: number): Verification {
   // jose checks `iat` is a number, and against the clock only with a maxTokenAge, which access tokens have no use for.

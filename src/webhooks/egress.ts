@@ -124,7 +124,7 @@ type Judgement =
   | { kind: 'allowed'; endpoint: EndpointUrl; addresses: readonly ResolvedAddress[] };
 
 /** The ports every webhook URL may name: https and http. */
-export const STANDARD_PORTS: readonly number[] = [443, 80];
+const STANDARD_PORTS: readonly number[] = [443, 80];
 
 /** The port a URL connects to, its scheme's when it names none. */
 const portOf = (url: URL): number => (url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port));
