@@ -166,6 +166,21 @@ describe('webhook egress', () => {
       expect(verdict).toEqual({ ok: false, rule: 'forbidden-address', message: expect.stringContaining(reason) });
     });
 
+    it('tells operators, at debug level, what a refused name resolved to or why it did not', async () => {
+      const lines: { obj: object; msg: string }[] = [];
+      const logger = { debug: (obj: object, msg: string) => void lines.push({ obj, msg }) };
+      const { check } = egress({ allowedHosts: [], requireHttps: false, lookup: dns.lookup, logger });
+      await check('http://intranet.example/hook');
+      await check('http://nowhere.example/hook');
+      expect(lines).toEqual([
+        {
+          obj: { host: 'intranet.example', address: '10.0.0.1', kind: 'a private address' },
+          msg: 'webhooks: a host name refused by the address policy',
+        },
+        { obj: { host: 'nowhere.example', error: expect.stringContaining('ENOTFOUND') }, msg: 'webhooks: a host name refused by the address policy' },
+      ]);
+    });
+
     it('accepts public addresses, names resolving only to them, and NAT64 forms of public IPv4', async () => {
       const check = checker().check;
       expect(await check('http://public.example/hook')).toEqual({ ok: true });

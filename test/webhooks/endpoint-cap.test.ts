@@ -13,7 +13,7 @@ import { startKeyIssuer, type KeyIssuer } from '../identity/issuers.js';
 
 const AUDIENCE = 'https://rewards.gateway.test';
 const CAP = 3;
-const KEY = { name: 'hooks', key: 'a-webhooks-key-0123456789abcdef', scopes: ['funds:read', 'webhooks:read', 'webhooks:write'] };
+const KEY = { name: 'hooks', key: 'Zq81rT0pLx7vB2nM9wQ4kS6d', scopes: ['funds:read', 'webhooks:read', 'webhooks:write'] };
 const CREATE = `mutation ($url: String!) {
   createWebhookEndpoint(input: { url: $url, subscription: "subscription { fundsChanged { cursor } }" }) {
     __typename
