@@ -133,7 +133,9 @@ export function createGateway({
   // go out through the egress (the address policy and one pinned connection per attempt).
   const egress = createWebhookEgress({
     allowedHosts: config.WEBHOOK_ALLOWED_HOSTS ?? [],
+    allowedPorts: config.WEBHOOK_ALLOWED_PORTS ?? [],
     requireHttps: webhooksRequireHttps(config.NODE_ENV),
+    logger,
     ...(webhookLookup && { lookup: webhookLookup }),
   });
   const webhookSeries = webhookMetrics(metrics.registry);

@@ -3,6 +3,7 @@ import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { GraphQLParams, OnParamsEventPayload, Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { GatewayContext } from './context.js';
 import { isScope, type Caller } from './security/scopes.js';
+import { tokenCallerName } from './security/token-callers.js';
 import type { Opened, Refusal, SubscriptionSource } from './webhooks/source.js';
 import type { Registrant } from './webhooks/store.js';
 
@@ -37,12 +38,16 @@ function callerOf(registrant: Registrant, keys: KeyScopes): Caller | null {
     if (!now) return null;
     scopes = scopes.filter((scope) => now.includes(scope));
   }
+  // A token's endpoint counts under its caller's name of today: one registered before names held the issuer too
+  // counts beside that subject's other requests all the same.
+  const { issuer, subject } = registrant;
   return {
-    name: registrant.name,
+    name: registrant.kind === 'token' && issuer !== undefined && subject !== undefined ? tokenCallerName(issuer, subject) : registrant.name,
     scopes: new Set(scopes.filter(isScope)),
     ...(registrant.kind && { kind: registrant.kind }),
-    ...(registrant.subject !== undefined && { subject: registrant.subject }),
+    ...(subject !== undefined && { subject }),
     ...(registrant.client !== undefined && { client: registrant.client }),
+    ...(issuer !== undefined && { issuer }),
     ...(registrant.trustedOnly !== undefined && { trustedOnly: registrant.trustedOnly }),
   };
 }

@@ -5,13 +5,27 @@ import type { RedisConnection } from './redis.js';
 // deliveries over from one that died: its queue is here, in order, with every attempt made so far.
 //
 //   P{webhooks}:all                  set of every endpoint id
-//   P{webhooks}:owner:<caller>       set of the endpoint ids of one caller (the cap counts them)
+//   P{webhooks}:owner:<owner>        set of the endpoint ids of one owner (webhooks/store.ts's ownerOf; the cap counts them)
 //   P{webhook:<id>}:endpoint         the endpoint (JSON), its secrets included: Redis must be private
 //   P{webhook:<id>}:deliveries       hash delivery id → delivery (JSON) with its attempts
 //   P{webhook:<id>}:queue            list of pending delivery ids, oldest first: the head is being sent
 //   P{webhook:<id>}:order            list of recent delivery ids, oldest first, trimmed of settled ones
 
+// KEYS owner all; ARGV id max. Lists the endpoint under its owner and among all unless the owner has `max`
+// already: the count and the listing are one step, so concurrent registrations cannot pass the cap together.
+// Both keys carry the tag {webhooks}: one slot of a Cluster. Replies -1 when listed, else the owner's count.
+const ADMIT = `
+local owned = redis.call('SCARD', KEYS[1])
+if owned >= tonumber(ARGV[2]) then return owned end
+redis.call('SADD', KEYS[1], ARGV[1])
+redis.call('SADD', KEYS[2], ARGV[1])
+return -1
+`;
+
 export interface WebhookRecords {
+  /** A new endpoint, unless its owner has `max` already (then how many it has). */
+  insert(id: string, owner: string, endpoint: string, max: number): Promise<{ inserted: true } | { inserted: false; owned: number }>;
+  /** Stores an endpoint again (a change). */
   put(id: string, owner: string, endpoint: string): Promise<void>;
   get(id: string): Promise<string | null>;
   /** Every endpoint id, or one caller's. */
@@ -35,7 +49,24 @@ export function redisWebhookRecords(connection: RedisConnection): WebhookRecords
   const all = tagged('webhooks', 'all');
   const owned = (owner: string) => tagged('webhooks', `owner:${owner}`);
   const key = (id: string, name: 'endpoint' | 'deliveries' | 'queue' | 'order') => tagged(`webhook:${id}`, name);
+  const scripted = client as unknown as { rgWebhookAdmit?: (owner: string, all: string, id: string, max: number) => Promise<number> };
+  if (!scripted.rgWebhookAdmit) client.defineCommand('rgWebhookAdmit', { lua: ADMIT, numberOfKeys: 2 });
   return {
+    async insert(id, owner, endpoint, max) {
+      // Stored before it is listed, so whoever finds the id in a set finds the endpoint; unlisted (refused, or
+      // Redis failed in between) it is an orphan no listing reaches, removed here when Redis lets it.
+      await guard(client.set(key(id, 'endpoint'), endpoint));
+      let count: number;
+      try {
+        count = await guard(scripted.rgWebhookAdmit!(owned(owner), all, id, max));
+      } catch (error) {
+        await guard(client.del(key(id, 'endpoint'))).catch(() => undefined);
+        throw error;
+      }
+      if (count === -1) return { inserted: true };
+      await guard(client.del(key(id, 'endpoint')));
+      return { inserted: false, owned: count };
+    },
     async put(id, owner, endpoint) {
       await guard(client.set(key(id, 'endpoint'), endpoint));
       await guard(client.sadd(all, id));

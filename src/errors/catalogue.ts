@@ -119,7 +119,8 @@ const limitExtension = { of: (p: { limit: number }) => ({ limit: p.limit }), fie
 /** Why a JWT access token was refused (identity/jwt-verifier.ts), as its 401 names it; never the token itself. */
 const TOKEN_PROBLEMS = {
   expired: 'the token has expired',
-  'not-yet-valid': 'the token is not valid yet (nbf or iat in the future)',
+  'not-yet-valid': 'the token is not valid yet (nbf in the future)',
+  'issued-in-future': 'the token iat is in the future, beyond the clock skew allowed: the issuer clock is ahead',
   'wrong-audience': 'the token is for another audience',
   'unknown-issuer': 'the token is from an issuer this gateway does not trust',
   'bad-signature': 'the token signature is invalid',
@@ -129,6 +130,7 @@ const TOKEN_PROBLEMS = {
   'too-large': 'the token is over 8 KB',
   'issuer-unreachable': 'the issuer keys cannot be fetched',
   'no-subject': 'the token names no subject (sub, client_id or azp), so it cannot be told apart from other such tokens',
+  'bad-subject': 'the token sub is not a string (RFC 7519: a case-sensitive string)',
 };
 export type TokenProblem = keyof typeof TOKEN_PROBLEMS;
 
@@ -213,7 +215,7 @@ export const CATALOGUE = {
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
     headers: (p) => ({ 'www-authenticate': `Bearer error="invalid_token", error_description="${TOKEN_PROBLEMS[p.problem]}"` }),
-    when: 'The bearer value is a JWT the gateway does not accept: expired or not yet valid, for another audience, from an issuer it does not trust, a bad or unknown signing key, an algorithm other than the asymmetric ones, over 8 KB, malformed, or naming no subject. Over WebSocket the socket is closed with 4403.',
+    when: 'The bearer value is a JWT the gateway does not accept: expired, not yet valid or issued in the future, for another audience, from an issuer it does not trust, a bad or unknown signing key, an algorithm other than the asymmetric ones, over 8 KB, malformed, or naming no subject or one that is not a string. Over WebSocket the socket is closed with 4403.',
     message: (p) => `The access token was refused: ${TOKEN_PROBLEMS[p.problem]}. Get a new token from the issuer.`,
     extensions: { of: (p) => ({ reason: p.problem }), fields: { reason: `why: ${Object.keys(TOKEN_PROBLEMS).join(', ')}` } },
     examples: [

@@ -49,7 +49,8 @@ export const identityArea = configArea({
       unsetMeans: 'every asymmetric algorithm (RS*, PS*, ES*, EdDSA)',
     }),
     AUTH_JWT_CLOCK_TOLERANCE_S: documented(z.coerce.number().int().min(0).default(0), {
-      description: 'seconds of clock skew allowed on `exp`, `nbf` and `iat`, and after `exp` before a live connection is closed',
+      description:
+        'seconds of clock skew allowed on `exp` and `nbf`, and after `exp` before a live connection is closed; `iat` may be ahead by this or 60 s, whichever is larger',
     }),
     AUTH_JWT_SCOPE_CLAIM: documented(z.string().min(1).optional(), {
       description: 'the claim holding the scopes, for an issuer that uses neither `scope` nor `scp`',
@@ -59,10 +60,12 @@ export const identityArea = configArea({
       description: 'JSON list of `{issuer, audience, jwksUrl?, algorithms?, scopeClaim?}` for several issuers (with or instead of `AUTH_JWT_ISSUER`)',
     }),
     AUTH_JWT_JWKS_CACHE_MS: documented(nonNegativeMs.default(600_000), {
-      description: 'how long fetched signing keys are used before they are fetched again (`cacheMaxAge`)',
+      description:
+        'how long fetched signing keys are used before they are fetched again (`cacheMaxAge`); while the issuer cannot be reached, the keys fetched last keep being used',
     }),
     AUTH_JWT_JWKS_COOLDOWN_MS: documented(nonNegativeMs.default(30_000), {
-      description: 'after a fetch, how long a token with an unknown `kid` waits before it may cause another (`cooldownDuration`)',
+      description:
+        'the least time between two requests to an issuer (discovery or JWKS), however the last one ended: a token with an unknown `kid`, keys past their cache age or a failing issuer cause at most one per cool-down (`cooldownDuration`)',
     }),
     AUTH_TRUSTED_ONLY_CLIENTS: documented(commaList.optional(), {
       description: 'comma-separated `client_id`/`azp` values that may run only the `TRUSTED_DOCUMENTS` operations',

@@ -1,12 +1,12 @@
-import { createRemoteJWKSet, decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
+import { decodeJwt, decodeProtectedHeader, errors, jwtVerify, type JWTPayload } from 'jose';
 import { ASYMMETRIC_ALGORITHMS, type IssuerConfig } from './config.js';
+import { issuerKeys, IssuerUnreachable } from './issuer-keys.js';
 import type { TokenProblem } from '../errors/catalogue.js';
 
-// JWT access tokens from the configured OpenID issuers, verified with `jose` (signature, iss, aud, exp, nbf, iat,
-// typ where the issuer sets one). Each issuer's keys are fetched once and cached (`cacheMaxAge`, default 10
-// minutes); a token whose `kid` is unknown makes jose fetch again, at most once per `cooldownDuration` (default
-// 30 s), so a flood of made-up kids costs the issuer a handful of fetches, and a key the issuer rotates in is
-// accepted without a restart. While the issuer is unreachable, tokens signed by the cached keys keep working.
+// JWT access tokens from the configured OpenID issuers, verified with `jose` (signature, iss, aud, exp, nbf, typ
+// where the issuer sets one), and here what jose leaves open: `iat` not ahead of the clock beyond the skew, and
+// `sub` a string. Each issuer's keys come from issuer-keys.ts: cached, fetched again for a rotated-in `kid`,
+// kept while the issuer is unreachable, and the issuer asked at most once per cool-down whatever the traffic.
 
 /** A header or token over this is refused before it is parsed (issuers' access tokens are 1–2 KB). */
 export const MAX_TOKEN_BYTES = 8 * 1024;
@@ -79,67 +79,25 @@ export function createJwtVerifier(issuers: readonly IssuerConfig[], options: Opt
 }
 
 function issuerEntry(config: IssuerConfig, options: Options) {
-  const doFetch = options.fetch ?? fetch;
-  let keySet: ReturnType<typeof createRemoteJWKSet> | null = null;
-  let pending: Promise<ReturnType<typeof createRemoteJWKSet>> | null = null;
-  let lastRefreshFailed = false;
-
-  // Discovery runs once; a failure is forgotten so the next token tries again.
-  const keys = () => {
-    if (keySet) return Promise.resolve(keySet);
-    pending ??= jwksUrlOf(config, doFetch).then(
-      (url) =>
-        (keySet = createRemoteJWKSet(url, { cacheMaxAge: options.cacheMaxAgeMs, cooldownDuration: options.cooldownMs, timeoutDuration: 5_000 })),
-      (error: unknown) => {
-        pending = null;
-        throw error;
-      },
-    );
-    return pending;
-  };
-
+  const keys = issuerKeys(config, options);
   return {
     async verify(token: string): Promise<Verification> {
-      let jwks;
-      try {
-        jwks = await keys();
-      } catch {
-        return { problem: 'issuer-unreachable' };
-      }
       let payload: JWTPayload;
       try {
-        ({ payload } = await jwtVerify(token, jwks, {
+        ({ payload } = await jwtVerify(token, keys.getKey, {
           issuer: config.issuer,
           audience: config.audience,
           algorithms: [...(config.algorithms ?? ASYMMETRIC_ALGORITHMS)],
           clockTolerance: options.clockToleranceSeconds,
           requiredClaims: ['exp'],
         }));
-        lastRefreshFailed = false;
       } catch (error) {
-        const problem = problemOf(error);
-        if (problem === 'issuer-unreachable') lastRefreshFailed = true;
-        return { problem };
+        return { problem: problemOf(error) };
       }
-      // A caller is its subject (limits, caps, webhook endpoints): without one, every such token would be the same.
-      return verifiedToken(config, payload) ?? { problem: 'no-subject' };
+      return verifiedToken(config, payload, options.clockToleranceSeconds);
     },
-    state(): IssuerState {
-      if (!keySet?.jwks()) return { issuer: config.issuer, keys: 'none' };
-      return { issuer: config.issuer, keys: lastRefreshFailed || !keySet.fresh ? 'stale' : 'fresh' };
-    },
+    state: (): IssuerState => ({ issuer: config.issuer, keys: keys.state() }),
   };
-}
-
-async function jwksUrlOf(config: IssuerConfig, doFetch: typeof fetch): Promise<URL> {
-  if (config.jwksUrl) return new URL(config.jwksUrl);
-  const response = await doFetch(new URL('.well-known/openid-configuration', config.issuer.endsWith('/') ? config.issuer : `${config.issuer}/`), {
-    signal: AbortSignal.timeout(5_000),
-  });
-  if (!response.ok) throw new Error(`discovery answered ${response.status}`);
-  const { jwks_uri } = (await response.json()) as { jwks_uri?: unknown };
-  if (typeof jwks_uri !== 'string') throw new Error('discovery names no jwks_uri');
-  return new URL(jwks_uri);
 }
 
 function problemOf(error: unknown): TokenProblem {
@@ -147,22 +105,35 @@ function problemOf(error: unknown): TokenProblem {
   if (error instanceof errors.JWTClaimValidationFailed) {
     if (error.claim === 'aud') return 'wrong-audience';
     if (error.claim === 'iss') return 'unknown-issuer';
-    if (error.claim === 'nbf' || error.claim === 'iat') return 'not-yet-valid';
+    if (error.claim === 'nbf') return 'not-yet-valid';
     return 'malformed';
   }
   if (error instanceof errors.JWSSignatureVerificationFailed) return 'bad-signature';
   if (error instanceof errors.JWKSNoMatchingKey) return 'unknown-key';
   if (error instanceof errors.JOSEAlgNotAllowed || error instanceof errors.JOSENotSupported) return 'algorithm';
-  if (error instanceof errors.JWKSTimeout || error instanceof errors.JWKSInvalid) return 'issuer-unreachable';
-  if (error instanceof errors.JOSEError) return 'malformed';
-  // A fetch that failed (connection refused, reset) before any key was cached.
-  return 'issuer-unreachable';
+  if (error instanceof IssuerUnreachable) return 'issuer-unreachable';
+  return 'malformed';
 }
 
-function verifiedToken(config: IssuerConfig, payload: JWTPayload): { token: VerifiedToken } | null {
+/**
+ * How far ahead of the gateway's clock a token's `iat` may be (or AUTH_JWT_CLOCK_TOLERANCE_S, if larger): an
+ * issuer's clock a little ahead must not refuse the token it just minted, and 60 s is Spring Security's default
+ * skew. A token issued further ahead is one minted for later, which its `nbf` would say.
+ */
+const IAT_SKEW_S = 60;
+
+function verifiedToken(config: IssuerConfig, payload: JWTPayload, clockToleranceSeconds: number): Verification {
+  // jose checks `iat` is a number, and against the clock only with a maxTokenAge, which access tokens have no use for.
+  if (payload.iat !== undefined && payload.iat > Date.now() / 1000 + Math.max(IAT_SKEW_S, clockToleranceSeconds)) {
+    return { problem: 'issued-in-future' };
+  }
+  // jose types `sub` as a string but does not check it: 123 or true would become the subject "123" or "true".
+  const sub: unknown = payload.sub;
+  if (sub !== undefined && typeof sub !== 'string') return { problem: 'bad-subject' };
   const client = [payload.client_id, payload.azp].find((value): value is string => typeof value === 'string') ?? null;
-  const subject = payload.sub ?? client;
-  if (!subject) return null;
+  const subject = sub ?? client;
+  // A caller is its subject (limits, caps, webhook endpoints): without one, every such token would be the same.
+  if (!subject) return { problem: 'no-subject' };
   return {
     token: {
       issuer: config.issuer,

@@ -23,7 +23,14 @@ const MIN_KEY_LENGTH = 24;
 export const apiKeysSchema = z
   .array(
     z.object({
-      name: z.string().min(1, 'must not be empty').max(100),
+      name: z
+        .string()
+        .min(1, 'must not be empty')
+        .max(100)
+        .refine(
+          (name) => !name.startsWith('token:'),
+          'must not start with "token:", which names the callers of access tokens (their limits would be shared)',
+        ),
       key: z.string().min(MIN_KEY_LENGTH, `must be at least ${MIN_KEY_LENGTH} characters`),
       scopes: z.array(z.enum(SCOPES)).min(1, 'must grant at least one scope'),
       trustedOnly: z.boolean().optional(),

@@ -9,7 +9,8 @@ export type Scope = (typeof SCOPES)[number];
 /**
  * Who is calling and what they may do: an API key (by its name, never the key itself) or the subject of a JWT
  * access token. `name` is what per-caller limits count under (rate, watches, subscriptions, upstream lane):
- * the key's name, or `token:<subject>` for every token of one subject, on every replica.
+ * the key's name, or `token:<subject>@<issuer>` for every token of one subject at one issuer (token-callers.ts),
+ * on every replica.
  */
 export interface Caller {
   name: string;

@@ -13,11 +13,34 @@ const hostList = z.string().transform((text) =>
     .filter((host) => host !== ''),
 );
 
+const PORT_RULE = 'each must be a port number from 1 to 65535';
+
+/** "8443, 9000" → [8443, 9000]. */
+const portList = z
+  .string()
+  .transform((text) =>
+    text
+      .split(',')
+      .map((port) => port.trim())
+      .filter((port) => port !== ''),
+  )
+  .pipe(
+    z
+      .array(
+        z
+          .string()
+          .regex(/^\d{1,5}$/, PORT_RULE)
+          .transform(Number)
+          .pipe(z.number().min(1, PORT_RULE).max(65_535, PORT_RULE)),
+      )
+      .min(1, 'name at least one port'),
+  );
+
 export const webhooksArea = configArea({
   title: 'Webhooks',
   variables: {
     WEBHOOK_MAX_ENDPOINTS_PER_KEY: documented(count.default(25), {
-      description: 'webhook endpoints one API key (or token subject) may register',
+      description: 'webhook endpoints one API key, or one token subject at its issuer, may register (held under concurrency too)',
     }),
     WEBHOOK_TIMEOUT_MS: documented(positiveMs.default(10_000), {
       description: 'how long one delivery attempt waits for the receiver to answer before it counts as failed and is retried',
@@ -32,6 +55,11 @@ export const webhooksArea = configArea({
       description:
         'comma-separated hosts or addresses exempt from the address policy (loopback, private, link-local… are refused otherwise), for tests and in-cluster receivers; exact matches only. Webhook URLs must be `https` in production',
       unsetMeans: 'none: public addresses only',
+    }),
+    WEBHOOK_ALLOWED_PORTS: documented(portList.optional(), {
+      description:
+        'comma-separated ports webhook URLs may name beside 443 and 80 (other ports reach other services: SMTP, SSH, Redis…). A host listed in `WEBHOOK_ALLOWED_HOSTS`, or a name resolving only to listed addresses, may use any port',
+      unsetMeans: '443 and 80 only',
     }),
   },
   rules({ values }) {

@@ -3,7 +3,9 @@
 // the operator listed the host or that address, and an attempt then connects to exactly the addresses it just
 // checked: the connection's own DNS lookup is replaced by one that answers those addresses, so a name that
 // changes its answer between the check and the connection (DNS rebinding) still reaches a checked address.
-// TLS still verifies the certificate for the name (undici sends it as SNI and checks it).
+// TLS still verifies the certificate for the name (undici sends it as SNI and checks it). Only ports 443 and 80
+// (and WEBHOOK_ALLOWED_PORTS) are reached, but on a listed host. A name refused, whether it resolves inside or
+// not at all, gets one refusal naming no address: what it resolved to is for the debug log only.
 //
 // Each attempt has a connection of its own, dropped when the attempt ends: nothing is pooled across
 // deliveries, so no connection outlives the check that allowed it, and a body cut at its bound leaves no
@@ -26,8 +28,15 @@ export interface ResolvedAddress {
 export type ResolveAll = (hostname: string) => Promise<readonly ResolvedAddress[]>;
 
 export interface WebhookEgressOptions {
-  /** Hosts and addresses exempt from the address policy, exactly as listed (WEBHOOK_ALLOWED_HOSTS). */
+  /**
+   * Hosts and addresses exempt from the address policy, exactly as listed (WEBHOOK_ALLOWED_HOSTS); a URL whose
+   * host is listed may name any port.
+   */
   allowedHosts: readonly string[];
+  /** Ports beside 443 and 80 a URL may name (WEBHOOK_ALLOWED_PORTS). */
+  allowedPorts?: readonly number[];
+  /** Where the detail of a refused name (what it resolved to, or why it did not) goes: operators' eyes only. */
+  logger?: { debug(obj: object, msg: string): void };
   /** Refuse http:// URLs (everywhere but development). */
   requireHttps: boolean;
   /** The resolver; the system's (getaddrinfo, as connections use) unless a test injects its own. */
@@ -110,25 +119,53 @@ async function readExcerpt(body: AsyncIterable<Buffer>, max: number): Promise<st
 
 type Judgement =
   | { kind: 'refused'; refusal: Refusal }
-  | { kind: 'unresolved'; endpoint: EndpointUrl; error: unknown }
+  /** The attempt's deadline (or stop) came while the name was being resolved. */
+  | { kind: 'interrupted'; endpoint: EndpointUrl; error: unknown }
   | { kind: 'allowed'; endpoint: EndpointUrl; addresses: readonly ResolvedAddress[] };
+
+/** The ports every webhook URL may name: https and http. */
+const STANDARD_PORTS: readonly number[] = [443, 80];
+
+/** The port a URL connects to, its scheme's when it names none. */
+const portOf = (url: URL): number => (url.port === '' ? (url.protocol === 'https:' ? 443 : 80) : Number(url.port));
+
+/** An IP address written in the URL: its caller knows it, so the refusal may say what it is. */
+function forbiddenLiteral(address: string, kind: string): Refusal {
+  return {
+    rule: 'forbidden-address',
+    message:
+      `${address} is ${kind}; webhooks are not sent to private, loopback, link-local or other non-public addresses. ` +
+      'To deliver inside your network, list the address in WEBHOOK_ALLOWED_HOSTS.',
+  };
+}
+
+/**
+ * A host name that resolves to a forbidden address, or does not resolve: one refusal for both, naming no
+ * address, so that registering URLs is no oracle of the gateway's DNS (which internal names exist, where they
+ * point). The detail goes to the debug log.
+ */
+function unreachableName(host: string): Refusal {
+  return {
+    rule: 'forbidden-address',
+    message:
+      `${host} does not resolve to public addresses only; webhooks are sent only to hosts whose every address is public ` +
+      '(not private, loopback, link-local or other special ranges). Register a host name that resolves to public ' +
+      'addresses, or, to deliver inside your network, list the host in WEBHOOK_ALLOWED_HOSTS.',
+  };
+}
 
 export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgress {
   const isAllowed = allowListOf(options.allowedHosts);
+  const ports = new Set([...STANDARD_PORTS, ...(options.allowedPorts ?? [])]);
   const resolveAll = options.lookup ?? systemResolveAll;
   const maxResponseBytes = options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES;
   const open = new Set<Client>();
   let closed = false;
 
-  function forbidden(endpoint: EndpointUrl, address: string, kind: string): Refusal {
-    const what = endpoint.literal ? `${address} is ${kind}` : `${endpoint.host} resolves to ${address}, ${kind}`;
-    return {
-      rule: 'forbidden-address',
-      message:
-        `${what}; webhooks are not sent to private, loopback, link-local or other non-public addresses. ` +
-        `To deliver inside your network, list the ${endpoint.literal ? 'address' : 'host'} in WEBHOOK_ALLOWED_HOSTS.`,
-    };
-  }
+  const refusedName = (host: string, detail: object): Judgement => {
+    options.logger?.debug({ host, ...detail }, 'webhooks: a host name refused by the address policy');
+    return { kind: 'refused', refusal: unreachableName(host) };
+  };
 
   /**
    * The URL against the policy, with the addresses it may be reached at. `resolveAllowed`: whether a listed
@@ -138,11 +175,26 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
     const endpoint = parseEndpointUrl(text, options.requireHttps);
     if (!('url' in endpoint)) return { kind: 'refused', refusal: endpoint };
     const hostAllowed = isAllowed(endpoint.host);
+    // Other ports are other services (SMTP, SSH, Redis, Docker) that a POST could reach. A listed host, or a
+    // name all of whose addresses are listed, is the operator's to vouch for, on any port.
+    const port = portOf(endpoint.url);
+    const portRefused = (): Judgement | null =>
+      ports.has(port)
+        ? null
+        : {
+            kind: 'refused',
+            refusal: {
+              rule: 'port',
+              message:
+                `The webhook URL for ${endpoint.host} names port ${port}; webhooks are sent to ports ${[...ports].join(', ')} only. ` +
+                'Use a receiver on one of those ports, or ask the operator to add the port to WEBHOOK_ALLOWED_PORTS.',
+            },
+          };
     if (endpoint.literal) {
       const family = endpoint.host.includes(':') ? 6 : 4;
       const kind = hostAllowed ? null : forbiddenAddressKind(endpoint.host);
-      if (kind !== null) return { kind: 'refused', refusal: forbidden(endpoint, endpoint.host, kind) };
-      return { kind: 'allowed', endpoint, addresses: [{ address: endpoint.host, family }] };
+      if (kind !== null) return { kind: 'refused', refusal: forbiddenLiteral(endpoint.host, kind) };
+      return (!hostAllowed && portRefused()) || { kind: 'allowed', endpoint, addresses: [{ address: endpoint.host, family }] };
     }
     if (hostAllowed && !resolveAllowed) return { kind: 'allowed', endpoint, addresses: [] };
     let addresses: readonly ResolvedAddress[];
@@ -150,13 +202,18 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
       const lookup = resolveAll(endpoint.host);
       addresses = await (signal === undefined ? lookup : untilAborted(lookup, signal));
     } catch (error) {
-      return { kind: 'unresolved', endpoint, error };
+      if (signal?.aborted === true) return { kind: 'interrupted', endpoint, error };
+      return refusedName(endpoint.host, { error: errorText(error) });
     }
-    if (addresses.length === 0) return { kind: 'unresolved', endpoint, error: new Error('no addresses') };
+    if (addresses.length === 0) return refusedName(endpoint.host, { error: 'no addresses' });
     if (!hostAllowed) {
       for (const { address } of addresses) {
         const kind = isAllowed(address) ? null : forbiddenAddressKind(address);
-        if (kind !== null) return { kind: 'refused', refusal: forbidden(endpoint, address, kind) };
+        if (kind !== null) return refusedName(endpoint.host, { address, kind });
+      }
+      if (!addresses.every(({ address }) => isAllowed(address))) {
+        const refused = portRefused();
+        if (refused) return refused;
       }
     }
     return { kind: 'allowed', endpoint, addresses };
@@ -164,15 +221,7 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
 
   const check: CheckEndpointUrl = async (url): Promise<UrlVerdict> => {
     const judgement = await judge(url, false);
-    if (judgement.kind === 'refused') return { ok: false, ...judgement.refusal };
-    if (judgement.kind === 'unresolved') {
-      return {
-        ok: false,
-        rule: 'unresolvable',
-        message: `${judgement.endpoint.host} does not resolve (${errorText(judgement.error)}); register a host name that resolves to a public address.`,
-      };
-    }
-    return { ok: true };
+    return judgement.kind === 'refused' ? { ok: false, ...judgement.refusal } : { ok: true };
   };
 
   const send: SendAttempt = async (request: AttemptRequest): Promise<AttemptOutcome> => {
@@ -207,12 +256,11 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
 
     let client: Client | undefined;
     try {
+      // A refusal is read by the endpoint's owner (its deliveries' attempts): alike whether the name is gone or
+      // points inside, as at registration.
       const judgement = await judge(request.url, true, deadline.signal);
+      if (judgement.kind === 'interrupted') return failed(judgement.endpoint.host, judgement.error);
       if (judgement.kind === 'refused') return { kind: 'refused', ...judgement.refusal, durationMs: durationMs() };
-      if (judgement.kind === 'unresolved') {
-        if (deadline.signal.aborted) return failed(judgement.endpoint.host, judgement.error);
-        return failed(judgement.endpoint.host, new Error(`could not resolve it (${errorText(judgement.error)})`));
-      }
       // close() may have come while the name was being resolved.
       if (closed) return shuttingDown();
       const { endpoint, addresses } = judgement;

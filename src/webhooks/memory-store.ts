@@ -21,8 +21,12 @@ export function createMemoryWebhookStore(): WebhookStore {
   const copy = (endpoint: WebhookEndpoint): WebhookEndpoint => structuredClone(endpoint);
   return {
     durable: false,
-    async insert(endpoint) {
+    async insert(endpoint, maxPerOwner) {
+      // Counted and set with no await between: nothing else runs in between.
+      const owned = [...endpoints.values()].filter((k) => k.endpoint.owner === endpoint.owner).length;
+      if (owned >= maxPerOwner) return { inserted: false, owned };
       endpoints.set(endpoint.id, { endpoint: copy(endpoint), log: [] });
+      return { inserted: true };
     },
     async get(id) {
       const found = kept(id);

@@ -17,7 +17,7 @@ export function createRedisWebhookStore(records: WebhookRecords): WebhookStore {
   const many = async (ids: string[]) => (await Promise.all(ids.map(read))).filter((e): e is WebhookEndpoint => e !== null);
   return {
     durable: true,
-    insert: (endpoint) => records.put(endpoint.id, endpoint.owner, JSON.stringify(endpoint)),
+    insert: (endpoint, maxPerOwner) => records.insert(endpoint.id, endpoint.owner, JSON.stringify(endpoint), maxPerOwner),
     get: read,
     byOwner: async (owner) => many(await records.ids(owner)),
     all: async () => many(await records.ids(null)),

@@ -19,17 +19,19 @@ export interface Registrant {
 }
 
 /**
- * Who owns what a registrant registers: its name, and for a token its issuer too. A token's caller name is its
- * subject, which two issuers may both give out (AUTH_JWT_ISSUERS): the same name at another issuer must not
- * see, change or rotate the secret of these endpoints.
+ * Who owns what a registrant registers (the endpoint cap counts per owner): a key's name, or a token's subject
+ * at its issuer, since two issuers may both give out one subject (AUTH_JWT_ISSUERS) and the same subject at
+ * another issuer must not see, change or rotate the secret of these endpoints. A token's owner keeps the form
+ * `token:<subject> <issuer>` that endpoints already stored in Redis carry.
  */
-export function ownerOf(registrant: Pick<Registrant, 'name' | 'kind' | 'issuer'>): string {
-  return registrant.kind === 'token' && registrant.issuer !== undefined ? `${registrant.name} ${registrant.issuer}` : registrant.name;
+export function ownerOf(registrant: Pick<Registrant, 'name' | 'kind' | 'subject' | 'issuer'>): string {
+  const { kind, subject, issuer } = registrant;
+  return kind === 'token' && subject !== undefined && issuer !== undefined ? `token:${subject} ${issuer}` : registrant.name;
 }
 
 export interface WebhookEndpoint {
   id: string;
-  /** The registrant's name: only they see and change the endpoint, and the cap counts under it. */
+  /** ownerOf(registrant): only they see and change the endpoint, and the cap counts under it. */
   owner: string;
   registrant: Registrant;
   url: string;
@@ -90,7 +92,11 @@ export interface DeliveryPage {
 export interface WebhookStore {
   /** Whether endpoints and pending deliveries survive a restart. */
   readonly durable: boolean;
-  insert(endpoint: WebhookEndpoint): Promise<void>;
+  /**
+   * Stores a new endpoint unless its owner already has `maxPerOwner`, in one step: registrations racing on any
+   * replica cannot pass the cap together. Refused: how many the owner has.
+   */
+  insert(endpoint: WebhookEndpoint, maxPerOwner: number): Promise<{ inserted: true } | { inserted: false; owned: number }>;
   get(id: string): Promise<WebhookEndpoint | null>;
   byOwner(owner: string): Promise<WebhookEndpoint[]>;
   /** Every endpoint, whoever owns it: the replicas share their deliveries out by lease (webhooks.ts). */

@@ -230,13 +230,10 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
     durable: store.durable,
     async create(registrant, input) {
       const issues: Issue[] = [];
-      const mine = await store.byOwner(registrant.name);
-      if (mine.length >= settings.maxEndpointsPerKey) {
-        issues.push({
-          path: ['input'],
-          message: `endpoint-cap: this caller already has ${mine.length} webhook endpoints, the most allowed (WEBHOOK_MAX_ENDPOINTS_PER_KEY); delete one first`,
-        });
-      }
+      const owner = ownerOf(registrant);
+      // Told now beside the other issues; the store's insert below is what holds the cap under concurrency.
+      const mine = await store.byOwner(owner);
+      if (mine.length >= settings.maxEndpointsPerKey) issues.push(capReached(mine.length));
       const shape = subscriptionShape(input.subscription);
       if (!shape.ok) issues.push({ path: ['input', 'subscription'], message: `subscription-shape: the document ${shape.problem}` });
       const verdict = await egress.check(input.url);
@@ -250,7 +247,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       const secret = newSecret();
       const endpoint: WebhookEndpoint = {
         id: randomUUID(),
-        owner: ownerOf(registrant),
+        owner,
         registrant: { ...registrant, scopes: [...registrant.scopes] },
         url: input.url,
         description: input.description,
@@ -269,7 +266,13 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       starting.add(endpoint.id);
       try {
         const lease = await deps.leases.claim(leaseKey(endpoint.id));
-        await store.insert(endpoint);
+        const stored = await store.insert(endpoint, settings.maxEndpointsPerKey);
+        if (!stored.inserted) {
+          // Another registration of the same owner took the last place meanwhile.
+          opened.close();
+          if (lease) await deps.leases.release(leaseKey(endpoint.id), lease.token);
+          return refused([capReached(stored.owned)]);
+        }
         // A new key's lease is free; should another replica hold it anyway, its lease loop starts the worker there.
         if (lease) {
           held.set(endpoint.id, lease.token);
@@ -360,6 +363,14 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       for (const [id, token] of held) void deps.leases.release(leaseKey(id), token).catch(() => undefined);
       held.clear();
     },
+  };
+}
+
+/** The owner has WEBHOOK_MAX_ENDPOINTS_PER_KEY endpoints already. */
+function capReached(owned: number): Issue {
+  return {
+    path: ['input'],
+    message: `endpoint-cap: this caller already has ${owned} webhook endpoints, the most allowed (WEBHOOK_MAX_ENDPOINTS_PER_KEY); delete one first`,
   };
 }
 

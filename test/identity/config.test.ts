@@ -26,6 +26,12 @@ describe('identity configuration', () => {
     }
   });
 
+  it('refuses an API key named like a token caller, which would share its limits', () => {
+    const keys = (name: string) => JSON.stringify([{ name, key: 'a-server-key-0123456789abcdef', scopes: ['funds:read'] }]);
+    expect(problems({ GATEWAY_API_KEYS: keys('token:bob@https://issuer.example') }).join('\n')).toMatch(/must not start with "token:"/);
+    expect(problems({ GATEWAY_API_KEYS: keys('tokens-service') })).toEqual([]);
+  });
+
   it('needs an audience on every issuer of the list', () => {
     expect(problems({ AUTH_JWT_ISSUERS: JSON.stringify([{ issuer: 'https://a.example' }]) }).join('\n')).toMatch(/AUTH_JWT_ISSUERS/);
   });

@@ -35,10 +35,14 @@ export interface KeyIssuer {
   issuer: string;
   /** Keys the JWKS publishes; replace to rotate. */
   published: SigningKey[];
-  /** GETs of the JWKS so far. */
+  /** GETs of the JWKS so far, answered or not. */
   jwksFetches: number;
+  /** GETs of the discovery document so far, answered or not. */
+  discoveryFetches: number;
   /** Whether it answers at all (false: connections are reset). */
   up: boolean;
+  /** When set, every request is answered with this status (an issuer failing in front of its proxy). */
+  failStatus: number | null;
   sign(
     claims: JWTPayload,
     options?: { key?: SigningKey; kid?: string; header?: Record<string, unknown>; expiresIn?: string | number },
@@ -52,7 +56,9 @@ export async function startKeyIssuer(audience: string): Promise<KeyIssuer> {
     issuer: '',
     published: [first],
     jwksFetches: 0,
+    discoveryFetches: 0,
     up: true,
+    failStatus: null,
     async sign(claims, options = {}) {
       const key = options.key ?? state.published[0]!;
       return new SignJWT({ ...claims })
@@ -66,13 +72,18 @@ export async function startKeyIssuer(audience: string): Promise<KeyIssuer> {
     close: () => close(server),
   };
   const server = createServer((req, res) => {
+    if (req.url === '/.well-known/openid-configuration') state.discoveryFetches++;
+    if (req.url === '/jwks') state.jwksFetches++;
     if (!state.up) return req.socket.destroy();
+    if (state.failStatus !== null) {
+      res.statusCode = state.failStatus;
+      return res.end();
+    }
     if (req.url === '/.well-known/openid-configuration') {
       res.setHeader('content-type', 'application/json');
       return res.end(JSON.stringify({ issuer: state.issuer, jwks_uri: `${state.issuer}/jwks` }));
     }
     if (req.url === '/jwks') {
-      state.jwksFetches++;
       res.setHeader('content-type', 'application/json');
       return res.end(JSON.stringify({ keys: state.published.map((k) => k.publicJwk) }));
     }

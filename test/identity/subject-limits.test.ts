@@ -36,7 +36,7 @@ it('one subject spending its rate leaves another subject from the same address s
   expect(limited.status).toBe(429);
   expect(limited.body.errors?.[0]?.extensions?.code).toBe('RATE_LIMITED');
   // Counted for the subject, not for the address both share.
-  expect(limited.body.errors?.[0]?.message).toContain('"token:user-1"');
+  expect(limited.body.errors?.[0]?.message).toContain(`"token:user-1@${issuer.issuer}"`);
   const other = await gateway.gql(QUERY, undefined, second);
   expect(other.body.errors).toBeUndefined();
 });

@@ -365,6 +365,23 @@ describe('webhook registration', () => {
     expect(result.issues).toEqual([{ path: ['input', 'url'], message: expect.stringMatching(/^[a-z-]+: /) }]);
   });
 
+  it('refuses a name pointing inside exactly as one that does not resolve, naming no address', async ({ live: gw }) => {
+    const inside = (await create(gw, KEYS.owner, 'http://private.test/hook')).data.createWebhookEndpoint;
+    const missing = (await create(gw, KEYS.owner, 'http://missing.test/hook')).data.createWebhookEndpoint;
+    expect(inside.issues[0].message).not.toContain('10.1.2.3');
+    expect(inside.issues[0].message.replace('private.test', 'missing.test')).toBe(missing.issues[0].message);
+    expect(inside.issues[0].message).toMatch(/^forbidden-address: private\.test does not resolve to public addresses only/);
+  });
+
+  it('refuses ports other than 443 and 80 on public addresses (WEBHOOK_ALLOWED_PORTS unset)', async ({ live: gw }) => {
+    for (const port of [6379, 25, 22, 2375]) {
+      const result = (await create(gw, KEYS.owner, `https://93.184.215.14:${port}/hook`)).data.createWebhookEndpoint;
+      expect(result.issues, String(port)).toEqual([
+        { path: ['input', 'url'], message: expect.stringMatching(new RegExp(`^port: .* names port ${port};`)) },
+      ]);
+    }
+  });
+
   it('refuses a document the caller may not run, or that breaks the limits, naming the rule', async ({ live: gw, receiver }) => {
     const noScope = (await create(gw, KEYS.noRewards, receiver.url)).data.createWebhookEndpoint;
     expect(noScope.__typename).toBe('ValidationError');

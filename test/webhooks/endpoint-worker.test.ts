@@ -58,7 +58,7 @@ function pushedEvents() {
 describe('an endpoint worker', () => {
   it('sends an event queued while its loop was finding the queue empty', async () => {
     const store = createMemoryWebhookStore();
-    await store.insert(ENDPOINT);
+    await store.insert(ENDPOINT, 1);
     // The loop's second look at the queue (after the first delivery) reads it empty, then answers only when
     // the test lets it: by then the next event has been queued and the worker told to wake.
     let heads = 0;
