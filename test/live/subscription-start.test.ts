@@ -31,5 +31,22 @@ describe('a subscription’s start', () => {
     expect(first.data.giftStatusChanged.gift).toEqual({ uuid: gifts[0], status: 'REDEEMED' });
     const [second] = await stream.take(1);
     expect(second.data.giftStatusChanged.gift).toEqual({ uuid: gifts[1], status: 'REDEEMED' });
+    // Nobody watches the order after this test: the next one's fault meets its own order's first poll.
+    stream.close();
+    await gw.watch.until(() => gw.watch.stoppedKeys.includes(`campaign:${order.uuid}`));
+  });
+
+  it('a client that leaves while its subscription waits for the first poll lets the order go', async ({ gw, ws }) => {
+    const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
+    const key = `campaign:${order.uuid}`;
+    const before = gw.gateway.live.stats();
+    await gw.sandbox.control.fault({ route: 'GET /gifts', latency_ms: 400, rate: 1, count: 1 });
+    const stream = subscribeWs(ws, GIFT_CHANGES, { campaign: order.id });
+    await gw.watch.until(() => gw.watch.inFlight(key));
+    stream.close();
+    // Not counted while it waited; once the baseline is in, the subscription is let go and nobody watches the order.
+    expect(gw.gateway.live.stats().subscribers).toBe(before.subscribers);
+    await gw.watch.until(() => gw.watch.stoppedKeys.includes(key));
+    expect(gw.gateway.live.stats()).toEqual(before);
   });
 });
