@@ -49,4 +49,37 @@ describe('a subscription’s start', () => {
     await gw.watch.until(() => gw.watch.stoppedKeys.includes(key));
     expect(gw.gateway.live.stats()).toEqual(before);
   });
+
+  it('over SSE, a change made once the response has begun is an event', async ({ gw }) => {
+    const order = await createEmailOrder(gw.sandbox, { recipients: 3 });
+    const gifts = ((await gw.sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
+    await gw.sandbox.control.fault({ route: 'GET /gifts', latency_ms: 400, rate: 1, count: 1 });
+    const controller = new AbortController();
+    const res = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream' },
+      body: JSON.stringify({ query: GIFT_CHANGES, variables: { campaign: order.id } }),
+      signal: controller.signal,
+    });
+    try {
+      expect(res.status).toBe(200);
+      // The response has begun: the subscription is accepted, so this change is an event.
+      await gw.sandbox.control.redeem(gifts[0]!);
+      // Then another, once the first would have been found: it must not be the first event.
+      await gw.watch.polls(`campaign:${order.uuid}`, 2);
+      await gw.sandbox.control.redeem(gifts[1]!);
+      const reader = res.body!.pipeThrough(new TextDecoderStream()).getReader();
+      let text = '';
+      while (!/^data:/m.test(text)) {
+        const chunk = await reader.read();
+        if (chunk.done) break;
+        text += chunk.value;
+      }
+      const data = JSON.parse(/^data: ?(.*)$/m.exec(text)![1]!) as { data: { giftStatusChanged: { gift: unknown } } };
+      expect(data.data.giftStatusChanged.gift).toEqual({ uuid: gifts[0], status: 'REDEEMED' });
+    } finally {
+      controller.abort();
+    }
+    await gw.watch.until(() => gw.watch.stoppedKeys.includes(`campaign:${order.uuid}`));
+  });
 });
