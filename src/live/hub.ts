@@ -15,6 +15,10 @@
 // event that starts from a state the view does not show), the entry polls its view once more after the key's
 // snapshot exists (the bridge): the upstream, not a log, settles it.
 //
+// A subscription is accepted (subscribe resolves, the subscriber is counted) once the entry has a view, and
+// starts from it: a state is known only once read (a snapshot loaded, a baseline polled), and a subscriber
+// started earlier would find the changes made meanwhile in that state, never as events.
+//
 // The first subscriber of a key starts its entry, the last one to leave stops it (timer cleared, request in
 // flight aborted, lease released so another replica's subscribers get a poller at once).
 //
@@ -49,6 +53,7 @@ export interface SubscribeOptions<E extends LiveEvent, T> {
 export interface LiveStats {
   /** Keys watched on this replica (each has an entry claiming its lease every interval). */
   pollers: number;
+  /** Accepted subscriptions (not those still waiting for their key's first view). */
   subscribers: number;
 }
 
@@ -88,7 +93,7 @@ export class LiveHub {
 
   stats(): LiveStats {
     let subscribers = 0;
-    for (const entry of this.entries.values()) subscribers += entry.subscribers.size;
+    for (const entry of this.entries.values()) for (const subscriber of entry.subscribers) if (subscriber.state !== 'waiting') subscribers += 1;
     return { pollers: this.entries.size, subscribers };
   }
 
@@ -100,8 +105,10 @@ export class LiveHub {
   }
 
   /**
-   * A subscription of `key`. With `after`, resolves once the events after it are queued, and rejects with
-   * CURSOR_EXPIRED when some are no longer kept; LIVE_CAPACITY_EXCEEDED when a new key would pass the cap.
+   * A subscription of `key`, resolved once it is accepted: once this replica has a view of the key (at once when
+   * it has one; else from the key's stored snapshot, or the first poll's baseline when there is none), which is
+   * where it starts. With `after`, the events after it are queued too, or it rejects with CURSOR_EXPIRED when
+   * some are no longer kept; LIVE_CAPACITY_EXCEEDED when a new key would pass the cap.
    */
   async subscribe<E extends LiveEvent, T>(
     key: string,
@@ -121,6 +128,8 @@ export class LiveHub {
     const joined: Entry<E> = entry;
     // The channel's close callback lives as long as the subscriber: it holds what it needs, not `options`.
     const { onClose } = options;
+    let markLeft = () => undefined as void;
+    const left = new Promise<void>((resolve) => (markLeft = resolve));
     const subscriber: Subscriber<E> = {
       topic: options.topic,
       select: options.select,
@@ -128,11 +137,17 @@ export class LiveHub {
       position: null,
       buffer: [],
       channel: new Channel<unknown>(() => {
+        markLeft();
         this.unsubscribe(joined, subscriber);
         onClose?.();
       }),
     };
+    // Waiting, the subscriber keeps the entry polling but is handed nothing. A state can only be known by
+    // reading it: the subscription starts from the view, so it is accepted when the view exists, not before
+    // (what changed while it waited is in the view it starts from; everything after is an event).
     joined.subscribers.add(subscriber);
+    await Promise.race([joined.whenReady, left]);
+    if (subscriber.channel.isClosed) return subscriber.channel as Channel<T>;
     if (options.after) {
       try {
         await resume(this.options.store, joined, subscriber, options.after, this.options.retentionMs);
@@ -142,7 +157,7 @@ export class LiveHub {
       }
       if (joined.ended.has(subscriber.topic)) subscriber.channel.end();
     } else {
-      void welcome(joined, subscriber, options.includeCurrent ?? false);
+      welcome(joined, subscriber, options.includeCurrent ?? false);
     }
     return subscriber.channel as Channel<T>;
   }

@@ -8,10 +8,8 @@ import type { LiveStore } from './store.js';
 // A subscriber's start (its current state and then live events, or the events after its cursor first) and
 // what it is handed: each log entry once, in order, from its own position on.
 
-/** A new subscriber's start once a view exists: its current state if asked, then live events. */
-export async function welcome<E extends LiveEvent>(entry: Entry<E>, subscriber: Subscriber<E>, includeCurrent: boolean): Promise<void> {
-  await entry.whenReady;
-  if (subscriber.channel.isClosed) return;
+/** A new subscriber's start, once the entry has a view: its current state if asked, then live events. */
+export function welcome<E extends LiveEvent>(entry: Entry<E>, subscriber: Subscriber<E>, includeCurrent: boolean): void {
   // The view is exactly what the live subscribers have been handed, so its state and then every event
   // delivered from here on come with none missed or repeated.
   const at = entry.handed ?? entry.position;

@@ -1,6 +1,6 @@
 import type { LogPosition } from '../cluster/store.js';
 import { decode, encode } from '../cluster/codec.js';
-import { IDLE, type Entry, type HubContext, type Logged, type StoredState, type TickReport } from './entry.js';
+import { IDLE, SWEEP_TICKS, type Entry, type HubContext, type Logged, type StoredState, type TickReport } from './entry.js';
 import type { LiveEvent } from './feed.js';
 import { fanOut } from './log-reader.js';
 
@@ -10,7 +10,11 @@ import { fanOut } from './log-reader.js';
 /** The view, and the log position to read from, from the stored snapshot; not ready while there is none. */
 export async function loadView<E extends LiveEvent>(hub: HubContext, entry: Entry<E>): Promise<void> {
   const snapshot = await hub.store.snapshot(entry.key);
-  if (snapshot?.position && !entry.view) adoptView(entry, decode<StoredState>(snapshot.state), snapshot.position);
+  if (!snapshot?.position || entry.view) return;
+  adoptView(entry, decode<StoredState>(snapshot.state), snapshot.position);
+  // The key's notifications were asked for when the entry started, but may hold only from some moment after
+  // this read: the entry's next tick reads the log once, so a commit in between waits one interval, not a sweep.
+  entry.sinceRead = SWEEP_TICKS;
 }
 
 export function adoptView<E extends LiveEvent>(entry: Entry<E>, state: StoredState, position: LogPosition): void {

@@ -38,4 +38,41 @@ describe('lease renewal', () => {
     expect(await admin.get(leaseKey)).toBe('other-replica|99');
     expect(await admin.pttl(leaseKey)).toBeGreaterThan(90_000);
   });
+
+  it('a stale holder whose lease lapsed and was claimed by another replica cannot renew it; the new holder keeps its lease', async ({ redis }) => {
+    const prefix = `lease-two-${Date.now()}:`;
+    const connect = () => connectRedis({ target: { url: redis.url }, prefix, commandTimeoutMs: 2_000 });
+    const firstConnection = connect();
+    const secondConnection = connect();
+    // Two replicas of one cluster; the second's lease is long, so a renewal by the first that touched it
+    // (GETEX … PX 400) would show as a lease cut to 400 ms.
+    const first = createRedisStore(firstConnection, { leaseMs: LEASE_MS, retentionMs: 60_000 });
+    const second = createRedisStore(secondConnection, { leaseMs: 100_000, retentionMs: 60_000 });
+    stores.push(first, second);
+    admin ??= new Redis(redis.url);
+    expect(await firstConnection.connected(5_000)).toBe(true);
+    expect(await secondConnection.connected(5_000)).toBe(true);
+    const key = 'campaign:two';
+    const leaseKey = firstConnection.keys.lease(key);
+
+    const stale = await first.claim(key);
+    expect(stale).not.toBeNull();
+    // The second replica finds the lease held and waits; the first stalls past its lease, which lapses.
+    expect(await second.claim(key)).toBeNull();
+    await new Promise((resolve) => setTimeout(resolve, LEASE_MS + 50));
+    expect(await admin.exists(leaseKey)).toBe(0);
+    const taken = await second.claim(key);
+    expect(taken).not.toBeNull();
+    expect(taken!.token).toBeGreaterThan(stale!.token);
+    const secondValue = await admin.get(leaseKey);
+    expect(secondValue).toBe(`${second.owner}|${taken!.token}`);
+
+    // The first wakes up and renews what it still believes is its lease: refused, and the second's untouched.
+    expect(await first.claim(key)).toBeNull();
+    expect(await admin.get(leaseKey)).toBe(secondValue);
+    expect(await admin.pttl(leaseKey)).toBeGreaterThan(90_000);
+    // Fenced both ways: the stale holder's commit is refused, the new holder's goes through.
+    expect(await first.commit(key, stale!.token, '{}', [])).toBeNull();
+    expect(await second.commit(key, taken!.token, '{}', [])).not.toBeNull();
+  });
 });

@@ -14,7 +14,7 @@ const POLL_INTERVAL_MS = 100;
 const LIVE_LEASE_MS = 2_000;
 const TAKEOVER = 'live: took over a key whose poller vanished';
 // With includeCurrent: a subscription's first results are the order's rewards as its replica's view holds them,
-// sent once that view exists, i.e. once the subscription is live (see below).
+// sent when the subscription is accepted (see below).
 const GIFT_CHANGES = /* GraphQL */ `
   subscription ($campaign: ID) {
     giftStatusChanged(campaign: $campaign, includeCurrent: true) {
@@ -58,12 +58,9 @@ describe('takeover time', () => {
       clients.push(client);
       return subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
     });
-    // Both subscriptions live before the first change. Registered is not enough: a subscription starts from its
-    // replica's view of the key, which a replica that does not lead loads from the leader's snapshot at one of
-    // its ticks; a change committed before that tick is in the view it loads, so it is never an event there, and
-    // a replica stalled on a busy core for a few intervals misses the change this way (as does any replica when
-    // the change lands before the leader's baseline poll). The current state arrives exactly when the view is
-    // there, and shows the rewards as before the change.
+    // Both subscriptions accepted before the first change: a subscription is accepted once its replica has a view
+    // of the key (the leader's baseline, or the snapshot another replica loads), and with includeCurrent its
+    // first results are that view, sent at that moment; every change after them is an event.
     const current = await within(
       20_000,
       'the current state on both replicas (both subscriptions live)',

@@ -56,6 +56,10 @@ interface Replica {
   up: boolean;
   /** While set, this replica's polls see this value instead of the world's. */
   held: string | null;
+  /** How late the shared store takes this replica's snapshot reads (a slow Redis, a busy host). */
+  snapshotDelayMs: number;
+  /** Snapshot reads the shared store has answered this replica. */
+  snapshotsRead: number;
   received: string[];
 }
 
@@ -79,7 +83,14 @@ function createCluster() {
           return shared.claim(key);
         }),
       release: async (key) => void (holders.get(key) === owner && holders.delete(key)),
-      snapshot: (key) => answer(() => shared.snapshot(key)),
+      snapshot: (key) =>
+        answer(async () => {
+          const { snapshotDelayMs } = replica();
+          if (snapshotDelayMs > 0) await new Promise((resolve) => setTimeout(resolve, snapshotDelayMs));
+          const snapshot = await shared.snapshot(key);
+          replica().snapshotsRead += 1;
+          return snapshot;
+        }),
       commit: (key, token, state, events) =>
         answer(async () => {
           if (holders.get(key) !== owner) return null;
@@ -103,9 +114,17 @@ function createCluster() {
 
   return {
     replicas,
-    async add(): Promise<Replica> {
+    /** A replica with a subscriber of the key; resolves once the subscription is accepted. */
+    async add(options: { snapshotDelayMs?: number } = {}): Promise<Replica> {
       const owner = `r${replicas.length}`;
-      const replica: Replica = { up: true, held: null, received: [], hub: null as unknown as LiveHub };
+      const replica: Replica = {
+        up: true,
+        held: null,
+        snapshotDelayMs: options.snapshotDelayMs ?? 0,
+        snapshotsRead: 0,
+        received: [],
+        hub: null as unknown as LiveHub,
+      };
       const store: LiveStore = createFailoverStore(
         sharedFor(owner, () => replica),
         createMemoryStore(timing),
@@ -223,5 +242,26 @@ describe('a Redis outage between two replicas', () => {
     await until(() => a.received.length === 4 && b.received.length === 4);
     expect(a.received).toEqual(['b', 'c', 'd', 'e']);
     expect(b.received).toEqual(['b', 'c', 'd', 'e']);
+  });
+});
+
+describe('where a subscription starts', () => {
+  it('a replica whose snapshot read is slow: a change made after its subscription was accepted still reaches it', async () => {
+    world = 'a';
+    cluster = createCluster();
+    // Accepted: a's subscription, at a's baseline (a leads).
+    const a = await cluster.add();
+    // b's first look at the key's snapshot answers late; the leader meanwhile logs what changes.
+    const b = await cluster.add({ snapshotDelayMs: 50 });
+    world = 'b';
+    await until(() => a.received.length === 1);
+    world = 'c';
+    await until(() => a.received.length === 2);
+    // Once b has read the snapshot, a last change, which reaches b whatever happened before.
+    await until(() => b.snapshotsRead > 0);
+    world = 'd';
+    await until(() => a.received.length === 3 && b.received.includes('d'));
+    expect(a.received).toEqual(['b', 'c', 'd']);
+    expect(b.received).toEqual(['b', 'c', 'd']);
   });
 });

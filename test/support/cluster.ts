@@ -1,12 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEST_ENV } from './gateway.js';
 import type { TestSandbox } from './sandbox.js';
 
-// Cluster tests run real processes: a redis-server of their own (free port, no persistence, so suites never
-// share state and a restart comes back empty) and gateway replicas started with `node --import tsx
+// Cluster tests run real processes: a redis-server of their own (free port, no persistence unless asked, so
+// suites never share state and a restart comes back empty) and gateway replicas started with `node --import tsx
 // src/main.ts`, pointed at the test's sandbox. Replicas log JSON lines on stdout; the bound URL is read from
 // "gateway listening".
 
@@ -27,7 +30,7 @@ export interface TestRedis {
   url: string;
   /** Stops the server (SIGTERM; nothing is saved). */
   stop(): Promise<void>;
-  /** Starts it again on the same port, empty. */
+  /** Starts it again on the same port: empty, or with what it had when started `persistent`. */
   start(): Promise<void>;
   /**
    * Sends the server a signal: SIGSTOP hangs it with its connections open (nothing answers), SIGCONT wakes it,
@@ -36,12 +39,19 @@ export interface TestRedis {
   signal(signal: 'SIGSTOP' | 'SIGCONT' | 'SIGKILL'): Promise<void>;
 }
 
-export async function startRedis(): Promise<TestRedis> {
+/**
+ * A redis-server of the caller's own. `persistent`: an append-only file synced at every write (in a temporary
+ * directory), as operators run the Redis holding webhook queues, so a server killed and started again has its data.
+ */
+export async function startRedis(options: { persistent?: boolean } = {}): Promise<TestRedis> {
   const port = await freePort();
+  const persistence = options.persistent
+    ? ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', mkdtempSync(join(tmpdir(), 'redis-aof-'))]
+    : ['--appendonly', 'no'];
   let child: ChildProcess | null = null;
   const start = () =>
     new Promise<void>((resolve, reject) => {
-      const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+      const proc = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', ...persistence], {
         stdio: ['ignore', 'pipe', 'pipe'],
       });
       child = proc;
