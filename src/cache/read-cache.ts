@@ -10,8 +10,10 @@ import { mayAnswerStale } from './stale.js';
 //   - this replica's memory: an LRU bounded in bytes (an entry's size is its JSON text), always;
 //   - in cluster mode, Redis (cluster/cache-store.ts), shared by the replicas: a miss in memory asks Redis, and
 //     only the replica that claims the fill reads the upstream while the others wait for its answer.
-// Concurrent reads of one entry in one process share one load. An entry answers for CACHE_TTL_MS from when it
-// was read from the upstream, and is kept CACHE_STALE_IF_ERROR_MS longer for stale-if-error (stale.ts).
+// Concurrent reads of one entry in one process share one load. An entry answers for CACHE_TTL_MS from when its
+// read was sent to the upstream (the answer may show the upstream as it stood at any moment from then, and a
+// change made while a slow answer travelled is in no invalidation the load heeds), and is kept
+// CACHE_STALE_IF_ERROR_MS longer for stale-if-error (stale.ts).
 // Invalidation drops whole groups (one object's entries) here, in Redis, and on every replica through
 // Redis's notifications; a load that began before an invalidation of its group is answered but never stored.
 
@@ -43,7 +45,7 @@ export interface ReadCacheOptions {
 
 export interface Answer<T> {
   value: T;
-  /** When the value was read from the upstream (ms since the epoch). */
+  /** When the read that got the value was sent to the upstream (ms since the epoch). */
   filledAt: number;
   /** An expired entry given because the upstream read failed. */
   stale: boolean;
@@ -194,6 +196,7 @@ export class ReadCache {
     claim: Extract<CacheClaim, { state: 'fill' }> | null,
   ): Promise<Answer<T>> {
     let value: T;
+    const sentAt = Date.now();
     try {
       value = await request.fetch();
     } catch (error) {
@@ -201,7 +204,7 @@ export class ReadCache {
       if (older && mayAnswerStale(error)) return this.#answer(older, 'stale') as Promise<Answer<T>>;
       throw error;
     }
-    const entry = newEntry(value, Date.now());
+    const entry = newEntry(value, sentAt);
     if (request.cacheable?.(value) ?? true) {
       const stored = claim ? await this.#shared!.fill(request.group, request.field, entry.text, claim, this.#keepMs).catch(() => true) : true;
       if (stored) this.#remember(key, request.group, entry, startedAt);
