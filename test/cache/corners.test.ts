@@ -1,7 +1,10 @@
+import { randomUUID } from 'node:crypto';
 import { describe, expect } from 'vitest';
 import { eventually } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
+import { createTestGateway } from '../support/gateway.js';
 import { subscribeSse } from '../support/live.js';
+import { startTestSandbox } from '../support/sandbox.js';
 import { test } from '../support/test.js';
 
 // The read cache in its corners, on at its defaults as users run it (CACHE_TTL_MS 5000; the suites' TEST_ENV
@@ -60,6 +63,48 @@ describe('writes drop what they may have changed', () => {
     const status = after.body.data.campaign.gifts.edges.find((e: any) => e.node.uuid === uuid).node.status;
     expect(status).toBe('CANCELLED');
     expect((await t.gql(GIFT, { uuid })).body.data.gift.status).toBe('CANCELLED');
+  });
+});
+
+describe('in cluster mode', () => {
+  test('a top-up, a lost resend and a lost cancel on one replica drop on the other what they may have changed', async ({ redis }) => {
+    const sandbox = await startTestSandbox({ balances: { USD: 4_000 } });
+    const env = { ...DEFAULTS, REDIS_URL: redis.url, REDIS_KEY_PREFIX: `corners-${randomUUID().slice(0, 8)}:` };
+    const [reader, writer] = [createTestGateway(sandbox, { env }), createTestGateway(sandbox, { env })];
+    const PAGE = `query ($ref: ID!) { campaign(ref: $ref) { gifts(first: 10) { edges { node { uuid status redeliveryCount } } } } }`;
+    const nodeOf = async (ref: string, uuid: string) =>
+      (await reader.gql(PAGE, { ref })).body.data.campaign.gifts.edges.find((e: any) => e.node.uuid === uuid).node;
+    try {
+      // Listening: each has waited for Redis, so the cache is shared.
+      await Promise.all([reader.listen(), writer.listen()]);
+      const order = await createEmailOrder(sandbox, { recipients: 4, priceInCents: 1000 });
+      const [first, second] = await giftsOf(sandbox, order.uuid);
+      // Only the reader reads: the writer has never seen these rewards nor their order.
+      expect((await reader.gql(ALL_GIFTS)).body.data.gifts.totalCount).toBe(4);
+      expect(await nodeOf(order.id, first!)).toMatchObject({ status: 'SENT_AND_REDEEMABLE', redeliveryCount: 0 });
+
+      await createEmailOrder(sandbox, { recipients: 20, priceInCents: 1000 });
+      const topUp = await writer.gql(`mutation { addFunds(input: { id: "top-up-c", currency: "USD", amountInCents: 25000 }) { __typename } }`);
+      expect(topUp.body.data.addFunds.__typename).toBe('AddFundsPayload');
+      expect((await reader.gql(ALL_GIFTS)).body.data.gifts.totalCount).toBe(24);
+
+      // A resend reads nothing first: the writer learns the reward's order by reading it after the lost answer.
+      await sandbox.control.fault({ route: 'PUT /gifts/:uuid', reset: true, after: true, rate: 1 });
+      const resend = await writer.gql(`mutation ($uuid: ID!) { resendGift(uuid: $uuid) { __typename } }`, { uuid: first });
+      await sandbox.control.clearFaults();
+      expect(resend.body.data.resendGift.__typename).toBe('OutcomeUnknown');
+      expect((await nodeOf(order.id, first!)).redeliveryCount).toBe(1);
+
+      await sandbox.control.fault({ route: 'DELETE /gifts/:uuid', reset: true, after: true, rate: 1 });
+      const cancel = await writer.gql(`mutation ($uuid: ID!) { cancelGift(uuid: $uuid) { __typename } }`, { uuid: second });
+      await sandbox.control.clearFaults();
+      expect(cancel.body.data.cancelGift.__typename).toBe('OutcomeUnknown');
+      expect((await nodeOf(order.id, second!)).status).toBe('CANCELLED');
+    } finally {
+      await reader.close();
+      await writer.close();
+      await sandbox.close();
+    }
   });
 });
 
