@@ -22,9 +22,11 @@ export interface UpstreamWatch {
   /**
    * The last ping's outcome, at once; starts another ping in the background when that one is older than
    * `cacheMs` and none is under way. A probe never waits on the upstream (a hung one would make every probe
-   * time out), and probes and scrapes at any rate cost at most one ping per `cacheMs`.
+   * time out), and probes at any rate cost at most one ping per `cacheMs`.
    */
   observe(): UpstreamObservation;
+  /** The last ping's outcome, starting none: what /metrics reports (a scrape is no reason to call the upstream). */
+  last(): UpstreamObservation;
   /** Abandons the ping under way, if any (the gateway is stopping: nobody will read its outcome). */
   close(): void;
 }
@@ -54,6 +56,7 @@ export function watchUpstream(client: UpstreamClient, cacheMs: number, now = () 
       }
       return last;
     },
+    last: () => last,
     close: () => stopped.abort(),
   };
 }

@@ -129,7 +129,7 @@ export function createGateway({
     },
   );
   for (const warning of security.warnings) logger.warn(warning);
-  metrics.watchReadiness({ upstream: () => upstreamWatch.observe(), issuers: security.identity?.issuers });
+  metrics.watchReadiness({ upstream: () => upstreamWatch.last(), issuers: security.identity?.issuers });
 
   // Webhook endpoints: their subscriptions run through this gateway's yoga as their registrants, their POSTs
   // go out through the egress (the address policy and one pinned connection per attempt).

@@ -7,7 +7,7 @@ import { Gauge, type Registry } from 'prom-client';
 const KEY_STATES = ['none', 'fresh', 'stale'] as const;
 
 export interface ReadinessSource {
-  /** Reading it may start a ping in the background (at most one per READY_CACHE_MS); it never waits for one. */
+  /** The outcome of the last ping /ready made (a scrape starts none). */
   upstream(): { state: 'unknown' | 'up' | 'down' };
   issuers?(): { issuer: string; keys: (typeof KEY_STATES)[number] }[];
 }
@@ -17,7 +17,7 @@ export function readinessMetrics(registry: Registry): (source: ReadinessSource) 
   let source: ReadinessSource | null = null;
   new Gauge({
     name: 'reward_gateway_upstream_reachable',
-    help: "1 when this replica's last ping (GET /ping, at most one per READY_CACHE_MS) reached the reward API, 0 when it failed; absent before the first answer",
+    help: '1 when the last ping behind /ready (GET /ping, at most one per READY_CACHE_MS) reached the reward API, 0 when it failed; absent before the first answer',
     registers: [registry],
     collect() {
       this.reset();

@@ -51,7 +51,7 @@ describe('server endpoints', () => {
     expect(draining.body).toEqual({ status: 'draining' });
   });
 
-  it('/ready never waits for the upstream, and probes cost at most one ping per READY_CACHE_MS', async ({ gatewayWith }) => {
+  it('/ready never waits for the upstream, and probes and scrapes cost at most one ping per READY_CACHE_MS', async ({ gatewayWith }) => {
     const t = await gatewayWith({ listen: true, env: { READY_CACHE_MS: '60000', UPSTREAM_TIMEOUT_MS: '20000' } });
     // A hung upstream: a probe waiting on it would miss the probe's timeout and take the replica out.
     await t.sandbox.control.fault({ route: 'GET /ping', latency_ms: 10_000, rate: 1 });
@@ -60,7 +60,11 @@ describe('server endpoints', () => {
       5_000,
       '20 probes answered while the ping hangs',
       (async () => {
-        for (let i = 0; i < 20; i++) expect((await fetch(`${t.url}/ready`)).status).toBe(200);
+        for (let i = 0; i < 20; i++) {
+          expect((await fetch(`${t.url}/ready`)).status).toBe(200);
+          // A scrape reports the last ping and starts none.
+          expect((await fetch(`${t.url}/metrics`)).status).toBe(200);
+        }
       })(),
     );
     await t.sandbox.control.clearFaults();
