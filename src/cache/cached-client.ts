@@ -126,12 +126,7 @@ class CachedClient implements UpstreamClient {
   async #rewardChanged(uuid: string, answered: Gift | null, failure: unknown): Promise<string[]> {
     if (answered) this.know([answered]);
     let order: OrderOf | null = answered ?? this.#orders.get(uuid) ?? null;
-    if (!order && mayHaveTakenEffect(failure)) {
-      order = await this.inner.getGift(uuid).then(
-        (found) => found,
-        () => null,
-      );
-    }
+    if (!order && mayHaveTakenEffect(failure)) order = await this.inner.getGift(uuid).catch(() => null);
     return this.groups.giftChanged({ uuid, ...order });
   }
 
