@@ -34,8 +34,9 @@ export interface GatewayContext {
   /**
    * The loaders of one live event, shared by every subscriber it is delivered to: a subscription's resolver
    * swaps them in for each event, so an event's nested fields cost one upstream read, not one per subscriber.
+   * It swaps in the event's `freshness` too: whether the event's reads got a stale answer is the event's own.
    */
-  eventLoaders(event: object): Loaders;
+  eventLoaders(this: GatewayContext, event: object): Loaders;
 }
 
 export interface ContextDeps {
@@ -73,13 +74,16 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
   // Keyed by the event object the live hub decodes once and hands to every subscriber; collected with it. No
   // request signal: one subscriber leaving must not abort a read the others share (the shared scope's stop
   // signal and deadline still apply); no subscriber's lane or request id either, for the same reason.
-  const loadersByEvent = new WeakMap<object, Loaders>();
+  const byEvent = new WeakMap<object, { loaders: Loaders; freshness: Freshness }>();
   const { cache } = deps;
-  const eventClient = cache ? cachedClient(deps.client, cache, { fresh: false, stale: false }) : deps.client;
-  const eventLoaders = (event: object): Loaders => {
-    let loaders = loadersByEvent.get(event);
-    if (!loaders) loadersByEvent.set(event, (loaders = createLoaders(eventClient, deps.catalog, undefined, hooks)));
-    return loaders;
+  const forEvent = (event: object) => {
+    let found = byEvent.get(event);
+    if (!found) {
+      const freshness: Freshness = { fresh: false, stale: false };
+      const client = cache ? cachedClient(deps.client, cache, freshness) : deps.client;
+      byEvent.set(event, (found = { loaders: createLoaders(client, deps.catalog, undefined, hooks), freshness }));
+    }
+    return found;
   };
   return (request) => {
     const requestId = request.requestId ?? randomUUID();
@@ -99,7 +103,12 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
       requestId,
       log,
       loaders: createLoaders(client, deps.catalog, request.signal, hooks),
-      eventLoaders,
+      // Called as the context's method: on the context execution runs with (yoga's, which holds this one's fields).
+      eventLoaders(event) {
+        const found = forEvent(event);
+        this.freshness = found.freshness;
+        return found.loaders;
+      },
     };
   };
 }

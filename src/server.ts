@@ -14,7 +14,7 @@ import { createLiveStore } from './live/live-store.js';
 import { createDrain } from './ops/drain.js';
 import { createLogger, logLevel, type Logger } from './ops/logger.js';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
-import { createReadiness, useReadiness } from './readiness.js';
+import { useReadiness, watchUpstream } from './readiness.js';
 import { configuredSecrets, createRedactor, type Redactor } from './redaction.js';
 import { createSecurity } from './security/security.js';
 import type { UpstreamClient } from './upstream/types.js';
@@ -81,11 +81,12 @@ export function createGateway({
 }: GatewayOptions): Gateway {
   // Aborted at the stop deadline: every upstream call of every operation still running, creates included.
   const stopping = new AbortController();
-  // The client as operations, the live hub and readiness pings use it (scope.ts). Pings too: one waiting on a
+  // The client as operations, the live hub and /ready's pings use it (scope.ts). Pings too: one waiting on a
   // hanging upstream held the process past the deadline, as closing the pool waits for every call.
   const upstream = client.inScope({ signal: stopping.signal });
   const catalog = createCatalogCache(config.CATALOG_CACHE_TTL_MS);
-  const readiness = createReadiness(upstream, config.READY_CACHE_MS);
+  // Reported by /ready and /metrics, never a reason to refuse (readiness.ts).
+  const upstreamWatch = watchUpstream(upstream, config.READY_CACHE_MS);
   const shared = createLiveStore(config, ({ up, host, reason }) =>
     up
       ? logger.info({ redis: host, reason }, 'redis: connected; cluster mode')
@@ -128,6 +129,7 @@ export function createGateway({
     },
   );
   for (const warning of security.warnings) logger.warn(warning);
+  metrics.watchReadiness({ upstream: () => upstreamWatch.last(), issuers: security.identity?.issuers });
 
   // Webhook endpoints: their subscriptions run through this gateway's yoga as their registrants, their POSTs
   // go out through the egress (the address policy and one pinned connection per attempt).
@@ -166,7 +168,13 @@ export function createGateway({
   const yoga = createGatewayYoga({
     config,
     security,
-    readiness: useReadiness({ readiness, draining: () => drain.active, redisUp: shared.redisUp, issuers: security.identity?.issuers }),
+    readiness: useReadiness({
+      upstream: upstreamWatch,
+      shield: client.shield,
+      draining: () => drain.active,
+      redisUp: shared.redisUp,
+      issuers: security.identity?.issuers,
+    }),
     newContext: contextFactory({ client: upstream, catalog, cache, live, webhooks, logger, onLoaderBatch: metrics.loaderBatch }),
     redactor,
     logger,
@@ -215,6 +223,7 @@ export function createGateway({
       entry.dropEventStreams();
       webhooks.close();
       live.close();
+      upstreamWatch.close();
       // Before any await: a wait that rejects must not leave the sampler subscribed.
       metrics.close();
       server.closeIdleConnections();

@@ -1,4 +1,6 @@
+import { LRUCache } from 'lru-cache';
 import stableStringify from 'safe-stable-stringify';
+import { isUpstreamError } from '../upstream/errors.js';
 import type {
   AddFundsRequest,
   CallOptions,
@@ -18,7 +20,9 @@ import type { ReadCache } from './read-cache.js';
 
 // The upstream client as operations see it with the cache on: orders, rewards, reward pages and balances are
 // read through the ReadCache; every write drops what it changed (on every replica, before it answers); the
-// rest (ping, links, the catalogue, which catalog/ caches) goes straight through.
+// rest (ping, links, the catalogue, which catalog/ caches) goes straight through. A write drops what it may
+// have changed whenever it may have taken effect: answered, or failed with its outcome unknown (an answer
+// lost after the upstream acted is a change all the same).
 //
 // Groups, under the client's identity (a hash of the upstream's URL and token): `campaign:<id or uuid>`,
 // `gift:<uuid>`, `gifts:c:<order uuid>` / `gifts:i:<order id>` / `gifts:all` (reward pages filtered by order or
@@ -55,6 +59,14 @@ class Groups {
       this.funds(),
     ];
   }
+  /**
+   * What a top-up makes wrong: the balances, and the unfiltered reward pages, since it releases orders waiting
+   * for funds (oldest first) and their rewards appear. The released orders' own entries were never stored:
+   * an order waiting for funds is TRANSITIONAL and its empty reward pages are not kept.
+   */
+  fundsChanged(): string[] {
+    return [this.funds(), this.pages({})];
+  }
   /** What a change of an order makes wrong: the order under both its refs, its rewards' pages, the balances. */
   campaignChanged(id: string | null, uuid: string | null): string[] {
     return [
@@ -66,8 +78,31 @@ class Groups {
   }
 }
 
+/** A reward's order: what a change of the reward makes wrong beyond the reward itself. */
+type OrderOf = Pick<Gift, 'campaignUuid' | 'campaignId'>;
+
+/** Rewards' orders remembered per cache; bounded, like the pollers' fingerprints. */
+const MAX_KNOWN_REWARDS = 100_000;
+const rewardOrders = new WeakMap<ReadCache, LRUCache<string, OrderOf>>();
+
+function rewardOrdersOf(cache: ReadCache): LRUCache<string, OrderOf> {
+  let known = rewardOrders.get(cache);
+  if (!known) rewardOrders.set(cache, (known = new LRUCache({ max: MAX_KNOWN_REWARDS })));
+  return known;
+}
+
+/** Whether a write that failed may have taken effect upstream all the same (its answer was lost). */
+function mayHaveTakenEffect(error: unknown): boolean {
+  return isUpstreamError(error) && (error.outcomeUnknown || error.inFlight);
+}
+
 class CachedClient implements UpstreamClient {
   protected readonly groups: Groups;
+  /**
+   * The order of every reward this gateway has read (a reward never moves): a write to a reward whose answer
+   * was lost has no answer to name it, yet its order's pages are as wrong as after an answered one.
+   */
+  readonly #orders: LRUCache<string, OrderOf>;
 
   constructor(
     protected readonly inner: UpstreamClient,
@@ -75,6 +110,24 @@ class CachedClient implements UpstreamClient {
     private readonly freshness: Freshness,
   ) {
     this.groups = new Groups(inner.identity);
+    this.#orders = rewardOrdersOf(cache);
+  }
+
+  /** Remembers the orders of rewards read or answered. */
+  protected know(gifts: Gift[]): void {
+    for (const { uuid, campaignUuid, campaignId } of gifts) this.#orders.set(uuid, { campaignUuid, campaignId });
+  }
+
+  /**
+   * What a write to reward `uuid` may have changed: the reward, its order's pages, the unfiltered pages and the
+   * balances. Without an answer its order is the one remembered, or, when the write may have taken effect and
+   * the reward was never read here, the one a read of the reward names (failing which, only the rest).
+   */
+  async #rewardChanged(uuid: string, answered: Gift | null, failure: unknown): Promise<string[]> {
+    if (answered) this.know([answered]);
+    let order: OrderOf | null = answered ?? this.#orders.get(uuid) ?? null;
+    if (!order && mayHaveTakenEffect(failure)) order = await this.inner.getGift(uuid).catch(() => null);
+    return this.groups.giftChanged({ uuid, ...order });
   }
 
   get identity() {
@@ -95,14 +148,21 @@ class CachedClient implements UpstreamClient {
     return answer.value;
   }
 
-  /** Runs a write, then drops what it changed (whether it answered or failed: a failure may have taken effect). */
-  async #write<T>(run: () => Promise<T>, changed: (result: T | null) => string[]): Promise<T> {
+  /**
+   * Runs a write, then drops what it changed, before answering: whether it answered or failed, as a failure
+   * may have taken effect (`changed` gets the answer, or null and the failure).
+   */
+  async #write<T>(run: () => Promise<T>, changed: (result: T | null, failure: unknown) => string[] | Promise<string[]>): Promise<T> {
     let result: T | null = null;
+    let failure: unknown = null;
     try {
       result = await run();
       return stamp(result, Date.now());
+    } catch (error) {
+      failure = error;
+      throw error;
     } finally {
-      await this.cache.invalidate(changed(result), 'write');
+      await this.cache.invalidate(await changed(result, failure), 'write');
     }
   }
 
@@ -119,19 +179,23 @@ class CachedClient implements UpstreamClient {
     );
   }
 
-  getGift(uuid: string, opts?: CallOptions) {
-    return this.#read(this.groups.gift(uuid), 'v', () => this.inner.getGift(uuid, opts));
+  async getGift(uuid: string, opts?: CallOptions) {
+    const found = await this.#read(this.groups.gift(uuid), 'v', () => this.inner.getGift(uuid, opts));
+    if (found) this.know([found]);
+    return found;
   }
 
   // An order's empty list is an order not funded or not created yet: its rewards are about to appear.
-  listGifts(query: GiftQuery, opts?: CallOptions) {
+  async listGifts(query: GiftQuery, opts?: CallOptions) {
     const byOrder = Boolean(query.campaignUuid || query.campaignId);
-    return this.#read(
+    const page = await this.#read(
       this.groups.pages(query),
       stableStringify(query),
       () => this.inner.listGifts(query, opts),
-      (page: Page<Gift>) => !byOrder || page.totalCount > 0,
+      (found: Page<Gift>) => !byOrder || found.totalCount > 0,
     );
+    this.know(page.items);
+    return page;
   }
 
   getFunds(opts?: CallOptions) {
@@ -178,21 +242,21 @@ class CachedClient implements UpstreamClient {
   resendGift(uuid: string, opts?: CallOptions) {
     return this.#write(
       () => this.inner.resendGift(uuid, opts),
-      (gift) => this.groups.giftChanged(gift ?? { uuid }),
+      (gift, failure) => this.#rewardChanged(uuid, gift, failure),
     );
   }
 
   cancelGift(uuid: string, opts?: CallOptions) {
     return this.#write(
       () => this.inner.cancelGift(uuid, opts),
-      (gift) => this.groups.giftChanged(gift ?? { uuid }),
+      (gift, failure) => this.#rewardChanged(uuid, gift, failure),
     );
   }
 
   addFunds(req: AddFundsRequest, opts?: CallOptions) {
     return this.#write(
       () => this.inner.addFunds(req, opts),
-      () => [this.groups.funds()],
+      () => this.groups.fundsChanged(),
     );
   }
 
@@ -242,6 +306,7 @@ class ObservingClient extends CachedClient {
   }
 
   async #observeGifts(gifts: Gift[]): Promise<void> {
+    this.know(gifts);
     const changed = gifts.filter((gift) => this.#moved(`gift:${gift.uuid}`, `${gift.status}|${gift.deliveryStatus}|${gift.redeliveryCount}`));
     await this.cache.invalidate(
       changed.flatMap((gift) => this.groups.giftChanged(gift)),

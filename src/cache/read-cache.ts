@@ -10,8 +10,11 @@ import { mayAnswerStale } from './stale.js';
 //   - this replica's memory: an LRU bounded in bytes (an entry's size is its JSON text), always;
 //   - in cluster mode, Redis (cluster/cache-store.ts), shared by the replicas: a miss in memory asks Redis, and
 //     only the replica that claims the fill reads the upstream while the others wait for its answer.
-// Concurrent reads of one entry in one process share one load. An entry answers for CACHE_TTL_MS from when it
-// was read from the upstream, and is kept CACHE_STALE_IF_ERROR_MS longer for stale-if-error (stale.ts).
+// Concurrent reads of one entry in one process share one load, unless it was sent longer than CACHE_TTL_MS
+// ago or its group was invalidated since (a read after a write must show the write). An entry answers for
+// CACHE_TTL_MS from when its read was sent to the upstream (the answer may show the upstream as it stood at
+// any moment from then, and a change made while a slow answer travelled is in no invalidation the load heeds),
+// and is kept CACHE_STALE_IF_ERROR_MS longer for stale-if-error (stale.ts).
 // Invalidation drops whole groups (one object's entries) here, in Redis, and on every replica through
 // Redis's notifications; a load that began before an invalidation of its group is answered but never stored.
 
@@ -43,7 +46,7 @@ export interface ReadCacheOptions {
 
 export interface Answer<T> {
   value: T;
-  /** When the value was read from the upstream (ms since the epoch). */
+  /** When the read that got the value was sent to the upstream (ms since the epoch). */
   filledAt: number;
   /** An expired entry given because the upstream read failed. */
   stale: boolean;
@@ -87,7 +90,8 @@ export class ReadCache {
   readonly #memory: LRUCache<string, Entry>;
   /** Keys in memory by group, for dropping a group. */
   readonly #groups = new Map<string, Set<string>>();
-  readonly #loading = new Map<string, Promise<Answer<unknown>>>();
+  /** Loads under way, by key, with when each began (before its read was sent). */
+  readonly #loading = new Map<string, { load: Promise<Answer<unknown>>; startedAt: number }>();
   /** A counter of invalidations; loads note it when they start. */
   #seq = 0;
   #clearedAt = 0;
@@ -119,18 +123,20 @@ export class ReadCache {
       const kept = this.#memory.get(key);
       if (kept && this.#isFresh(kept)) return this.#answer(kept, 'hit') as Promise<Answer<T>>;
       const pending = this.#loading.get(key);
-      if (pending) {
+      // A load sent longer than the TTL ago answers as of then: too old to join, as an entry would be.
+      if (pending && Date.now() - pending.startedAt <= this.#ttlMs) {
         this.#hooks.onRead?.('hit');
         // Joined a read already on its way; the group is not recorded (it starts with a digest of the upstream identity).
         spanEvent('cache.hit', () => ({ 'reward.cache.joined': true }));
-        return pending as Promise<Answer<T>>;
+        return pending.load as Promise<Answer<T>>;
       }
       if (kept) this.#hooks.onInvalidate?.('ttl', 1);
     }
+    const startedAt = Date.now();
     const load = this.#load(key, request).finally(() => {
-      if (this.#loading.get(key) === load) this.#loading.delete(key);
+      if (this.#loading.get(key)?.load === load) this.#loading.delete(key);
     });
-    this.#loading.set(key, load);
+    this.#loading.set(key, { load, startedAt });
     return load;
   }
 
@@ -194,6 +200,7 @@ export class ReadCache {
     claim: Extract<CacheClaim, { state: 'fill' }> | null,
   ): Promise<Answer<T>> {
     let value: T;
+    const sentAt = Date.now();
     try {
       value = await request.fetch();
     } catch (error) {
@@ -201,7 +208,7 @@ export class ReadCache {
       if (older && mayAnswerStale(error)) return this.#answer(older, 'stale') as Promise<Answer<T>>;
       throw error;
     }
-    const entry = newEntry(value, Date.now());
+    const entry = newEntry(value, sentAt);
     if (request.cacheable?.(value) ?? true) {
       const stored = claim ? await this.#shared!.fill(request.group, request.field, entry.text, claim, this.#keepMs).catch(() => true) : true;
       if (stored) this.#remember(key, request.group, entry, startedAt);
@@ -224,11 +231,15 @@ export class ReadCache {
 
   #dropMemory(groups: string[]): void {
     const seq = ++this.#seq;
+    const dropped = new Set(groups);
     for (const group of groups) {
       this.#invalidatedAt.delete(group);
       this.#invalidatedAt.set(group, seq);
       for (const key of [...(this.#groups.get(group) ?? [])]) this.#memory.delete(key);
     }
+    // Loads under way are left to finish for those waiting on them, but a read from now on does not join
+    // one: it may answer what the upstream held before the change (a read after a write must show it).
+    for (const key of [...this.#loading.keys()]) if (dropped.has(key.slice(0, key.indexOf('\n')))) this.#loading.delete(key);
     // Oldest first: only loads older than all of these could still need them.
     for (const group of this.#invalidatedAt.keys()) {
       if (this.#invalidatedAt.size <= MAX_REMEMBERED) break;
@@ -239,5 +250,6 @@ export class ReadCache {
   #clearMemory(): void {
     this.#clearedAt = ++this.#seq;
     this.#memory.clear();
+    this.#loading.clear();
   }
 }

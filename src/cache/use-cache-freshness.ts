@@ -7,10 +7,12 @@ import type { Freshness } from './cached-client.js';
 //     freshnessOf below); its answers are stored for the next reader;
 //   - a mutation reads past the cache too: what it checks before writing, and the payload it answers with,
 //     must be the upstream's state, not a copy of it;
-//   - an operation that was answered with an expired entry because the upstream failed (stale-if-error) says
-//     so with `extensions.stale: true`, so a client can show that the data may be old (each object's
-//     `observedAt` says how old).
-// Subscriptions carry no such header and their events are read by the pollers, never from the cache.
+//   - every answer that holds an expired entry given because the upstream failed (stale-if-error) says so
+//     with `extensions.stale: true`, so a client can show that the data may be old (each object's
+//     `observedAt` says how old): a single result; under @defer and @stream, every part sent once the
+//     operation got a stale answer (a part cannot hold one read before it: the reads of the parts run
+//     concurrently, so this marks each part that may); in a subscription, each event whose own reads
+//     (its loaders, context.ts) got one.
 
 interface WithFreshness {
   freshness?: Freshness;
@@ -22,6 +24,12 @@ export function freshnessOf(request: Request | null): Freshness {
   return { fresh: /(^|[\s,])no-cache([\s,=]|$)/i.test(cacheControl), stale: false };
 }
 
+type Result = { extensions?: Record<string, unknown> };
+/** `result` marked stale when `freshness` is. */
+const marked = <R extends Result>(result: R, freshness: Freshness | undefined, setResult: (result: R) => void): void => {
+  if (freshness?.stale) setResult({ ...result, extensions: { ...result.extensions, stale: true } });
+};
+
 export function useCacheFreshness(): Plugin<WithFreshness> {
   return {
     onExecute({ args }) {
@@ -30,9 +38,18 @@ export function useCacheFreshness(): Plugin<WithFreshness> {
       if (getOperationAST(args.document, args.operationName)?.operation === 'mutation') freshness.fresh = true;
       return {
         onExecuteDone({ result, setResult }) {
-          if (!freshness.stale || Symbol.asyncIterator in result) return;
-          setResult({ ...result, extensions: { ...result.extensions, stale: true } });
+          if (!(Symbol.asyncIterator in result)) return marked(result, freshness, setResult);
+          // @defer / @stream: the initial result and each later part.
+          return { onNext: ({ result: part, setResult: setPart }) => marked(part, freshness, setPart) };
         },
+      };
+    },
+    onSubscribe({ args }) {
+      return {
+        onSubscribeResult: () => ({
+          // Each event's resolver gives the context that event's freshness (context.ts, eventLoaders).
+          onNext: ({ result, setResult }) => marked(result, args.contextValue.freshness, setResult),
+        }),
       };
     },
   };

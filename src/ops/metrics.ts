@@ -7,6 +7,7 @@ import { cacheMetrics } from './cache-metrics.js';
 import { eventLoopLagMetrics, EVENT_LOOP_LAG_SERIES } from './event-loop-lag.js';
 import { liveMetrics } from './live-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
+import { readinessMetrics } from './readiness-metrics.js';
 import { shieldMetrics } from './shield-metrics.js';
 import { upstreamMetrics } from './upstream-metrics.js';
 
@@ -26,6 +27,8 @@ export interface GatewayMetrics {
   watchLive: ReturnType<typeof liveMetrics>;
   /** Connects the upstream client's budget and circuit breaker. */
   watchShield: ReturnType<typeof shieldMetrics>;
+  /** Connects what /ready reports (the upstream's reachability, the issuers' keys). */
+  watchReadiness: ReturnType<typeof readinessMetrics>;
   /** Answers a scrape, its text through `redact` (label values such as operation names are clients' text). */
   respond(res: ServerResponse, redact: Redact): Promise<void>;
   /** Stops what samples in the background (the event-loop delay); the series stay readable. */
@@ -53,6 +56,7 @@ export function createMetrics(): GatewayMetrics {
     cache: cacheMetrics(registry),
     watchLive: liveMetrics(registry),
     watchShield: shieldMetrics(registry),
+    watchReadiness: readinessMetrics(registry),
     async respond(res, redact) {
       try {
         const body = redact(await registry.metrics());

@@ -260,20 +260,20 @@ describe('the shutdown deadline', () => {
 });
 
 describe('the shutdown deadline of the process (src/main.ts)', { timeout: 90_000 }, () => {
-  it('exits within SHUTDOWN_DEADLINE_MS and a margin while a readiness probe waits on a hanging upstream', async ({ holdingReplica }) => {
+  it('exits within SHUTDOWN_DEADLINE_MS and a margin while the ping behind /ready hangs', async ({ holdingReplica }) => {
     const DEADLINE_MS = 1_000;
     const { replica, held } = await holdingReplica(
       { SHUTDOWN_DEADLINE_MS: String(DEADLINE_MS), READY_CACHE_MS: '0' },
       { route: 'GET /ping', latencyMs: 60_000 },
     );
-    const probe = fetch(`${replica.url}/ready`).catch(() => 'cut');
+    // The probe is answered at once; the ping it started in the background hangs.
+    expect((await fetch(`${replica.url}/ready`)).status).toBe(200);
     await held();
     const began = performance.now();
     await replica.kill('SIGTERM');
     const took = performance.now() - began;
     expect(replica.child.exitCode).toBe(0);
     expect(took).toBeLessThan(DEADLINE_MS + 1_000);
-    expect(await probe).toBe('cut');
   });
 
   it('exits within SHUTDOWN_DEADLINE_MS and a margin while a client holds a request and a WebSocket open', async ({ holdingReplica }) => {
