@@ -36,6 +36,11 @@ export interface GatewayContext {
    * swaps them in for each event, so an event's nested fields cost one upstream read, not one per subscriber.
    */
   eventLoaders(event: object): Loaders;
+  /**
+   * The operation is a mutation (use-write-priority.ts): from now on `client` and `loaders` make every
+   * upstream call of it, its reads included, at a write's priority in the upstream budget.
+   */
+  writes(this: GatewayContext): void;
 }
 
 export interface ContextDeps {
@@ -88,7 +93,8 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
     const freshness = request.freshness ?? { fresh: false, stale: false };
     // The lane of the caller's key: the bulkhead shares upstream concurrency fairly between keys.
     const scoped = deps.client.inScope({ lane: `key:${caller.name}`, requestId, log });
-    const client = cache ? cachedClient(scoped, cache, freshness) : scoped;
+    const view = (upstream: UpstreamClient) => (cache ? cachedClient(upstream, cache, freshness) : upstream);
+    const client = view(scoped);
     return {
       client,
       freshness,
@@ -100,6 +106,11 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
       log,
       loaders: createLoaders(client, deps.catalog, request.signal, hooks),
       eventLoaders,
+      // On the context the operation runs with, which yoga makes by spreading this one into its own.
+      writes(this: GatewayContext) {
+        this.client = view(scoped.inScope({ priority: 'write' }));
+        this.loaders = createLoaders(this.client, deps.catalog, request.signal, hooks);
+      },
     };
   };
 }

@@ -264,7 +264,9 @@ export function createCaller(config: ClientConfig): Caller {
     let error = spec.method !== 'GET' && result.ambiguous ? amend(result.error, { outcomeUnknown: true }) : result.error;
     if (spec.rescue && error.kind !== 'aborted') {
       try {
-        const rescued = await spec.rescue(error, { ambiguous: result.ambiguous, signal, scope });
+        // A write's lookups are part of the write: its priority in the budget, whoever made the call.
+        const rescueScope: UpstreamScope = spec.method === 'GET' ? scope : { ...scope, priority: 'write' };
+        const rescued = await spec.rescue(error, { ambiguous: result.ambiguous, signal, scope: rescueScope });
         if (rescued) {
           emit({ ...base, durationMs: elapsed(started), outcome: 'ok', ...(rescued.recovered ? { recovered: true } : {}) }, scope);
           return rescued.value;
