@@ -24,7 +24,7 @@ import { GATEWAY_SCOPE, type UpstreamScope } from './scope.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
 import { createShield, type ShieldCore } from './shield.js';
 import { NO_STOPS, stopped, type Stops } from './stops.js';
-import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
+import { createTransport, type HttpMethod, type Transport, type WireResponse } from './transport.js';
 import type { Priority } from './types.js';
 import type { Parsed } from './wire.js';
 
@@ -67,11 +67,13 @@ export interface Caller {
   request<T>(spec: RequestSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<RequestResult<T>>;
   /** The budget and the circuit breaker every attempt passes. */
   readonly shield: ShieldCore;
+  /** The slots every attempt takes (its counts: metrics and tests). */
+  readonly bulkhead: Pick<Bulkhead, 'inFlight' | 'queued'>;
   close(): Promise<void>;
 }
 
-export function createCaller(config: ClientConfig): Caller {
-  const transport = createTransport(config);
+/** `transport`: undici's by default; the model-based test (test/upstream/pipeline-model.test.ts) gives a simulated upstream. */
+export function createCaller(config: ClientConfig, transport: Transport = createTransport(config)): Caller {
   const bulkhead = new Bulkhead({ maxInFlight: config.maxInFlight, laneShare: config.laneShare, maxQueued: config.maxQueued });
   const redact = upstreamTextRedactor(config.token);
   const { retry: policy } = config;
@@ -284,6 +286,7 @@ export function createCaller(config: ClientConfig): Caller {
     call,
     request,
     shield,
+    bulkhead,
     close: () => {
       shield.close();
       return transport.close();
