@@ -60,9 +60,9 @@ class Turns {
     return queue.tail as Node<Waiter>;
   }
 
+  /** A waiter that left before its turn (a waiter served is shifted, and never leaves after). */
   remove(waiter: Waiter, node: Node<Waiter>): void {
-    const queue = this.lanes.get(waiter.lane);
-    if (!queue || node.list !== queue) return;
+    const queue = this.lanes.get(waiter.lane)!;
     queue.removeNode(node);
     this.length--;
     if (queue.length === 0) this.lanes.delete(waiter.lane);
