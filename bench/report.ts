@@ -12,6 +12,7 @@ import type { FanOutResult } from './scenarios/fan-out.js';
 import type { NestedReadResult } from './scenarios/nested-read.js';
 import type { OverheadResult } from './scenarios/overhead.js';
 import type { SoakResult } from './scenarios/soak.js';
+import type { BudgetNeighbourResult } from './scenarios/budget-neighbour.js';
 import type { HostileNeighbourResult } from './scenarios/hostile-neighbour.js';
 import type { WebhooksResult } from './scenarios/webhooks.js';
 
@@ -34,6 +35,7 @@ export interface BenchResults {
   fanOut?: FanOutResult;
   soak?: SoakResult;
   hostileNeighbour?: HostileNeighbourResult;
+  budgetNeighbour?: BudgetNeighbourResult;
   cluster?: ClusterResult;
   webhooks?: WebhooksResult;
   checks: Check[];
@@ -111,6 +113,8 @@ export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Chec
     );
   }
   if (r.soak) checks.push({ name: 'soak: zero errors', ok: r.soak.errors.total === 0 });
+  if (r.budgetNeighbour)
+    checks.push({ name: 'budget neighbour: every write of the other key answered', ok: r.budgetNeighbour.writesAnsweredPct === 100 });
   const cl = r.cluster;
   if (cl) {
     checks.push(

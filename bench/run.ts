@@ -25,6 +25,7 @@ import { compare } from './scenarios/compare.js';
 import { create } from './scenarios/create.js';
 import { dashboard } from './scenarios/dashboard.js';
 import { fanOut } from './scenarios/fan-out.js';
+import { budgetNeighbour } from './scenarios/budget-neighbour.js';
 import { hostileNeighbour } from './scenarios/hostile-neighbour.js';
 import { nestedRead } from './scenarios/nested-read.js';
 import { outage } from './scenarios/outage.js';
@@ -79,7 +80,10 @@ try {
   const capacitied = wanted.has('capacity') ? await capacity({ settings, log }) : undefined;
 
   let own: Partial<
-    Pick<BenchResults, 'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'cluster' | 'webhooks' | 'gatewayEnv'>
+    Pick<
+      BenchResults,
+      'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'budgetNeighbour' | 'cluster' | 'webhooks' | 'gatewayEnv'
+    >
   > = {};
   if ([...wanted].some((s) => !['compare', 'dashboard', 'outage', 'capacity'].includes(s))) {
     gateway = await startGatewayProcess({
@@ -97,6 +101,7 @@ try {
       fanOut: wanted.has('fan-out') ? await fanOut(ctx) : undefined,
       soak: wanted.has('soak') ? await soak(ctx) : undefined,
       hostileNeighbour: wanted.has('hostile') ? await hostileNeighbour(ctx) : undefined,
+      budgetNeighbour: wanted.has('budget-neighbour') ? await budgetNeighbour(ctx) : undefined,
       cluster: wanted.has('cluster') ? await cluster(ctx) : undefined,
       webhooks: wanted.has('webhooks') ? await webhooks(ctx) : undefined,
     };
@@ -109,6 +114,14 @@ try {
     process.stdout.write(
       `\nHostile neighbour: victim nested read p50 ${h.victimSolo.p50Ms} → ${h.victimUnderFlood.p50Ms} ms, p99 ${h.victimSolo.p99Ms} → ${h.victimUnderFlood.p99Ms} ms ` +
         `(x${h.p99Ratio}), victim errors ${h.victimUnderFlood.graphqlErrors + h.victimUnderFlood.errors}; /health p99 ${h.health.p99Ms} ms, failed ${h.health.failed}/${h.health.probes}\n`,
+    );
+  }
+  const b = results.budgetNeighbour;
+  if (b) {
+    process.stdout.write(
+      `\nBudget neighbour (${b.ratePerSecond}/s, ${b.rounds} rounds): the other key's writes answered ${b.writesAnsweredPct} % ` +
+        `${JSON.stringify(b.writes.outcomes)}, its reads ${b.shopReadsAnsweredPct} % ${JSON.stringify(b.shopReads.outcomes)}; ` +
+        `neighbour ${b.flood.operations} operations ${JSON.stringify(b.flood.outcomes)}\n`,
     );
   }
   if (results.cluster) process.stdout.write(`\nCluster:\n${renderCluster(results.cluster)}\n`);

@@ -19,6 +19,7 @@ export const SCENARIOS = [
   'fan-out',
   'soak',
   'hostile',
+  'budget-neighbour',
   'cluster',
   'webhooks',
 ] as const;

@@ -37,6 +37,11 @@ export interface GatewayContext {
    * It swaps in the event's `freshness` too: whether the event's reads got a stale answer is the event's own.
    */
   eventLoaders(this: GatewayContext, event: object): Loaders;
+  /**
+   * The operation is a mutation (use-write-priority.ts): from now on `client` and `loaders` make every
+   * upstream call of it, its reads included, at a write's priority in the upstream budget.
+   */
+  writes(this: GatewayContext): void;
 }
 
 export interface ContextDeps {
@@ -92,7 +97,8 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
     const freshness = request.freshness ?? { fresh: false, stale: false };
     // The lane of the caller's key: the bulkhead shares upstream concurrency fairly between keys.
     const scoped = deps.client.inScope({ lane: `key:${caller.name}`, requestId, log });
-    const client = cache ? cachedClient(scoped, cache, freshness) : scoped;
+    const view = (upstream: UpstreamClient) => (cache ? cachedClient(upstream, cache, freshness) : upstream);
+    const client = view(scoped);
     return {
       client,
       freshness,
@@ -108,6 +114,11 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
         const found = forEvent(event);
         this.freshness = found.freshness;
         return found.loaders;
+      },
+      // On the context the operation runs with, which yoga makes by spreading this one into its own.
+      writes(this: GatewayContext) {
+        this.client = view(scoped.inScope({ priority: 'write' }));
+        this.loaders = createLoaders(this.client, deps.catalog, request.signal, hooks);
       },
     };
   };

@@ -19,6 +19,7 @@ import type { Security } from './security/security.js';
 import { useIncrementalDelivery } from './use-incremental-delivery.js';
 import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
+import { useWritePriority } from './use-write-priority.js';
 import { isWebhookContext } from './webhook-subscriptions.js';
 import { tracingEnabled } from './telemetry/config.js';
 import { isWebSocketContext } from './websocket.js';
@@ -65,6 +66,7 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       useOperationLog({ logger }),
       useOperationMetrics({ registry: metrics.registry }),
       useCacheFreshness(),
+      useWritePriority(),
       graphiqlPage.plugin,
       // @defer and @stream (declared in schema/incremental-delivery.ts), answered as multipart/mixed or SSE.
       ...useIncrementalDelivery(),

@@ -27,9 +27,24 @@ redis.call('SET', KEYS[1], string.format('%.0f', tat), 'PX', math.ceil((tat - no
 return {1, 0}
 `;
 
+/** KEYS[1] the bucket; ARGV rate per second. Gives back one token (never past a full bucket). */
+const REFUND = `
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000000 + tonumber(t[2])
+local tat = tonumber(redis.call('GET', KEYS[1]) or '0') - 1000000 / tonumber(ARGV[1])
+if tat <= now then
+  redis.call('DEL', KEYS[1])
+else
+  redis.call('SET', KEYS[1], string.format('%.0f', tat), 'PX', math.ceil((tat - now) / 1000) + 1000)
+end
+return 1
+`;
+
 export interface SharedUpstreamBudget {
   readonly limits: { rate: number; burst: number };
   take(reserve: number): Promise<{ granted: boolean; waitMs: number }>;
+  /** Gives back a token taken for an attempt that was not sent. */
+  refund(): Promise<void>;
   /** Only Redis knows the tokens left. */
   tokens(): null;
 }
@@ -37,8 +52,12 @@ export interface SharedUpstreamBudget {
 /** `prefix`: REDIS_KEY_PREFIX. */
 export function redisUpstreamBudget(connection: RedisConnection, prefix: string, limits: { rate: number; burst: number }): SharedUpstreamBudget {
   const key = `${prefix}{upstream-budget}`;
-  const client = connection.client as unknown as { rgUpstreamBudget?: (key: string, ...args: (string | number)[]) => Promise<[number, number]> };
+  const client = connection.client as unknown as {
+    rgUpstreamBudget?: (key: string, ...args: (string | number)[]) => Promise<[number, number]>;
+    rgUpstreamBudgetRefund?: (key: string, rate: number) => Promise<number>;
+  };
   if (!client.rgUpstreamBudget) connection.client.defineCommand('rgUpstreamBudget', { lua: TAKE, numberOfKeys: 1 });
+  if (!client.rgUpstreamBudgetRefund) connection.client.defineCommand('rgUpstreamBudgetRefund', { lua: REFUND, numberOfKeys: 1 });
   return {
     limits,
     async take(reserve) {
@@ -46,6 +65,9 @@ export function redisUpstreamBudget(connection: RedisConnection, prefix: string,
       // limit still holds), rather than stopping every call to the reward API with Redis.
       const [granted, waitMs] = await connection.guard(client.rgUpstreamBudget!(key, limits.rate, limits.burst, reserve));
       return { granted: granted === 1, waitMs: Number(waitMs) };
+    },
+    async refund() {
+      await connection.guard(client.rgUpstreamBudgetRefund!(key, limits.rate));
     },
     tokens: () => null,
   };

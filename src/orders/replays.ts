@@ -7,7 +7,7 @@ import { rejectionsAsData, unknownCreate } from './upstream-rejections.js';
 // does not say that an answer is a replay, so the gateway looks the id up before sending the create: an order
 // already there means the answer comes from an earlier request, and that read is also the order's current
 // state. One GET, primed into the request's loader so the payload and the rest of the operation share it, and
-// sent at a write's priority in the upstream budget: it is part of the write, which never waits behind reads.
+// sent at a write's priority in the upstream budget as every call of a mutation is (use-write-priority.ts).
 
 /** What the upstream held under a create's caller id just before it was sent. */
 type OrderBefore =
@@ -17,7 +17,7 @@ type OrderBefore =
 
 async function orderBefore(id: string, loaders: Loaders, client: UpstreamClient): Promise<OrderBefore> {
   try {
-    const campaign = await client.inScope({ priority: 'write' }).getCampaign(id);
+    const campaign = await client.getCampaign(id);
     if (campaign) loaders.campaign.prime(id, campaign);
     // The lookup also takes a uuid: an id that is another order's uuid finds that order, which says nothing
     // about this id (and must never be shown as this create's order).

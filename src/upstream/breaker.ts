@@ -78,8 +78,13 @@ export class UpstreamBreaker {
     return Math.max(1, Math.ceil(left / 1000));
   }
 
-  /** Sends one attempt through the breaker, which counts its outcome; call only while the state is closed. */
-  run(send: () => Promise<WireResponse>): Promise<WireResponse> {
+  /**
+   * Sends one attempt through the breaker, which counts its outcome, or throws `refused()` with nothing sent
+   * when the circuit is not closed: a caller's attempt is never the half-open test (the probe is), and it
+   * never meets cockatiel's own BrokenCircuitError.
+   */
+  run(send: () => Promise<WireResponse>, refused: () => Error): Promise<WireResponse> {
+    if (this.#state !== 'closed') return Promise.reject(refused());
     return this.#policy.execute(send);
   }
 

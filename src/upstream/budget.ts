@@ -6,6 +6,11 @@
 // When tokens are short, waiters are served by priority, whatever the order they came in: writes, then pollers,
 // then reads. Reads also keep off the last tenth of each bucket (readReserve), so a write arriving after a
 // flood of reads, on this replica or another, finds a token at once instead of queueing behind them.
+// Within a priority the waiting keys (lanes, as in the bulkhead) take turns: the next token goes to the lane
+// served longest ago, so while n keys wait each gets at least one token in n, whatever one of them queues.
+// A key alone takes every token (nothing is kept back from a key nobody else competes with).
+// A token is spent when its attempt is sent; one taken for an attempt that is then not sent (refused by the
+// circuit, its slot not given, its caller gone) is given back with `refund`, so it counts for no one.
 // A read waits at most UPSTREAM_QUEUE_TIMEOUT_MS (a read whose turn is plainly further away is refused at once)
 // and is then refused as `busy` (UPSTREAM_BUSY, nothing sent); writes and pollers wait up to the call's budget.
 // A poller that waits starts its poll later: its interval stretches by the wait (reported as a metric).
@@ -26,6 +31,7 @@ export function memoryCeiling(limits: TokenBucketLimits, now?: () => number): Ce
       const waitMs = bucket.take(reserve);
       return { granted: waitMs === 0, waitMs };
     },
+    refund: () => bucket.refund(),
     tokens: () => bucket.tokens,
   };
 }
@@ -36,8 +42,56 @@ const GRANTED: Grant = { granted: true, waitedMs: 0 };
 
 interface Waiter extends Stoppable {
   priority: Priority;
+  lane: string;
   since: number;
   resolve(grant: Grant): void;
+}
+
+/** The waiters of one priority: per lane, lanes least recently served first (a served lane moves to the end). */
+class Turns {
+  readonly lanes = new Map<string, Yallist<Waiter>>();
+  length = 0;
+
+  push(waiter: Waiter): Node<Waiter> {
+    let queue = this.lanes.get(waiter.lane);
+    if (!queue) this.lanes.set(waiter.lane, (queue = new Yallist<Waiter>()));
+    queue.push(waiter);
+    this.length++;
+    return queue.tail as Node<Waiter>;
+  }
+
+  /** A waiter that left before its turn (a waiter served is shifted, and never leaves after). */
+  remove(waiter: Waiter, node: Node<Waiter>): void {
+    const queue = this.lanes.get(waiter.lane)!;
+    queue.removeNode(node);
+    this.length--;
+    if (queue.length === 0) this.lanes.delete(waiter.lane);
+  }
+
+  head(): Waiter | undefined {
+    for (const queue of this.lanes.values()) return queue.head?.value;
+    return undefined;
+  }
+
+  /** Serves the head: it leaves its queue and its lane takes its turn at the end. */
+  shift(): Waiter | undefined {
+    for (const [lane, queue] of this.lanes) {
+      const waiter = queue.shift();
+      this.length--;
+      this.lanes.delete(lane);
+      if (queue.length > 0) this.lanes.set(lane, queue);
+      return waiter;
+    }
+    return undefined;
+  }
+
+  /** Waiters served before a newcomer of `lane`, lanes taking turns: up to its position from every lane. */
+  ahead(lane: string): number {
+    const position = (this.lanes.get(lane)?.length ?? 0) + 1;
+    let n = position - 1;
+    for (const [other, queue] of this.lanes) if (other !== lane) n += Math.min(queue.length, position);
+    return n;
+  }
 }
 
 export interface BudgetOptions {
@@ -50,7 +104,7 @@ export class UpstreamBudget {
   #ceiling: Ceiling | null;
   readonly #adaptive: AdaptiveLimit;
   readonly #now: () => number;
-  readonly #queues: Record<Priority, Yallist<Waiter>> = { write: new Yallist(), poll: new Yallist(), read: new Yallist() };
+  readonly #queues: Record<Priority, Turns> = { write: new Turns(), poll: new Turns(), read: new Turns() };
   #pumping = false;
   #timer: NodeJS.Timeout | null = null;
 
@@ -75,23 +129,30 @@ export class UpstreamBudget {
   }
 
   /**
-   * A token for one attempt, or the refusal after `maxWaitMs`. Synchronous when a token is there at once in
-   * this process (no budget in force, or the memory ceiling): no promise per attempt, and arrivals queue in a
-   * strict order of priority.
+   * A token for one attempt of `lane`, or the refusal after `maxWaitMs`. Synchronous when a token is there at
+   * once in this process (no budget in force, or the memory ceiling): no promise per attempt, and arrivals
+   * queue in a strict order of priority.
    */
-  take(priority: Priority, maxWaitMs: number, stops: Stops): Grant | Promise<Grant> {
+  take(priority: Priority, lane: string, maxWaitMs: number, stops: Stops): Grant | Promise<Grant> {
     if (stopped(stops)) return { granted: false, reason: 'aborted', retryAfterSeconds: 0 };
     if (!this.#ceiling && this.#adaptive.limit === null) return GRANTED;
-    if (this.#ahead(priority) > 0) return this.#wait(priority, maxWaitMs, stops);
+    if (this.#waitingAtOrAbove(priority) > 0) return this.#wait(priority, lane, maxWaitMs, stops);
     const tried = this.#takeOrWait(priority);
     if (tried === 0) return GRANTED;
-    if (typeof tried === 'number') return this.#wait(priority, maxWaitMs, stops);
-    return tried.then((waitMs) => (waitMs === 0 ? GRANTED : this.#wait(priority, maxWaitMs, stops)));
+    if (typeof tried === 'number') return this.#wait(priority, lane, maxWaitMs, stops);
+    return tried.then((waitMs) => (waitMs === 0 ? GRANTED : this.#wait(priority, lane, maxWaitMs, stops)));
   }
 
-  #wait(priority: Priority, maxWaitMs: number, stops: Stops): Grant | Promise<Grant> {
-    const ahead = this.#ahead(priority);
-    const expectedMs = ((ahead + 1) * 1000) / this.#rate();
+  /** Gives back a token granted for an attempt that was not sent after all: to both limits it came from. */
+  refund(): void {
+    this.#adaptive.refund();
+    // A refund Redis could not take leaves the shared bucket one token short for one interval: nothing to retry.
+    void Promise.resolve(this.#ceiling?.refund()).catch(() => undefined);
+    if (this.#waitingAtOrAbove('read') > 0) this.#pump();
+  }
+
+  #wait(priority: Priority, lane: string, maxWaitMs: number, stops: Stops): Grant | Promise<Grant> {
+    const expectedMs = ((this.#ahead(priority, lane) + 1) * 1000) / this.#rate();
     if (priority === 'read' && expectedMs > maxWaitMs) {
       return { granted: false, reason: 'backlog', retryAfterSeconds: Math.max(1, Math.ceil(expectedMs / 1000)) };
     }
@@ -103,15 +164,15 @@ export class UpstreamBudget {
         settled = true;
         clearTimeout(timer);
         unwatch(stops, waiter);
-        queue.removeNode(node);
-        const left = ((this.#ahead(priority) + 1) * 1000) / this.#rate();
+        queue.remove(waiter, node);
+        const left = ((this.#ahead(priority, lane) + 1) * 1000) / this.#rate();
         resolve({ granted: false, reason, retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) });
       };
       const waiter: Waiter = {
         priority,
+        lane,
         since: this.#now(),
         resolve: (grant) => {
-          if (settled) return;
           settled = true;
           clearTimeout(timer);
           unwatch(stops, waiter);
@@ -120,8 +181,7 @@ export class UpstreamBudget {
         stop: () => leave('aborted'),
       };
       const timer = setTimeout(() => leave('timeout'), Math.max(0, maxWaitMs));
-      queue.push(waiter);
-      const node = queue.tail as Node<Waiter>;
+      const node = queue.push(waiter);
       watch(stops, waiter);
       this.#pump();
     });
@@ -132,12 +192,22 @@ export class UpstreamBudget {
     return Math.max(0.001, Math.min(this.#adaptive.limit ?? Infinity, this.#ceiling?.limits.rate ?? Infinity));
   }
 
-  /** Waiters served before a newcomer of this priority. */
-  #ahead(priority: Priority): number {
+  /** Waiters of this priority or a higher one. */
+  #waitingAtOrAbove(priority: Priority): number {
     let n = 0;
     for (const p of ORDER) {
       n += this.#queues[p].length;
       if (p === priority) return n;
+    }
+    return n;
+  }
+
+  /** Waiters served before a newcomer of this priority and lane. */
+  #ahead(priority: Priority, lane: string): number {
+    let n = 0;
+    for (const p of ORDER) {
+      if (p === priority) return n + this.#queues[p].ahead(lane);
+      n += this.#queues[p].length;
     }
     return n;
   }
@@ -161,12 +231,12 @@ export class UpstreamBudget {
     return asked instanceof Promise ? asked.then(settle, () => 0) : settle(asked);
   }
 
-  #head(): Waiter | null {
+  #head(): Waiter | undefined {
     for (const p of ORDER) {
-      const head = this.#queues[p].head;
-      if (head) return head.value;
+      const head = this.#queues[p].head();
+      if (head) return head;
     }
-    return null;
+    return undefined;
   }
 
   /** Hands tokens to waiters, highest priority first, one at a time; sleeps until the next token otherwise. */
@@ -189,7 +259,7 @@ export class UpstreamBudget {
           // The head may have left while the ceiling was asked: the token goes to whoever is first now.
           const first = this.#head();
           if (!first) {
-            this.#adaptive.refund();
+            this.refund();
             return;
           }
           this.#queues[first.priority].shift();

@@ -20,11 +20,11 @@ import {
   invalidResponseFailure,
   overloadedFailure,
 } from './failures.js';
-import type { UpstreamScope } from './scope.js';
+import { GATEWAY_SCOPE, type UpstreamScope } from './scope.js';
 import { isAmbiguous, isTransient, pause, retryDelayMs } from './retry.js';
 import { createShield, type ShieldCore } from './shield.js';
 import { NO_STOPS, stopped, type Stops } from './stops.js';
-import { createTransport, type HttpMethod, type WireResponse } from './transport.js';
+import { createTransport, type HttpMethod, type Transport, type WireResponse } from './transport.js';
 import type { Priority } from './types.js';
 import type { Parsed } from './wire.js';
 
@@ -67,11 +67,13 @@ export interface Caller {
   request<T>(spec: RequestSpec<T>, scope: UpstreamScope, signal?: AbortSignal): Promise<RequestResult<T>>;
   /** The budget and the circuit breaker every attempt passes. */
   readonly shield: ShieldCore;
+  /** The slots every attempt takes (its counts: metrics and tests). */
+  readonly bulkhead: Pick<Bulkhead, 'inFlight' | 'queued'>;
   close(): Promise<void>;
 }
 
-export function createCaller(config: ClientConfig): Caller {
-  const transport = createTransport(config);
+/** `transport`: undici's by default; the model-based test (test/upstream/pipeline-model.test.ts) gives a simulated upstream. */
+export function createCaller(config: ClientConfig, transport: Transport = createTransport(config)): Caller {
   const bulkhead = new Bulkhead({ maxInFlight: config.maxInFlight, laneShare: config.laneShare, maxQueued: config.maxQueued });
   const redact = upstreamTextRedactor(config.token);
   const { retry: policy } = config;
@@ -97,12 +99,25 @@ export function createCaller(config: ClientConfig): Caller {
   /** The breaker's half-open test: GET /ping, as a write's priority in the budget, never a caller's request. */
   async function probe(): Promise<WireResponse> {
     const route = 'GET /ping';
-    const grant = await shield.take('write', config.timeoutMs, NO_STOPS);
+    const grant = await shield.take('write', GATEWAY_SCOPE.lane, config.timeoutMs, NO_STOPS);
     if (!grant.granted) throw busyFailure(route, grant.retryAfterSeconds);
-    const release = await slot(route, 'gateway', config.timeoutMs, NO_STOPS);
+    let release: () => void;
+    try {
+      release = await slot(route, GATEWAY_SCOPE.lane, config.timeoutMs, NO_STOPS);
+    } catch (error) {
+      shield.refund();
+      throw error;
+    }
     return transport.send({ method: 'GET', route, path: '/ping' }, undefined, config.timeoutMs, NO_STOPS, undefined, release);
   }
 
+  /**
+   * One attempt: a token of the budget, a slot of the bulkhead, then the breaker and the transport. What it
+   * took is given back on every path: the slot when undici is done with the request (transport.send calls
+   * `release`), or at once when the attempt ends unsent, and then the token too (refunded: an attempt never
+   * sent costs the budget nothing). The circuit is asked last, right before sending, so an attempt that
+   * waited while it opened is refused with nothing sent.
+   */
   async function attemptOnce(
     spec: RequestSpec<unknown>,
     body: string | undefined,
@@ -115,27 +130,41 @@ export function createCaller(config: ClientConfig): Caller {
     if (breaker.state !== 'closed') throw refusedOpen(spec.route);
     const priority: Priority = spec.method !== 'GET' ? 'write' : (scope.priority ?? 'read');
     const callLeftMs = Math.max(0, deadline - Date.now());
-    const taken = shield.take(priority, priority === 'read' ? Math.min(config.queueTimeoutMs, callLeftMs) : callLeftMs, stops);
+    const taken = shield.take(priority, scope.lane, priority === 'read' ? Math.min(config.queueTimeoutMs, callLeftMs) : callLeftMs, stops);
     const grant = taken instanceof Promise ? await taken : taken;
     if (!grant.granted) {
       if (grant.reason === 'aborted') throw abortedFailure(spec.route);
       spanEvent('upstream.budget.refused', () => ({ 'reward.upstream.route': spec.route }));
       throw busyFailure(spec.route, grant.retryAfterSeconds);
     }
-    // The circuit may have opened while this attempt waited for its token.
-    if (breaker.state !== 'closed') throw refusedOpen(spec.route);
-    const slotted = slot(spec.route, scope.lane, Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now())), stops);
-    const release = typeof slotted === 'function' ? slotted : await slotted;
-    const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
-    const sentAt = performance.now();
-    // The slot is freed when undici is done with the request, not when the attempt ends: one stopped while it
-    // waited for a connection is still in the pool's queue, and the bulkhead bounds what the pool holds.
-    // The attempt's client span is the undici instrumentation's; withAttempt hands it the template and retry number.
-    const res = await breaker.run(() =>
-      withAttempt(spec.route, attempt, () => transport.send(spec, body, timeoutMs, stops, scope.requestId, release)),
-    );
-    shield.answered(sentAt, res);
-    return res;
+    let release: (() => void) | null = null;
+    let sent = false;
+    try {
+      const slotted = slot(spec.route, scope.lane, Math.max(0, Math.min(config.queueTimeoutMs, deadline - Date.now())), stops);
+      release = typeof slotted === 'function' ? slotted : await slotted;
+      if (stopped(stops)) throw abortedFailure(spec.route);
+      const timeoutMs = Math.max(1, Math.min(config.timeoutMs, deadline - Date.now()));
+      const sentAt = performance.now();
+      const held = release;
+      // The slot is freed when undici is done with the request, not when the attempt ends: one stopped while it
+      // waited for a connection is still in the pool's queue, and the bulkhead bounds what the pool holds.
+      // The attempt's client span is the undici instrumentation's; withAttempt hands it the template and retry number.
+      const res = await breaker.run(
+        () => {
+          sent = true;
+          return withAttempt(spec.route, attempt, () => transport.send(spec, body, timeoutMs, stops, scope.requestId, held));
+        },
+        () => refusedOpen(spec.route),
+      );
+      shield.answered(sentAt, res);
+      return res;
+    } catch (error) {
+      if (!sent) {
+        release?.();
+        shield.refund();
+      }
+      throw error;
+    }
   }
 
   /** An attempt the open circuit refuses with nothing sent: an event on the operation's span, no client span. */
@@ -237,7 +266,9 @@ export function createCaller(config: ClientConfig): Caller {
     let error = spec.method !== 'GET' && result.ambiguous ? amend(result.error, { outcomeUnknown: true }) : result.error;
     if (spec.rescue && error.kind !== 'aborted') {
       try {
-        const rescued = await spec.rescue(error, { ambiguous: result.ambiguous, signal, scope });
+        // A write's lookups are part of the write: its priority in the budget, whoever made the call.
+        const rescueScope: UpstreamScope = spec.method === 'GET' ? scope : { ...scope, priority: 'write' };
+        const rescued = await spec.rescue(error, { ambiguous: result.ambiguous, signal, scope: rescueScope });
         if (rescued) {
           emit({ ...base, durationMs: elapsed(started), outcome: 'ok', ...(rescued.recovered ? { recovered: true } : {}) }, scope);
           return rescued.value;
@@ -255,6 +286,7 @@ export function createCaller(config: ClientConfig): Caller {
     call,
     request,
     shield,
+    bulkhead,
     close: () => {
       shield.close();
       return transport.close();

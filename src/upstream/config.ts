@@ -198,7 +198,7 @@ export const upstreamArea = configArea({
     }),
     UPSTREAM_RATE_LIMIT_PER_SECOND: documented(z.coerce.number().positive().optional(), {
       description:
-        'requests (attempts, retries included) per second the gateway sends the reward API, all replicas together in cluster mode; writes, then pollers, then reads when tokens are short ([docs/caching.md](docs/caching.md#upstream-budget))',
+        'requests (attempts, retries included) per second the gateway sends the reward API, all replicas together in cluster mode; writes (every call of a mutation), then pollers, then reads when tokens are short, waiting keys in turn ([docs/caching.md](docs/caching.md#upstream-budget))',
       unsetMeans: 'no fixed ceiling: the adaptive limit alone',
     }),
     UPSTREAM_RATE_LIMIT_BURST: documented(count.optional(), {
@@ -220,7 +220,8 @@ export const upstreamArea = configArea({
         'requests waiting for a slot, all keys together: a bound on memory only, since overload is refused by the wait (at 512 it refused busy dashboards on a healthy upstream); beyond it `GATEWAY_OVERLOADED` at once',
     }),
     UPSTREAM_KEY_SHARE: documented(z.coerce.number().gt(0).max(1).default(CLIENT_DEFAULTS.laneShare), {
-      description: 'part of `UPSTREAM_MAX_IN_FLIGHT` and of the queue one API key may hold, so other keys keep theirs',
+      description:
+        'part of `UPSTREAM_MAX_IN_FLIGHT` and of the queue one API key may hold, so other keys keep theirs; the upstream budget shares its tokens by turns between the keys waiting ([docs/caching.md](docs/caching.md#priorities))',
     }),
     UPSTREAM_RETRY_ATTEMPTS: documented(count.default(CLIENT_DEFAULTS.retry.maxAttempts), {
       description: 'attempts per call, the first included (GETs and idempotent creates)',

@@ -9,7 +9,8 @@ import type { UpstreamLogger } from './config.js';
 // - `requestId`: sent as `x-request-id` on every attempt, so the upstream's logs can be joined with ours;
 // - `log`: where the client's lines for the scope go (the operation's logger, bound to its request id);
 // - `priority`: 'poll' for the live pollers, whose reads the upstream budget serves after writes and before
-//   other reads (budget.ts); 'write' for a read that is part of a write (a create's replay lookup).
+//   other reads (budget.ts); 'write' for every call of a mutation, its reads included (use-write-priority.ts),
+//   and for the lookups a write's recovery makes (call.ts).
 
 export interface UpstreamScope {
   lane: string;

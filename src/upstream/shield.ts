@@ -13,8 +13,10 @@ import type { Priority, Shield, ShieldEvent } from './types.js';
 
 export interface ShieldCore extends Shield {
   readonly breaker: UpstreamBreaker;
-  /** A promise only when the attempt has to wait (or ask Redis). */
-  take(priority: Priority, maxWaitMs: number, stops: Stops): Grant | Promise<Grant>;
+  /** A token for an attempt of `lane`; a promise only when the attempt has to wait (or ask Redis). */
+  take(priority: Priority, lane: string, maxWaitMs: number, stops: Stops): Grant | Promise<Grant>;
+  /** Gives back the token of an attempt that was not sent after all. */
+  refund(): void;
   /** The answer to an attempt sent at `sentAt` (performance.now()). */
   answered(sentAt: number, res: WireResponse): void;
   close(): void;
@@ -67,11 +69,12 @@ export function createShield(config: ClientConfig, probe: () => Promise<WireResp
     shareCeiling(ceiling) {
       budget.ceiling = ceiling;
     },
-    take(priority, maxWaitMs, stops) {
-      const taken = budget.take(priority, maxWaitMs, stops);
+    take(priority, lane, maxWaitMs, stops) {
+      const taken = budget.take(priority, lane, maxWaitMs, stops);
       if (!(taken instanceof Promise)) return report(priority, taken);
       return taken.then((grant) => report(priority, grant));
     },
+    refund: () => budget.refund(),
     answered(sentAt, res) {
       if (!config.adaptiveLimit) return;
       const cuts = adaptive.cuts;

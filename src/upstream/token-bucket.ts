@@ -66,8 +66,9 @@ export class TokenBucket {
     return 0;
   }
 
-  /** Gives back a token taken a moment ago (the other limit refused). */
+  /** Gives back a token taken a moment ago (the other limit refused, or its attempt was not sent). */
   refund(): void {
-    this.#tat -= 1000 / this.#rate;
+    // Never below now: a bucket already refilled meanwhile holds no more than burst.
+    this.#tat = Math.max(this.#now(), this.#tat - 1000 / this.#rate);
   }
 }

@@ -313,6 +313,8 @@ export interface CeilingAnswer {
 export interface Ceiling {
   readonly limits: { rate: number; burst: number };
   take(reserve: number): CeilingAnswer | Promise<CeilingAnswer>;
+  /** Gives back a token taken for an attempt that was not sent. */
+  refund(): void | Promise<void>;
   /** Tokens left now, for metrics (null when only Redis knows). */
   tokens(): number | null;
 }

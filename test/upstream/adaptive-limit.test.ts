@@ -83,10 +83,10 @@ describe('the budget', () => {
   it('serves waiting writes before polls before reads, whatever their order of arrival', async () => {
     vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
     const budget = new UpstreamBudget({ ceiling: memoryCeiling({ rate: 1, burst: 1 }), adaptive: new AdaptiveLimit() });
-    expect((await budget.take('read', 60_000, {})).granted).toBe(true);
+    expect((await budget.take('read', 'key:a', 60_000, {})).granted).toBe(true);
     const order: string[] = [];
     const waits = (['read', 'poll', 'write', 'read', 'write'] as const).map((p) =>
-      Promise.resolve(budget.take(p, 60_000, {})).then(() => order.push(p)),
+      Promise.resolve(budget.take(p, 'key:a', 60_000, {})).then(() => order.push(p)),
     );
     expect(budget.waiting()).toEqual({ write: 2, poll: 1, read: 2 });
     await vi.advanceTimersByTimeAsync(6_000);
@@ -101,8 +101,8 @@ describe('the budget', () => {
       adaptive: new AdaptiveLimit(() => now),
       now: () => now,
     });
-    expect((await budget.take('read', 100, {})).granted).toBe(true);
-    const refused = await budget.take('read', 100, {});
+    expect((await budget.take('read', 'key:a', 100, {})).granted).toBe(true);
+    const refused = await budget.take('read', 'key:a', 100, {});
     expect(refused).toMatchObject({ granted: false, reason: 'backlog' });
     expect(refused.granted === false && refused.retryAfterSeconds).toBeGreaterThanOrEqual(1);
   });
@@ -114,8 +114,57 @@ describe('the budget', () => {
       adaptive: new AdaptiveLimit(() => now),
       now: () => now,
     });
-    const reads = await Promise.all([1, 2, 3, 4, 5].map(() => budget.take('read', 0, {})));
+    const reads = await Promise.all([1, 2, 3, 4, 5].map(() => budget.take('read', 'key:a', 0, {})));
     expect(reads.filter((r) => r.granted)).toHaveLength(4);
-    expect((await budget.take('write', 0, {})).granted).toBe(true);
+    expect((await budget.take('write', 'key:a', 0, {})).granted).toBe(true);
+  });
+
+  it('lets the waiting keys of one priority take turns: a key queueing many reads gets one token in two while another waits', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    const budget = new UpstreamBudget({ ceiling: memoryCeiling({ rate: 1, burst: 1 }), adaptive: new AdaptiveLimit() });
+    expect((await budget.take('read', 'key:flood', 60_000, {})).granted).toBe(true);
+    const order: string[] = [];
+    const wait = (lane: string) => Promise.resolve(budget.take('read', lane, 60_000, {})).then(() => order.push(lane));
+    const waits = [...Array.from({ length: 6 }, () => wait('key:flood')), wait('key:other'), wait('key:other')];
+    await vi.advanceTimersByTimeAsync(9_000);
+    await Promise.all(waits);
+    // Served in turn from the first token after the other key queued: its two reads come 2nd and 4th, not 7th and 8th.
+    expect(order.slice(0, 4)).toEqual(['key:flood', 'key:other', 'key:flood', 'key:other']);
+  });
+
+  it('refuses early only by the turns a newcomer really waits: a read of a quiet key is not refused behind a flood of another', async () => {
+    const now = 0;
+    const budget = new UpstreamBudget({
+      ceiling: memoryCeiling({ rate: 1, burst: 1 }, () => now),
+      adaptive: new AdaptiveLimit(() => now),
+      now: () => now,
+    });
+    const gone = new AbortController();
+    const stops = { own: gone.signal };
+    expect((await budget.take('read', 'key:flood', 60_000, stops)).granted).toBe(true);
+    const waits = Array.from({ length: 20 }, () => budget.take('read', 'key:flood', 60_000, stops));
+    expect(budget.waiting().read).toBe(20);
+    // Twenty reads of the flood wait; the quiet key's one read is second in turn, so a 2.5 s wait is enough.
+    waits.push(budget.take('read', 'key:quiet', 2_500, stops));
+    expect(waits.at(-1)).toBeInstanceOf(Promise);
+    expect(await budget.take('read', 'key:flood', 2_500, stops)).toMatchObject({ granted: false, reason: 'backlog' });
+    gone.abort();
+    for (const wait of await Promise.all(waits)) expect(wait).toMatchObject({ granted: false, reason: 'aborted' });
+    expect(budget.waiting().read).toBe(0);
+  });
+
+  it('gives a refunded token to the next waiter, and an idle bucket refills to its burst, never beyond', async () => {
+    let now = 0;
+    const ceiling = memoryCeiling({ rate: 1, burst: 2 }, () => now);
+    const budget = new UpstreamBudget({ ceiling, adaptive: new AdaptiveLimit(() => now), now: () => now });
+    expect((await budget.take('write', 'key:a', 0, {})).granted).toBe(true);
+    expect((await budget.take('write', 'key:a', 0, {})).granted).toBe(true);
+    expect(ceiling.tokens()).toBe(0);
+    budget.refund();
+    expect(ceiling.tokens()).toBe(1);
+    expect((await budget.take('write', 'key:a', 0, {})).granted).toBe(true);
+    now = 10_000;
+    budget.refund();
+    expect(ceiling.tokens()).toBe(2);
   });
 });

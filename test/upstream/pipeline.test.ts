@@ -1,0 +1,117 @@
+import { randomUUID } from 'node:crypto';
+import { setImmediate } from 'node:timers/promises';
+import { describe, expect } from 'vitest';
+import { eventually } from '../support/cluster.js';
+import { createEmailOrder } from '../support/fixtures.js';
+import { apiKeys, bearer, it } from '../support/test.js';
+
+// The upstream call pipeline (token, slot, breaker, transport) through the whole gateway, against the sandbox:
+// every slot and token an attempt takes is given back on every path, and a circuit opened while attempts
+// waited closes again once the reward API answers.
+
+const GIFT = 'query ($uuid: ID!) { gift(uuid: $uuid) { uuid } }';
+const CAMPAIGN = 'query ($ref: ID!) { campaign(ref: $ref) { uuid } }';
+const codes = (res: { body: { errors?: { extensions?: Record<string, unknown> }[] } }) => (res.body.errors ?? []).map((e) => e.extensions?.code);
+
+describe('attempts that waited while the circuit opened', () => {
+  it('are refused UPSTREAM_UNAVAILABLE with nothing sent, give their slots back, and the circuit closes within the pause plus one probe', async ({
+    gatewayWith,
+  }) => {
+    const HALF_OPEN_MS = 300;
+    const gw = await gatewayWith({
+      env: {
+        UPSTREAM_MAX_IN_FLIGHT: '2',
+        UPSTREAM_KEY_SHARE: '1',
+        UPSTREAM_BREAKER_FAILURES: '2',
+        UPSTREAM_BREAKER_HALF_OPEN_MS: String(HALF_OPEN_MS),
+        UPSTREAM_RETRY_ATTEMPTS: '1',
+      },
+    });
+    const { control } = gw.sandbox;
+    await control.fault({ route: 'GET /gifts/:uuid', status: 503, latency_ms: 400, count: 2, rate: 1 });
+    await control.fault({ route: 'GET /campaign/:id', status: 503, rate: 1 });
+    // Two slow failing reads hold both slots; four more wait for a slot behind them. The first slot freed
+    // sends one of them, whose failure opens the circuit; the others then get a slot with the circuit open.
+    const slow = [gw.gql(GIFT, { uuid: randomUUID() }), gw.gql(GIFT, { uuid: randomUUID() })];
+    await eventually(async () => ((await control.stats()).requests['GET /gifts/:uuid'] ?? 0) === 2);
+    const queued = Array.from({ length: 4 }, (_, i) => gw.gql(CAMPAIGN, { ref: `queued-${i}` }));
+    for (const res of await Promise.all(slow)) expect(codes(res)).toEqual(['UPSTREAM_UNAVAILABLE']);
+    const refused = await Promise.all(queued);
+    for (const res of refused) expect(codes(res)).toEqual(['UPSTREAM_UNAVAILABLE']);
+    expect(refused.filter((res) => res.body.errors![0]!.message.includes('nothing was sent')).length).toBeGreaterThan(0);
+    expect(gw.client.shield.state().circuit).toBe('open');
+
+    // The upstream is back: the next probe, one pause after the circuit opened, closes it.
+    await control.clearFaults();
+    const openedAt = Date.now();
+    await eventually(() => gw.client.shield.state().circuit === 'closed', 25, { ms: HALF_OPEN_MS + 1_000, what: 'the circuit to close' });
+    expect(Date.now() - openedAt).toBeLessThan(HALF_OPEN_MS + 1_000);
+    for (let i = 0; i < 4; i++) expect(codes(await gw.gql(CAMPAIGN, { ref: `after-${i}` }))).toEqual([]);
+  });
+});
+
+const CANCEL = `mutation ($uuid: ID!) { cancelGift(uuid: $uuid) { __typename ... on Error { message } } }`;
+const CREATE = `mutation ($id: ID!, $brand: String!) {
+  createCampaign(input: { id: $id, priceInCents: 1000, reward: { brand: $brand }, contacts: [{ email: "ada@example.com" }], subject: "Thanks", message: "For your help." }) {
+    __typename
+    ... on Error { message }
+  }
+}`;
+const FLOOD = 'query ($refs: [ID!]!) { campaigns(refs: $refs) { uuid } }';
+
+describe("a neighbour's read flood under a small upstream budget", () => {
+  it("leaves another key's writes (their own reads included) going first and its reads their turn", async ({ gatewayWith }) => {
+    const keys = apiKeys({ neighbour: ['rewards:read'], shop: ['rewards:read', 'rewards:write'] });
+    const gw = await gatewayWith({
+      env: { UPSTREAM_RATE_LIMIT_PER_SECOND: '4', UPSTREAM_RATE_LIMIT_BURST: '4', GATEWAY_API_KEYS: JSON.stringify(Object.values(keys)) },
+    });
+    const order = await createEmailOrder(gw.sandbox, { recipients: 3 });
+    const [last, ...gifts]: string[] = (await gw.sandbox.api('GET', `/gifts?campaign_id=${order.id}`)).body.gifts.map(
+      (g: { uuid: string }) => g.uuid,
+    );
+    expect(gifts).toHaveLength(2);
+
+    // Four loops of 20-order reads, each loop one query at a time: the budget's read queue never empties.
+    let flooding = true;
+    const loops = Array.from({ length: 4 }, async (_, loop) => {
+      for (let round = 0; flooding; round++) {
+        const refs = Array.from({ length: 20 }, (_, i) => `flood-${loop}-${round}-${i}`);
+        await gw.gql(FLOOD, { refs }, bearer(keys.neighbour));
+        // In process a refusal settles without I/O: a loop of them would starve the event loop of its timers.
+        await setImmediate();
+      }
+    });
+    await eventually(() => gw.client.shield.state().waiting.read > 10, 25, { ms: 5_000, what: 'reads waiting for tokens' });
+
+    const answers: string[] = [];
+    const brands = ['sbxcoffeeus', 'sbxbooksus'];
+    try {
+      for (const [i, uuid] of gifts.entries()) {
+        // cancelGift reads the reward before it cancels it; createCampaign reads a brand not yet in the catalog cache.
+        const cancelled = await gw.gql(CANCEL, { uuid }, bearer(keys.shop));
+        answers.push(cancelled.body.data?.cancelGift?.__typename ?? codes(cancelled).join());
+        const created = await gw.gql(CREATE, { id: `shop-${i}`, brand: brands[i] }, bearer(keys.shop));
+        answers.push(created.body.data?.createCampaign?.__typename ?? codes(created).join());
+        // The shop's own read waits its turn among the keys, not behind the neighbour's queue.
+        const read = await gw.gql(CAMPAIGN, { ref: order.id }, bearer(keys.shop));
+        answers.push(read.body.data?.campaign?.uuid === order.uuid ? 'read' : codes(read).join() || 'read failed');
+      }
+    } finally {
+      flooding = false;
+      await Promise.all(loops);
+    }
+    // The shop's own reads queued too, as many as fit in a read's wait: a mutation's reads are the write's,
+    // served before every read waiting, its own caller's included.
+    await eventually(() => gw.client.shield.state().waiting.read === 0);
+    const own = gw.gql(FLOOD, { refs: Array.from({ length: 20 }, (_, i) => `own-${i}`) }, bearer(keys.shop));
+    await eventually(() => gw.client.shield.state().waiting.read >= 10, 25, { ms: 5_000, what: "the shop's reads waiting" });
+    const cancelled = await gw.gql(CANCEL, { uuid: last }, bearer(keys.shop));
+    answers.push(cancelled.body.data?.cancelGift?.__typename ?? codes(cancelled).join());
+    const created = await gw.gql(CREATE, { id: 'shop-last', brand: 'sbxcinemaus' }, bearer(keys.shop));
+    answers.push(created.body.data?.createCampaign?.__typename ?? codes(created).join());
+    await own;
+    expect(answers).toEqual([...gifts.flatMap(() => ['GiftPayload', 'CreateCampaignPayload', 'read']), 'GiftPayload', 'CreateCampaignPayload']);
+    const { creates } = await gw.sandbox.control.stats();
+    for (const id of ['shop-0', 'shop-1', 'shop-last']) expect(creates[id]).toBe(1);
+  });
+});
