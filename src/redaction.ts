@@ -119,14 +119,13 @@ export function configuredSecrets(
 }
 
 export function createRedactor(secrets: Iterable<string> = []): Redactor {
-  const known = new Set<string>();
-  let index: Index | null = null;
+  const known = new Set<string>([...secrets].filter(Boolean));
+  let index = buildIndex(known);
   const add = (secret: string) => {
     if (!secret || known.has(secret)) return;
     known.add(secret);
     index = buildIndex(known);
   };
-  for (const secret of secrets) add(secret);
 
   return {
     add,
