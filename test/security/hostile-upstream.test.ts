@@ -13,7 +13,7 @@ import { startQuirksServer, type QuirksServer, type Recorded } from '../upstream
 const TOKEN = 'tok/en+SECRET=value-0123456789abcdefXYZ';
 
 /**
- * The forms a leak could take; each is a run that matters (docs/architecture.md#redaction): 16 characters of
+ * The forms a leak could take; each is a run that matters (docs/operations.md#secrets): 16 characters of
  * the token, or as many bytes in an encoding.
  */
 const LEAKS = [

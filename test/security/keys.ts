@@ -1,5 +1,5 @@
 // Gateway API keys used by the security suites: one per scope profile. Random enough to be accepted in
-// production (docs/operations.md#gateway-api-keys), which several of those suites run in.
+// production (docs/operations.md#secrets), which several of those suites run in.
 export const KEYS = {
   reader: { name: 'dashboard', key: 'reader-key-ryQlvoqVsREBNrW0HdIFK9JvcvvYQBbZ', scopes: ['rewards:read'] },
   writer: { name: 'ordering', key: 'writer-key-QWuNwFzv4w4AEfzXgqzK1ZGWSSu4cECD', scopes: ['rewards:read', 'rewards:write'] },

@@ -15,7 +15,7 @@ import { FORMS } from './secret-forms.js';
 // way people build keys and tokens (dates, names, digits, timestamps, random bytes); values are what the
 // gateway answers (ISO dates within a year of today, uuids, caller ids holding dates, cursors, links holding
 // all of those). They share dates, digits and separators with the secrets, up to 15 characters in a row, but
-// never a run that matters (16 characters: docs/architecture.md#redaction) nor a whole secret.
+// never a run that matters (16 characters: docs/operations.md#secrets) nor a whole secret.
 //
 // The million values go through the one place the response path scans data: the upstream's answer turned
 // into the gateway's types (normalise.ts's toGift with the redactor), compared with the same answer turned

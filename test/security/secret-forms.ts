@@ -31,7 +31,7 @@ export const FORMS: [string, (s: string) => string][] = [
   ['HTML hex references', (s) => html(s, (c) => `&#x${c.toString(16).toUpperCase()};`)],
   ['HTML named references for / + =', (s) => s.replaceAll('/', '&sol;').replaceAll('+', '&plus;').replaceAll('=', '&equals;')],
   ['HTML and percent mixed', (s) => s.replace(/[a-m]/g, (c) => `&#${c.charCodeAt(0)};`).replace(/[n-z]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)],
-  // Cut to the shortest run that matters (docs/architecture.md#redaction): 16 characters of the secret, as many
+  // Cut to the shortest run that matters (docs/operations.md#secrets): 16 characters of the secret, as many
   // bytes in an encoding. Shorter runs are what secrets share with dates and ids, and are left alone.
   ['cut short: its first 16 characters', (s) => s.slice(0, 16)],
   ['cut short: its last 16 characters', (s) => s.slice(-16)],
