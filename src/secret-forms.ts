@@ -22,7 +22,7 @@ export interface SecretForm {
  * month of a timestamp fewer, so a key made from a date or a name must not blank those wherever they appear.
  * What is left unblanked of a long secret is at most 15 characters of it, and none of a short one.
  */
-export const MATTERING_RUN = 16;
+const MATTERING_RUN = 16;
 
 /** Hex spells a byte (an ASCII character) in two characters, base64 three bytes in four. */
 const HEX_PER_CHAR = 2;

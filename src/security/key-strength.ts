@@ -31,8 +31,8 @@ interface Predictable {
 
 const digitsIn = (text: string) => text.replace(/\D/g, '').length;
 
-// In the order they are looked for: a character taken by one is not looked at by the next.
-const PREDICTABLE: Predictable[] = [
+/** Dates and timestamps, looked for first: 20260123 is a date, not a run. */
+const MOMENTS: Predictable[] = [
   {
     // 2026-11-28, 20261128, 2026/11/28T10:00, 2026-11-28_10-00-00
     pattern: /(?:19|20)\d\d([-_./]?)(?:0[1-9]|1[0-2])\1(?:0[1-9]|[12]\d|3[01])(?:[T _.-]?(?:[01]\d|2[0-3])[:._-]?[0-5]\d(?:[:._-]?[0-5]\d)?)?/g,
@@ -42,8 +42,10 @@ const PREDICTABLE: Predictable[] = [
   { pattern: /(?:[0-3]\d)([-_./])(?:[0-3]\d)\1(?:19|20)\d\d/g, bits: () => DATE_BITS },
   // Unix time in seconds or milliseconds, 2017 to 2033.
   { pattern: /(?<!\d)1[5-9]\d{8}(?:\d{3})?(?!\d)/g, bits: (match) => TIMESTAMP_BITS + (match.length > 10 ? MILLISECOND_BITS : 0) },
-  { pattern: /[A-Z]?[a-z]{3,}|[A-Z]{3,}/g, bits: (match) => (wordLike(match) ? WORD_BITS : Infinity) },
 ];
+
+/** Words and names, looked for after runs (abcd is a run); letters that do not read like one count as random. */
+const WORDS: Predictable = { pattern: /[A-Z]?[a-z]{3,}|[A-Z]{3,}/g, bits: (match) => (wordLike(match) ? WORD_BITS : Infinity) };
 
 /**
  * Whether letters read like a word or a name of a language written in Latin letters: a vowel (y counts) in
@@ -99,12 +101,12 @@ export function keyStrengthBits(key: string): number {
     taken.fill(1, from, to);
     bits += Math.min(worth, (to - from) * perCharacter);
   };
-  // Dates and timestamps before runs (20260123 is a date, not a run), runs before words (abcd is a run).
-  for (const { pattern, bits: worth } of PREDICTABLE.slice(0, 3))
+  const find = ({ pattern, bits: worth }: Predictable) => {
     for (const m of key.matchAll(pattern)) take(m.index, m.index + m[0].length, worth(m[0]));
+  };
+  MOMENTS.forEach(find);
   for (const [from, to] of steadyRuns(key)) take(from, to, RUN_BITS);
-  const words = PREDICTABLE[3]!;
-  for (const m of key.matchAll(words.pattern)) take(m.index, m.index + m[0].length, words.bits(m[0]));
+  find(WORDS);
   let rest = 0;
   for (let i = 0; i < key.length; i++) if (!taken[i]) rest++;
   return bits + rest * perCharacter;
