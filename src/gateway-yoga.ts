@@ -72,7 +72,7 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       ...useIncrementalDelivery(),
       useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
       // Last: the operation span wraps the execution the plugins above chose (ops/use-operation-tracing.ts).
-      ...(tracingEnabled(config) ? [useOperationTracing()] : []),
+      ...(tracingEnabled(config) ? [useOperationTracing(redactor.redact)] : []),
     ],
     context: (initial) =>
       newContext({

@@ -41,7 +41,8 @@ async function main(): Promise<void> {
     import('./server.js'),
     import('./upstream-from-config.js'),
   ]);
-  // One redactor for logs, responses and metrics; the embedded sandbox's token joins it once the sandbox exists.
+  // One redactor for logs, errors, metrics and the upstream's text; the embedded sandbox's token joins it once the
+  // sandbox exists.
   const redactor = createRedactor(configuredSecrets(config));
   const logger = createLogger({ level: logLevel(config), redactor });
 
@@ -63,7 +64,7 @@ async function main(): Promise<void> {
   }
 
   const metrics = createMetrics();
-  const client = upstreamClientFromConfig(config, target, { onCall: metrics.upstreamCall, logger });
+  const client = upstreamClientFromConfig(config, target, { onCall: metrics.upstreamCall, logger, redact: redactor.redact });
   const gateway = createGateway({ config, client, logger, metrics, redactor });
   const url = await gateway.start().catch(async (error: unknown) => {
     await sandbox?.close();

@@ -2,11 +2,14 @@ import type { Config } from './config.js';
 import { formsOf, type SecretForm } from './secret-forms.js';
 import { decodedStarts, decodeEscapes, foldCode, mayHoldEscapes } from './text-folding.js';
 
-// The one redactor for everything that leaves the process: GraphQL responses (errors and data), log lines,
-// /metrics, and whatever is added later (traces). It holds every secret (the upstream token, gateway API keys,
-// and any other added later) and blanks, in any text, every run of 8 or more characters shared with a secret in
-// one of its forms: as itself in any case and with any mix of percent, JSON and HTML escapes, and as hex or
-// base64 (secret-forms.ts, text-folding.ts). Runs, not whole secrets: an echo cut short leaks as much.
+// The one redactor of the gateway. It holds every secret (the upstream token, gateway API keys, and any other
+// added later) and blanks, in the text it is given, a secret that appears whole and every run of it long enough
+// to matter (16 characters, as many bytes in an encoding: secret-forms.ts) in any of its forms: as itself in
+// any case and with any mix of percent, JSON and HTML escapes, and as hex or base64 (text-folding.ts). Runs,
+// not whole secrets: an echo cut short leaks as much. It is given the text that may hold a secret: the
+// upstream's free text where it enters (upstream/normalise.ts), the errors and extensions of responses, log
+// lines, /metrics and operation span names; never the values the gateway makes or types itself
+// (docs/operations.md#secrets), so that it cannot alter a value holding no secret.
 //
 // Cost. Most text holds no secret, so the scan is built to say so quickly: the forms of every secret are
 // worked out once, and every gram of them (about half the shortest run) is put in one table, together with a
@@ -119,14 +122,13 @@ export function configuredSecrets(
 }
 
 export function createRedactor(secrets: Iterable<string> = []): Redactor {
-  const known = new Set<string>();
-  let index: Index | null = null;
+  const known = new Set<string>([...secrets].filter(Boolean));
+  let index = buildIndex(known);
   const add = (secret: string) => {
     if (!secret || known.has(secret)) return;
     known.add(secret);
     index = buildIndex(known);
   };
-  for (const secret of secrets) add(secret);
 
   return {
     add,

@@ -10,16 +10,23 @@ export interface SecretForm {
   /** Folded. */
   text: string;
   /**
-   * The shortest run of it that is blanked: enough to say something about the secret (8 of its characters, or
-   * as many encoded characters as 8 bytes take), shorter runs being common in ordinary text.
+   * The shortest run of it that is blanked: as many characters as MATTERING_RUN characters of the secret take
+   * in this form, or the whole form when that is shorter.
    */
   minRun: number;
 }
 
-/** Characters of the secret itself in a run worth blanking (a shorter secret is blanked whole). */
-const MIN_SECRET_RUN = 8;
-const HEX_MIN_RUN = 16;
-const BASE64_MIN_RUN = 11;
+/**
+ * Characters of a secret in a run long enough to matter: 16, or the whole secret when it is shorter. Shorter
+ * runs are what secrets share with ordinary values: a date is 10 characters, `-2026-11-28-` 12, a year and a
+ * month of a timestamp fewer, so a key made from a date or a name must not blank those wherever they appear.
+ * What is left unblanked of a long secret is at most 15 characters of it, and none of a short one.
+ */
+const MATTERING_RUN = 16;
+
+/** Hex spells a byte (an ASCII character) in two characters, base64 three bytes in four. */
+const HEX_PER_CHAR = 2;
+const base64Chars = (bytes: number) => Math.ceil((bytes * 4) / 3);
 
 function base64Forms(bytes: Buffer): string[] {
   const forms: string[] = [];
@@ -42,20 +49,20 @@ function base64Forms(bytes: Buffer): string[] {
 export function formsOf(secret: string): SecretForm[] {
   const bytes = Buffer.from(secret, 'utf8');
   const spelled: [string, number][] = [
-    [secret, MIN_SECRET_RUN],
+    [secret, MATTERING_RUN],
     // Percent-encoding a non-ASCII character spells its UTF-8 bytes, which fold to one character each.
-    [bytes.toString('latin1'), MIN_SECRET_RUN],
+    [bytes.toString('latin1'), MATTERING_RUN],
     // A secret holding an escape itself (a `%` or `\`) folds differently once escaped again.
-    [encodeURIComponent(secret), MIN_SECRET_RUN],
-    [JSON.stringify(secret).slice(1, -1), MIN_SECRET_RUN],
-    [bytes.toString('hex'), HEX_MIN_RUN],
-    ...base64Forms(bytes).map((form): [string, number] => [form, BASE64_MIN_RUN]),
+    [encodeURIComponent(secret), MATTERING_RUN],
+    [JSON.stringify(secret).slice(1, -1), MATTERING_RUN],
+    [bytes.toString('hex'), MATTERING_RUN * HEX_PER_CHAR],
+    ...base64Forms(bytes).map((form): [string, number] => [form, base64Chars(MATTERING_RUN)]),
   ];
   const forms = new Map<string, number>();
   for (const [text, minRun] of spelled) {
     const folded = fold(text);
     // A short secret's base64 tails can be a character or two: matching those would blank ordinary text.
-    if (folded.length < Math.min(MIN_SECRET_RUN, secret.length)) continue;
+    if (folded.length < Math.min(MATTERING_RUN, secret.length)) continue;
     forms.set(folded, Math.min(minRun, folded.length, forms.get(folded) ?? Infinity));
   }
   return [...forms].map(([text, minRun]) => ({ text, minRun }));

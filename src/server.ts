@@ -37,8 +37,9 @@ export interface GatewayOptions {
   /** Where the live hub reports sustained upstream outages. Default: `logger`. */
   liveLogger?: LiveLogger;
   /**
-   * Every secret, blanked from responses and /metrics and refused in request ids. Default: the configured ones
-   * (REWARD_API_TOKEN, GATEWAY_API_KEYS). Pass the logger's, so both know the same, the upstream token included.
+   * Every secret, blanked from errors and /metrics and refused in request ids. Default: the configured ones
+   * (REWARD_API_TOKEN, GATEWAY_API_KEYS). Pass the logger's, so both know the same, the upstream token included;
+   * the upstream's text is redacted by the client, so make `client` with this one's `redact` too.
    */
   redactor?: Redactor;
   /** Default: JSON lines on stdout at logLevel(config), with `redactor`. */

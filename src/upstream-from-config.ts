@@ -2,11 +2,11 @@ import type { Config } from './config.js';
 import { createUpstreamClient, type UpstreamClientOptions } from './upstream/client.js';
 import type { UpstreamClient } from './upstream/types.js';
 
-/** The upstream client as the environment configures it; `onCall` is where metrics hook in. */
+/** The upstream client as the environment configures it; `onCall` is where metrics hook in, `redact` the gateway's redactor. */
 export function upstreamClientFromConfig(
   config: Config,
   target: { baseUrl: string; token: string },
-  extra: Pick<UpstreamClientOptions, 'onCall' | 'logger'> = {},
+  extra: Pick<UpstreamClientOptions, 'onCall' | 'logger' | 'redact'> = {},
 ): UpstreamClient {
   return createUpstreamClient({
     baseUrl: target.baseUrl,

@@ -4,17 +4,21 @@ import { redactError } from './error-masking.js';
 import { redactValue, type Redact } from './redaction.js';
 
 // Secrets out of what GraphQL answers that error masking does not see, over every transport (HTTP, SSE,
-// WebSocket): the data of every result and of each event of a subscription, since the reward API's answers
-// with status 200 can carry the token as much as its errors can (a gift's message, a link); and the errors
-// that refuse a document before it runs, which quote it (a key pasted into a query comes back in "Int cannot
-// represent non-integer value: ..."). The errors of a result are redacted where they are masked
-// (error-masking.ts), since yoga masks after every plugin of ours has run.
+// WebSocket): the errors that refuse a document before it runs, which quote it (a key pasted into a query
+// comes back in "Int cannot represent non-integer value: ..."), and the extensions of every result and event
+// (hints quote what the caller sent beside what the catalog holds). The errors of a result are redacted where
+// they are masked (error-masking.ts), since yoga masks after every plugin of ours has run.
+//
+// The data is not scanned. What the gateway makes or types itself (cursors, ids, DateTime, Date, Int,
+// SafeInt, Boolean, enum values) holds no secret, nor does what the caller sent and gets back; the one
+// source of text that may, the upstream, is redacted where it enters (upstream/normalise.ts), once per
+// answer, before the cache. Scanning every string of every result blanked parts of dates, ids and cursors
+// that happened to share characters with a key, and cost CPU on every read (issue 36).
 
 export function useResponseRedaction(redact: Redact): Plugin {
   const onResult = ({ result, setResult }: { result: ExecutionResult; setResult(result: ExecutionResult): void }) => {
-    const data = redactValue(result.data, redact) as ExecutionResult['data'];
     const extensions = redactValue(result.extensions, redact) as ExecutionResult['extensions'];
-    if (data !== result.data || extensions !== result.extensions) setResult({ ...result, data, extensions });
+    if (extensions !== result.extensions) setResult({ ...result, extensions });
   };
   return {
     onParse:

@@ -2,6 +2,7 @@ import { createHash } from 'node:crypto';
 import { context, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
+import type { Redact } from '../redaction.js';
 import { tracer } from '../telemetry/spans.js';
 import { describeOperation, errorCodes } from './operation.js';
 
@@ -31,8 +32,10 @@ function finish(span: Span, result: ExecutionResult): void {
   span.end();
 }
 
-function startOperationSpan(document: DocumentNode, operationName: string | null | undefined): Span {
-  const { name, type } = describeOperation(document, operationName);
+function startOperationSpan(document: DocumentNode, operationName: string | null | undefined, redact: Redact): Span {
+  const { type, ...described } = describeOperation(document, operationName);
+  // An operation's name is the client's text: an API key used as one stays out of the span.
+  const name = redact(described.name);
   const hash = documentHashes.get(document);
   return tracer.startSpan(`${type} ${name}`, {
     attributes: {
@@ -43,7 +46,7 @@ function startOperationSpan(document: DocumentNode, operationName: string | null
   });
 }
 
-export function useOperationTracing(): Plugin {
+export function useOperationTracing(redact: Redact): Plugin {
   return {
     onParse({ params }) {
       return ({ result }) => {
@@ -53,7 +56,7 @@ export function useOperationTracing(): Plugin {
       };
     },
     onExecute({ args, executeFn, setExecuteFn }) {
-      const span = startOperationSpan(args.document, args.operationName);
+      const span = startOperationSpan(args.document, args.operationName, redact);
       const active = trace.setSpan(context.active(), span);
       setExecuteFn((runArgs) => context.with(active, () => executeFn(runArgs)));
       return {
@@ -66,7 +69,7 @@ export function useOperationTracing(): Plugin {
     // A subscription's span covers setting it up (access checks, the first reads, joining the hub); each event
     // delivered later is a trace of its own linked to the poll that found it (live/).
     onSubscribe({ args, subscribeFn, setSubscribeFn }) {
-      const span = startOperationSpan(args.document, args.operationName);
+      const span = startOperationSpan(args.document, args.operationName, redact);
       const active = trace.setSpan(context.active(), span);
       setSubscribeFn((runArgs) => context.with(active, () => subscribeFn(runArgs)));
       return {

@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
 import { configArea, count, documented, flag, jsonText } from '../config-area.js';
+import { keyStrengthBits, MIN_KEY_BITS } from './key-strength.js';
 import { SCOPES } from './scopes.js';
 
 // The security area's part of the configuration: its environment variables and the shape of GATEWAY_API_KEYS,
@@ -128,10 +129,17 @@ export const securityArea = configArea({
       unsetMeans: 'on outside production',
     }),
   },
-  rules({ missing, production }) {
-    return production && missing('GATEWAY_API_KEYS')
-      ? ['GATEWAY_API_KEYS is required in production (or GATEWAY_API_KEYS_FILE): the gateway spends real money']
-      : [];
+  rules({ missing, production, values }) {
+    if (!production) return [];
+    if (missing('GATEWAY_API_KEYS')) return ['GATEWAY_API_KEYS is required in production (or GATEWAY_API_KEYS_FILE): the gateway spends real money'];
+    // By name only: the message must not quote a secret. One line whatever the number of keys.
+    const weak = (values.GATEWAY_API_KEYS ?? []).filter((k) => keyStrengthBits(k.key) < MIN_KEY_BITS).map((k) => `"${k.name}"`);
+    return weak.length === 0
+      ? []
+      : [
+          `GATEWAY_API_KEYS: the key of ${weak.join(', ')} ${weak.length === 1 ? 'is' : 'are'} too weak to be a secret in production ` +
+            `(under ${MIN_KEY_BITS} bits of randomness: a date, a word, a name or a sequence counts for little): make each with \`openssl rand -base64 32\``,
+        ];
   },
 });
 

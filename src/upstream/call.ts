@@ -5,6 +5,7 @@
 // knows every attempt it made. Each attempt first passes the shield (shield.ts): an open circuit refuses it
 // with nothing sent, and it takes a token of the upstream budget (a retry costs one too).
 
+import type { Redact } from '../redaction.js';
 import { spanEvent, withAttempt } from '../telemetry/spans.js';
 import type { ClientConfig, UpstreamLogger } from './config.js';
 import { Bulkhead } from './bulkhead.js';
@@ -72,10 +73,13 @@ export interface Caller {
   close(): Promise<void>;
 }
 
-/** `transport`: undici's by default; the model-based test (test/upstream/pipeline-model.test.ts) gives a simulated upstream. */
-export function createCaller(config: ClientConfig, transport: Transport = createTransport(config)): Caller {
+/**
+ * `redact`: the gateway's redactor, for the upstream's error text. `transport`: undici's by default; the
+ * model-based test (test/upstream/pipeline-model.test.ts) gives a simulated upstream.
+ */
+export function createCaller(config: ClientConfig, redact: Redact, transport: Transport = createTransport(config)): Caller {
   const bulkhead = new Bulkhead({ maxInFlight: config.maxInFlight, laneShare: config.laneShare, maxQueued: config.maxQueued });
-  const redact = upstreamTextRedactor(config.token);
+  const errorText = upstreamTextRedactor(redact);
   const { retry: policy } = config;
   // A retry is only worth starting with time left for a real attempt: a tenth of the budget (at most the
   // per-attempt timeout). Without it the last attempt of a storm would be cut to a few milliseconds by the
@@ -177,7 +181,7 @@ export function createCaller(config: ClientConfig, transport: Transport = create
     if (json === undefined) throw invalidResponseFailure(spec.route, 'the body is not JSON');
     const parsed = spec.parse(json);
     // The problem names field paths, and record keys are the upstream's text.
-    if (!parsed.ok) throw invalidResponseFailure(spec.route, redact(parsed.problem));
+    if (!parsed.ok) throw invalidResponseFailure(spec.route, errorText(parsed.problem));
     return parsed.value;
   }
 
@@ -201,7 +205,7 @@ export function createCaller(config: ClientConfig, transport: Transport = create
           debug?.debug({ route: spec.route, attempt, status, durationMs: elapsed(started) }, 'upstream attempt');
           return { ok: true, value, status, attempts: attempt };
         }
-        error = httpFailure(spec.route, res.status, res.json, res.retryAfterSeconds, redact);
+        error = httpFailure(spec.route, res.status, res.json, res.retryAfterSeconds, errorText);
       } catch (err) {
         if (!(err instanceof UpstreamError)) throw err;
         error = err;

@@ -6,6 +6,7 @@
 
 import { createHash } from 'node:crypto';
 import { pathSegment } from '../path-segment.js';
+import { createRedactor, type Redact } from '../redaction.js';
 import { createCaller, type Caller, type CallSpec } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';
@@ -23,7 +24,6 @@ import type {
   CreatedCampaign,
   CreateEmbeddedRequest,
   EmbeddedReward,
-  Gift,
   GiftQuery,
   Shield,
   UpstreamClient,
@@ -57,13 +57,20 @@ function campaignBody(req: CreateCampaignRequest): object {
   };
 }
 
-// The readers that depend on nothing but the answer, made once rather than per call.
-const readAccount = reader(wire.ping, toAccount);
-const readCampaign = reader(wire.campaignRead, (w): Campaign | null => toCampaign(w.campaign));
-const readGift = reader(wire.giftRead, (w): Gift | null => toGift(w.gift));
-const readBrand = reader(wire.brandRead, (w): Brand | null => toBrand(w.brand));
-const readRegions = reader(wire.regions, (w) => w.regions.map((r) => ({ id: r.id, name: r.name, imageUrl: r.image_url ?? null })));
 const readFunds = reader(wire.funds, (w) => toFunds(w.fundsbycurrency));
+
+/** The readers that depend on nothing but the answer and the client's redactor, made once per client. */
+function readers(text: Redact) {
+  return {
+    account: reader(wire.ping, (w) => toAccount(w, text)),
+    campaign: reader(wire.campaignRead, (w): Campaign | null => toCampaign(w.campaign, text)),
+    gift: reader(wire.giftRead, (w) => toGift(w.gift, text)),
+    brand: reader(wire.brandRead, (w): Brand | null => toBrand(w.brand, text)),
+    regions: reader(wire.regions, (w) =>
+      w.regions.map((r) => ({ id: r.id, name: text(r.name), imageUrl: r.image_url == null ? null : text(r.image_url) })),
+    ),
+  };
+}
 
 /**
  * The client's methods, every call made in one scope. A view is one small object whatever its number of
@@ -95,7 +102,7 @@ class ScopedClient implements UpstreamClient {
   }
 
   ping(opts?: CallOptions) {
-    return this.#call({ method: 'GET', route: 'GET /ping', path: '/ping', idempotent: true, parse: readAccount }, opts?.signal);
+    return this.#call({ method: 'GET', route: 'GET /ping', path: '/ping', idempotent: true, parse: this.#core.read.account }, opts?.signal);
   }
 
   createCampaign(req: CreateCampaignRequest, opts?: CallOptions) {
@@ -107,9 +114,9 @@ class ScopedClient implements UpstreamClient {
         body: campaignBody(req),
         idempotent: true,
         parse: reader(wire.campaignCreated, (w): CreatedCampaign => ({
-          info: toInfo(w.info),
+          info: toInfo(w.info, this.#core.text),
           funding: toFunding(w.info.code, w.campaign.status),
-          campaign: toCampaign(w.campaign),
+          campaign: toCampaign(w.campaign, this.#core.text),
           directLinks: null,
           recovered: false,
         })),
@@ -126,7 +133,7 @@ class ScopedClient implements UpstreamClient {
         route: 'GET /campaign/:id',
         path: `/campaign/${seg(ref)}`,
         idempotent: true,
-        parse: readCampaign,
+        parse: this.#core.read.campaign,
         rescue: notFound,
       },
       opts?.signal,
@@ -149,10 +156,10 @@ class ScopedClient implements UpstreamClient {
         },
         idempotent: true,
         parse: reader(wire.directLinksCreated, (w): CreatedCampaign => ({
-          info: toInfo(w.info),
+          info: toInfo(w.info, this.#core.text),
           funding: toFunding(w.info.code, w.campaign.status),
-          campaign: toCampaign(w.campaign),
-          directLinks: w.direct_links,
+          campaign: toCampaign(w.campaign, this.#core.text),
+          directLinks: w.direct_links.map(this.#core.text),
           recovered: false,
         })),
         rescue: this.#core.recovery.directLinks(req),
@@ -168,7 +175,7 @@ class ScopedClient implements UpstreamClient {
         route: 'GET /links/:id',
         path: `/links/${seg(id)}${queryString({ limit: page?.limit, offset: page?.offset })}`,
         idempotent: true,
-        parse: reader(wire.links, (w) => toLinkPage(w, page ?? {})),
+        parse: reader(wire.links, (w) => toLinkPage(w, page ?? {}, this.#core.text)),
         rescue: notFound,
       },
       opts?.signal,
@@ -191,7 +198,7 @@ class ScopedClient implements UpstreamClient {
             priceInCents: w.campaign.price_in_cents,
             fees: w.campaign.fees ? toFees(w.campaign.fees) : null,
           },
-          giftLink: w.gift_link,
+          giftLink: this.#core.text(w.gift_link),
           recovered: false,
         })),
         rescue: this.#core.recovery.embedded(req),
@@ -207,7 +214,13 @@ class ScopedClient implements UpstreamClient {
         route: 'GET /gifts',
         path: `/gifts${giftQuery(query)}`,
         idempotent: true,
-        parse: reader(wire.giftList, (w) => toPage(w.gifts.map(toGift), w, query)),
+        parse: reader(wire.giftList, (w) =>
+          toPage(
+            w.gifts.map((g) => toGift(g, this.#core.text)),
+            w,
+            query,
+          ),
+        ),
       },
       opts?.signal,
     );
@@ -220,7 +233,7 @@ class ScopedClient implements UpstreamClient {
         route: 'GET /gifts/:uuid',
         path: `/gifts/${seg(uuid)}`,
         idempotent: true,
-        parse: readGift,
+        parse: this.#core.read.gift,
         rescue: notFound,
       },
       opts?.signal,
@@ -236,7 +249,7 @@ class ScopedClient implements UpstreamClient {
         body: { resend: true },
         // Every resend sends another email: never repeated behind the caller's back.
         idempotent: false,
-        parse: reader(wire.giftRead, (w) => toGift(w.gift)),
+        parse: this.#core.read.gift,
       },
       opts?.signal,
     );
@@ -250,7 +263,7 @@ class ScopedClient implements UpstreamClient {
         path: `/gifts/${seg(uuid)}`,
         // Cancelling a cancelled reward answers it unchanged, so a repeat is harmless.
         idempotent: true,
-        parse: reader(wire.giftRead, (w) => toGift(w.gift)),
+        parse: this.#core.read.gift,
       },
       opts?.signal,
     );
@@ -263,7 +276,13 @@ class ScopedClient implements UpstreamClient {
         route: 'GET /brands',
         path: `/brands${brandQuery(query)}`,
         idempotent: true,
-        parse: reader(wire.brandList, (w) => toPage(w.brands.map(toBrandSummary), w, query)),
+        parse: reader(wire.brandList, (w) =>
+          toPage(
+            w.brands.map((b) => toBrandSummary(b, this.#core.text)),
+            w,
+            query,
+          ),
+        ),
       },
       opts?.signal,
     );
@@ -276,7 +295,7 @@ class ScopedClient implements UpstreamClient {
         route: 'GET /brands/:code',
         path: `/brands/${seg(code)}`,
         idempotent: true,
-        parse: readBrand,
+        parse: this.#core.read.brand,
         // The upstream answers an unknown brand code with 422 rather than 404.
         rescue: async (error) =>
           error.status === 404 || (error.status === 422 && error.code === 'ERROR_BRANDS_NO_SUCH_BRAND') ? { value: null, recovered: false } : null,
@@ -292,7 +311,7 @@ class ScopedClient implements UpstreamClient {
         route: 'GET /regions',
         path: '/regions',
         idempotent: true,
-        parse: readRegions,
+        parse: this.#core.read.regions,
       },
       opts?.signal,
     );
@@ -336,6 +355,9 @@ interface Core {
   caller: Caller;
   recovery: Recovery;
   identity: string;
+  /** The upstream's free text through the gateway's redactor (normalise.ts). */
+  text: Redact;
+  read: ReturnType<typeof readers>;
 }
 
 /** The base URL (it may carry credentials) and the token, each hashed: nothing of either can be read back. */
@@ -346,6 +368,10 @@ function identityOf(baseUrl: string, token: string): string {
 
 export function createUpstreamClient(opts: UpstreamClientOptions): UpstreamClient {
   const config = resolveConfig(opts);
-  const caller = createCaller(config);
-  return new ScopedClient({ caller, recovery: createRecovery(caller, config.logger), identity: identityOf(opts.baseUrl, opts.token) }, GATEWAY_SCOPE);
+  const text = opts.redact ?? createRedactor([opts.token]).redact;
+  const caller = createCaller(config, text);
+  return new ScopedClient(
+    { caller, recovery: createRecovery(caller, config.logger, text), identity: identityOf(opts.baseUrl, opts.token), text, read: readers(text) },
+    GATEWAY_SCOPE,
+  );
 }

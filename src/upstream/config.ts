@@ -79,6 +79,11 @@ export interface UpstreamClientOptions {
   onCall?: (event: CallEvent) => void;
   /** Per-attempt debug lines and warnings, for calls whose scope brings no logger; never given the token or a body. */
   logger?: UpstreamLogger;
+  /**
+   * Blanks secrets in the upstream's text as it enters: its free-text fields (normalise.ts) and the messages of
+   * its errors. Pass the gateway redactor's, which knows every secret. Default: one that knows the token.
+   */
+  redact?: (text: string) => string;
 }
 
 export interface RetryPolicy {

@@ -3,13 +3,12 @@
 // upstream goes through `redact` first, and no underlying error is attached as `cause`, so util.inspect of an
 // UpstreamError cannot reach socket or request internals.
 
-import { createRedactor, type Redact } from '../redaction.js';
+import type { Redact } from '../redaction.js';
 import { UpstreamError, type UpstreamErrorDetails } from './errors.js';
 import { rejectedContacts } from './rejected-contacts.js';
 
-/** Upstream free text as clients may see it: every form of the token blanked, a whole HTML page kept out. */
-export function upstreamTextRedactor(token: string): Redact {
-  const { redact } = createRedactor([token]);
+/** An upstream error's text as clients may see it: every secret blanked (`redact`), a whole HTML page kept out. */
+export function upstreamTextRedactor(redact: Redact): Redact {
   // Cut first (bounding the scan), redact, cut again: redaction happens on the whole kept text so a token
   // straddling the cut is still caught by its prefix.
   return (text) => redact(text.slice(0, 400)).slice(0, 300);

@@ -1,5 +1,13 @@
 // Wire shapes → the gateway's types: camelCase, one spelling per value, defaults for what the upstream may
 // leave out. Pure functions, so the quirks of the reward API are tested here without a server.
+//
+// The upstream's free text goes through `text` (the gateway's redactor) here, where it enters: names,
+// messages, addresses, links, descriptions, which the upstream may have filled with a secret (an echo of its
+// token, a key a caller wrote into an order). Nothing else is text: ids (the caller's own ids and the
+// upstream's uuids, which the gateway uses as keys), dates, numbers, flags and the codes the gateway reads
+// (statuses, currencies, brand codes) are never scanned, so no secret can corrupt them. Redacted once per
+// upstream answer, the text is clean in the cache, in Redis, in subscription events and in webhooks, and a
+// response is not scanned again (use-response-redaction.ts).
 
 import type {
   Account,
@@ -18,6 +26,7 @@ import type {
   LinkPage,
   Page,
 } from './types.js';
+import type { Redact } from '../redaction.js';
 import type { WireBrand, WireBrandSummary, WireCampaign, WireContact, WireFees, WireGift, WireInfo, WirePage } from './wire.js';
 
 /** Older and newer spellings of the same value, folded into the production spelling. */
@@ -30,12 +39,16 @@ function foldSpelling(value: string): string {
   return SPELLINGS[value] ?? value;
 }
 
-export function toInfo(w: WireInfo | null | undefined): Info {
-  return { code: foldSpelling(w?.code ?? ''), name: w?.name ?? null, message: w?.message ?? null };
+/** Upstream text through the redactor; null and undefined as null. */
+const clean = (text: Redact, value: string | null | undefined): string | null => (value == null ? null : text(value));
+
+export function toInfo(w: WireInfo | null | undefined, text: Redact): Info {
+  return { code: foldSpelling(w?.code ?? ''), name: clean(text, w?.name), message: clean(text, w?.message) };
 }
 
-export function toAccount(w: { username: string; displayname?: string | null }): Account {
-  return { username: w.username, displayName: w.displayname ?? w.username };
+export function toAccount(w: { username: string; displayname?: string | null }, text: Redact): Account {
+  const username = text(w.username);
+  return { username, displayName: clean(text, w.displayname) ?? username };
 }
 
 export function toFees(w: WireFees): Fees {
@@ -57,28 +70,28 @@ export function toFees(w: WireFees): Fees {
   };
 }
 
-export function toContact(c: WireContact): ContactResult {
+export function toContact(c: WireContact, text: Redact): ContactResult {
   return {
-    email: c.email,
-    firstName: c.firstname ?? null,
-    lastName: c.lastname ?? null,
-    message: c.message ?? null,
+    email: text(c.email),
+    firstName: clean(text, c.firstname),
+    lastName: clean(text, c.lastname),
+    message: clean(text, c.message),
     addedSuccessfully: c.added_succesfully ?? c.added_successfully ?? null,
   };
 }
 
-export function toCampaign(w: WireCampaign): Campaign {
+export function toCampaign(w: WireCampaign, text: Redact): Campaign {
   return {
     id: w.id,
     uuid: w.uuid,
     status: w.status,
     deliveryType: w.delivery_type,
-    companyName: w.company_name ?? null,
-    message: w.message ?? null,
-    subject: w.subject ?? null,
+    companyName: clean(text, w.company_name),
+    message: clean(text, w.message),
+    subject: clean(text, w.subject),
     suppressDefaultGreeting: w.suppress_default_greeting ?? null,
-    giftTemplate: w.gift_template ?? null,
-    contacts: w.contacts?.map(toContact) ?? null,
+    giftTemplate: clean(text, w.gift_template),
+    contacts: w.contacts?.map((c) => toContact(c, text)) ?? null,
     contactsSuccessCount: w.contacts_success_count ?? w.contact_success_count ?? null,
     contactsFailureCount: w.contacts_failure_count ?? w.contact_failure_count ?? null,
     priceInCents: w.price_in_cents,
@@ -101,7 +114,7 @@ export function toFunding(infoCode: string | null, status: string): Funding {
   return 'FUNDED';
 }
 
-export function toGift(w: WireGift): Gift {
+export function toGift(w: WireGift, text: Redact): Gift {
   return {
     uuid: w.uuid,
     campaignUuid: w.campaign_uuid,
@@ -110,15 +123,15 @@ export function toGift(w: WireGift): Gift {
     deliveryStatus: w.delivery_status,
     priceInCents: w.price_in_cents,
     brandCode: w.brand_code ?? null,
-    recipientEmail: w.recipient_email ?? null,
-    recipientName: w.recipient_name ?? null,
+    recipientEmail: clean(text, w.recipient_email),
+    recipientName: clean(text, w.recipient_name),
     redeliveryCount: w.redelivery_count ?? 0,
     createdDate: w.created_date,
     deliveryDate: w.delivery_date,
     redeemedDate: w.redeemed_date,
     expiry: w.expiry ?? null,
-    managementDashboardLink: w.management_dashboard_link ?? null,
-    shortlink: w.shortlink ?? null,
+    managementDashboardLink: clean(text, w.management_dashboard_link),
+    shortlink: clean(text, w.shortlink),
   };
 }
 
@@ -134,15 +147,15 @@ export function toPage<T>(items: T[], w: WirePage, asked: { limit?: number; offs
   };
 }
 
-export function toBrandSummary(w: WireBrandSummary): BrandSummary {
-  return { brandCode: w.brand_code, name: w.name, imageUrl: w.image_url ?? null, disclaimer: w.disclaimer ?? null };
+export function toBrandSummary(w: WireBrandSummary, text: Redact): BrandSummary {
+  return { brandCode: w.brand_code, name: text(w.name), imageUrl: clean(text, w.image_url), disclaimer: clean(text, w.disclaimer) };
 }
 
-export function toBrand(w: WireBrand): Brand {
+export function toBrand(w: WireBrand, text: Redact): Brand {
   const variablePrice = w.variable_price ?? w.allowed_prices_in_cents == null;
   return {
-    ...toBrandSummary(w),
-    description: w.description ?? null,
+    ...toBrandSummary(w, text),
+    description: clean(text, w.description),
     regionIds: w.regions ?? [],
     currency: w.fund_currencyisocode ?? null,
     variablePrice,
@@ -150,7 +163,7 @@ export function toBrand(w: WireBrand): Brand {
     maxPriceInCents: w.max_price_in_cents ?? null,
     allowedPricesInCents: w.allowed_prices_in_cents ?? null,
     embeddable: w.embeddable ?? false,
-    expiryPeriod: w.expiry_period ?? null,
+    expiryPeriod: clean(text, w.expiry_period),
   };
 }
 
@@ -175,10 +188,11 @@ export function toLinkPage(
     directlinks?: { number: number; link: string }[] | null;
   },
   asked: { limit?: number; offset?: number },
+  text: Redact,
 ): LinkPage {
   const links: Link[] = w.shortlinks
-    ? w.shortlinks.map((l) => ({ number: l.number, url: l.shortlink }))
-    : (w.directlinks ?? []).map((l) => ({ number: l.number, url: l.link }));
+    ? w.shortlinks.map((l) => ({ number: l.number, url: text(l.shortlink) }))
+    : (w.directlinks ?? []).map((l) => ({ number: l.number, url: text(l.link) }));
   links.sort((a, b) => a.number - b.number);
   const page = toPage(links, w, asked);
   return {

@@ -15,6 +15,7 @@
 
 import type { Span } from '@opentelemetry/api';
 import { pathSegment } from '../path-segment.js';
+import type { Redact } from '../redaction.js';
 import { inSpan } from '../telemetry/spans.js';
 import type { Caller, FailureFacts } from './call.js';
 import type { UpstreamLogger } from './config.js';
@@ -144,7 +145,7 @@ export interface Recovery {
   embedded(req: CreateEmbeddedRequest): Rescue<EmbeddedReward>;
 }
 
-export function createRecovery(caller: Caller, logger: UpstreamLogger | undefined): Recovery {
+export function createRecovery(caller: Caller, logger: UpstreamLogger | undefined, text: Redact): Recovery {
   /**
    * GET /campaign/{id}: the campaign and the info of that read, or null for any failure. The route also takes
    * a uuid, so an id that is another order's uuid finds that order: only an order carrying this very id counts.
@@ -156,7 +157,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
         route: 'GET /campaign/:id',
         path: `/campaign/${seg(id)}`,
         idempotent: true,
-        parse: reader(wire.campaignRead, (w) => ({ info: toInfo(w.info), campaign: toCampaign(w.campaign) })),
+        parse: reader(wire.campaignRead, (w) => ({ info: toInfo(w.info, text), campaign: toCampaign(w.campaign, text) })),
       },
       facts.scope,
       facts.signal,
@@ -174,7 +175,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
           route: 'GET /links/:id',
           path: `/links/${seg(id)}${queryString({ limit: LINKS_PAGE_MAX, offset })}`,
           idempotent: true,
-          parse: reader(wire.links, (w) => toLinkPage(w, { limit: LINKS_PAGE_MAX, offset })),
+          parse: reader(wire.links, (w) => toLinkPage(w, { limit: LINKS_PAGE_MAX, offset }, text)),
         },
         facts.scope,
         facts.signal,
@@ -195,7 +196,7 @@ export function createRecovery(caller: Caller, logger: UpstreamLogger | undefine
         route: 'GET /gifts',
         path: `/gifts${giftQuery({ campaignId: id, limit: 1 })}`,
         idempotent: true,
-        parse: reader(wire.giftList, (w) => w.gifts.map(toGift)),
+        parse: reader(wire.giftList, (w) => w.gifts.map((g) => toGift(g, text))),
       },
       facts.scope,
       facts.signal,

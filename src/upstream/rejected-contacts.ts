@@ -10,8 +10,5 @@ import { wire } from './wire.js';
 export function rejectedContacts(json: unknown, redact: Redact): ContactResult[] | null {
   const parsed = wire.rejectedCampaign.safeParse(json);
   if (!parsed.success) return null;
-  return parsed.data.campaign.contacts.map((c) => {
-    const contact = toContact(c);
-    return { ...contact, message: contact.message === null ? null : redact(contact.message) };
-  });
+  return parsed.data.campaign.contacts.map((c) => toContact(c, redact));
 }

@@ -12,14 +12,17 @@ import { startQuirksServer, type QuirksServer, type Recorded } from '../upstream
 
 const TOKEN = 'tok/en+SECRET=value-0123456789abcdefXYZ';
 
-/** The forms a leak could take; each is long enough to identify the token. */
+/**
+ * The forms a leak could take; each is a run that matters (docs/operations.md#secrets): 16 characters of
+ * the token, or as many bytes in an encoding.
+ */
 const LEAKS = [
   TOKEN,
-  TOKEN.slice(0, 12),
-  TOKEN.slice(-12),
-  Buffer.from(TOKEN).toString('base64').slice(0, 16),
-  Buffer.from(`Bearer ${TOKEN}`).toString('base64').slice(12, 28),
-  encodeURIComponent(TOKEN).slice(0, 16),
+  TOKEN.slice(0, 16),
+  TOKEN.slice(-16),
+  Buffer.from(TOKEN).toString('base64').slice(0, 22),
+  Buffer.from(`Bearer ${TOKEN}`).toString('base64').slice(12, 34),
+  encodeURIComponent(TOKEN).slice(0, 22),
   encodeURIComponent(TOKEN).slice(-16),
 ];
 
@@ -27,8 +30,8 @@ function echoes(req: Recorded): string[] {
   const auth = String(req.headers.authorization);
   return [
     auth,
-    auth.slice(0, 20),
-    auth.slice(-15),
+    auth.slice(0, 'Bearer '.length + 16),
+    auth.slice(-16),
     Buffer.from(auth).toString('base64'),
     Buffer.from(auth.slice(7)).toString('base64'),
     encodeURIComponent(auth),

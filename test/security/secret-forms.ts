@@ -31,8 +31,10 @@ export const FORMS: [string, (s: string) => string][] = [
   ['HTML hex references', (s) => html(s, (c) => `&#x${c.toString(16).toUpperCase()};`)],
   ['HTML named references for / + =', (s) => s.replaceAll('/', '&sol;').replaceAll('+', '&plus;').replaceAll('=', '&equals;')],
   ['HTML and percent mixed', (s) => s.replace(/[a-m]/g, (c) => `&#${c.charCodeAt(0)};`).replace(/[n-z]/g, (c) => `%${c.charCodeAt(0).toString(16)}`)],
-  ['cut short: its first 12 characters', (s) => s.slice(0, 12)],
-  ['cut short: its last 12 characters', (s) => s.slice(-12)],
-  ['cut short: the first 16 characters of its base64', (s) => base64At(s, '').slice(0, 16)],
-  ['cut short: the first 20 characters of its hex', (s) => Buffer.from(s).toString('hex').slice(0, 20)],
+  // Cut to the shortest run that matters (docs/operations.md#secrets): 16 characters of the secret, as many
+  // bytes in an encoding. Shorter runs are what secrets share with dates and ids, and are left alone.
+  ['cut short: its first 16 characters', (s) => s.slice(0, 16)],
+  ['cut short: its last 16 characters', (s) => s.slice(-16)],
+  ['cut short: the first 22 characters of its base64 (16 bytes)', (s) => base64At(s, '').slice(0, 22)],
+  ['cut short: the first 32 characters of its hex (16 bytes)', (s) => Buffer.from(s).toString('hex').slice(0, 32)],
 ];

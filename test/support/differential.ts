@@ -86,7 +86,7 @@ function startSide(sandbox: TestSandbox, compileAfterRuns: string): RunningSide 
   const client = upstreamClientFromConfig(
     config,
     { baseUrl: sandbox.sandbox.baseUrl, token: sandbox.sandbox.token },
-    { onCall: metrics.upstreamCall, logger },
+    { onCall: metrics.upstreamCall, logger, redact: redactor.redact },
   );
   return { gateway: createGateway({ config, client, logger, metrics, redactor }), client, logs };
 }

@@ -84,7 +84,7 @@ export function gatewayOver(upstream: { baseUrl: string; token: string }, option
   const redactor = createRedactor([upstream.token, ...configuredSecrets(config)]);
   const logger = createLogger({ level: logLevel(config), redactor, destination: options.logTo });
   const metrics = createMetrics();
-  const client = upstreamClientFromConfig(config, upstream, { onCall: metrics.upstreamCall, logger });
+  const client = upstreamClientFromConfig(config, upstream, { onCall: metrics.upstreamCall, logger, redact: redactor.redact });
   const gateway = createGateway({ config, client, logger, metrics, redactor });
   let listening: Promise<string> | undefined;
   return {

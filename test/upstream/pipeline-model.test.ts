@@ -132,7 +132,7 @@ describe('the upstream call pipeline, model-based', () => {
           retry: { maxAttempts: 3, baseDelayMs: 10, maxDelayMs: 100, budgetMs: 2_500 },
           breaker: { failures: 3, halfOpenAfterMs: HALF_OPEN_MS },
         });
-        const caller = createCaller(config, upstream.transport);
+        const caller = createCaller(config, (text) => text, upstream.transport);
         // The memory ceiling, counted: every token granted is spent by an attempt sent or refunded.
         const bucket = memoryCeiling({ rate, burst: Math.max(1, Math.floor(rate / 2)) });
         const counts = { granted: 0, refunded: 0 };
