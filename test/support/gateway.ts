@@ -50,6 +50,8 @@ export interface GatewayOptions {
   token?: string;
   /** Where log lines go (silent unless env sets LOG_LEVEL); the upstream token is a secret of the gateway's redactor. */
   logTo?: LogDestination;
+  /** Only `env`, none of TEST_ENV's shortcuts: every default as an operator gets it (test/as-configured/). */
+  asConfigured?: boolean;
 }
 
 /** Fast retries so fault tests finish quickly; everything else keeps the production defaults. */
@@ -80,7 +82,7 @@ export interface GatewayOver {
 
 /** A gateway over the reward API at `upstream`, not listening, with TEST_ENV and `options.env`; the token is a secret of its redactor. */
 export function gatewayOver(upstream: { baseUrl: string; token: string }, options: Omit<GatewayOptions, 'token'> = {}): GatewayOver {
-  const config = loadConfig({ ...TEST_ENV, ...options.env });
+  const config = loadConfig({ ...(options.asConfigured ? {} : TEST_ENV), ...options.env });
   const redactor = createRedactor([upstream.token, ...configuredSecrets(config)]);
   const logger = createLogger({ level: logLevel(config), redactor, destination: options.logTo });
   const metrics = createMetrics();
@@ -102,7 +104,7 @@ export function gatewayOver(upstream: { baseUrl: string; token: string }, option
 export function createTestGateway(sandbox: TestSandbox, options: GatewayOptions = {}): InProcessGateway {
   const { gateway, client, listen, close } = gatewayOver(
     { baseUrl: sandbox.sandbox.baseUrl, token: options.token ?? sandbox.sandbox.token },
-    { env: options.env, logTo: options.logTo },
+    { env: options.env, logTo: options.logTo, asConfigured: options.asConfigured },
   );
   const fetchYoga = async (path: string, init?: RequestInit) => gateway.yoga.fetch(`http://127.0.0.1${path}`, init ?? {});
   let seen: Record<string, number> = {};
