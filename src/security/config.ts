@@ -77,7 +77,7 @@ export const securityArea = configArea({
   title: 'Access and limits',
   variables: {
     GATEWAY_API_KEYS: documented(jsonText.pipe(apiKeysSchema).optional(), {
-      description: 'JSON array of `{name, key, scopes, trustedOnly?}` (see Production); required in production',
+      description: 'JSON array of `{name, key, scopes, trustedOnly?}` (see Production); required in production, each key at least 128 bits of randomness (`openssl rand -base64 32`)',
       unsetMeans: 'open on loopback (outside production)',
     }),
     GATEWAY_API_KEYS_FILE: documented(z.string().min(1).optional(), {
