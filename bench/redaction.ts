@@ -1,5 +1,5 @@
 import { randomBytes } from 'node:crypto';
-import { createRedactor, redactValue, type Redact } from '../src/redaction.js';
+import { createRedactor, redactValue, type Redact } from '../src/redaction/redaction.js';
 import { toGift } from '../src/upstream/normalise.js';
 import type { WireGift } from '../src/upstream/wire.js';
 

@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { cacheArea } from './cache/config.js';
 import { catalogArea } from './catalog/config.js';
 import { clusterArea } from './cluster/config.js';
-import type { ConfigArea, Deployment, VariableDocs } from './config-area.js';
+import type { ConfigArea, Deployment, VariableDocs } from './shared/config-area.js';
 import { identityArea } from './identity/config.js';
 import { liveArea, withLeaseDefault } from './live/config.js';
 import { connectionsArea, processArea } from './ops/config.js';

@@ -37,9 +37,9 @@ async function main(): Promise<void> {
     import('./ops/logger.js'),
     import('./ops/metrics.js'),
     import('./ops/shutdown-signals.js'),
-    import('./redaction.js'),
-    import('./server.js'),
-    import('./upstream-from-config.js'),
+    import('./redaction/redaction.js'),
+    import('./edge/server.js'),
+    import('./upstream/from-config.js'),
   ]);
   // One redactor for logs, errors, metrics and the upstream's text; the embedded sandbox's token joins it once the
   // sandbox exists.

@@ -1,5 +1,5 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { busyInterval } from '../src/busy-interval.js';
+import { busyInterval } from '../src/shared/busy-interval.js';
 
 // A loop that runs only while it has work: no timer at all while idle, started by a poke, stopped by the first
 // tick that finds nothing to do.

@@ -1,4 +1,4 @@
-import { configArea, documented, nonNegativeMs } from '../config-area.js';
+import { configArea, documented, nonNegativeMs } from '../shared/config-area.js';
 
 // The catalog area's environment variable, composed by src/config.ts.
 

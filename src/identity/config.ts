@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, documented, jsonText, nonNegativeMs } from '../config-area.js';
+import { configArea, documented, jsonText, nonNegativeMs } from '../shared/config-area.js';
 
 // The identity area's part of the configuration: the OpenID issuers whose JWT access tokens the gateway accepts
 // beside its API keys. One issuer is set with the AUTH_JWT_* variables, several (tenants, a migration between

@@ -1,4 +1,4 @@
-import { configArea, count, documented, positiveMs } from '../config-area.js';
+import { configArea, count, documented, positiveMs } from '../shared/config-area.js';
 
 // The live area's environment variables (subscriptions polled from the upstream), composed by src/config.ts.
 

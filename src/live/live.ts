@@ -13,7 +13,7 @@ import { consoleLogger, outageLogger, type LiveListener, type LiveLogger } from 
 import { DEFAULT_JITTER, DEFAULT_MAX_BACKOFF_INTERVALS } from './poller.js';
 import type { LiveStore } from './store.js';
 import { createSubscriptionCap } from './subscription-cap.js';
-import { busyInterval } from '../busy-interval.js';
+import { busyInterval } from '../shared/busy-interval.js';
 import { gatewayError } from '../errors/gateway-error.js';
 
 export interface LiveOptions {

@@ -6,7 +6,7 @@
 // Members are renewed every interval, so those of a replica that died lapse without it.
 
 import type { LiveStore } from './store.js';
-import { busyInterval } from '../busy-interval.js';
+import { busyInterval } from '../shared/busy-interval.js';
 import { gatewayError } from '../errors/gateway-error.js';
 
 export interface SubscriptionCap {

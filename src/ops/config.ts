@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs } from '../config-area.js';
+import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs } from '../shared/config-area.js';
 
 // The environment variables of the process and its connections (ports, logs, shutdown, execution, the limits
 // of HTTP and WebSocket clients), composed by src/config.ts. Two areas, so the README shows them apart.
@@ -22,7 +22,9 @@ export const processArea = configArea({
       unsetMeans: 'info (silent under `NODE_ENV=test`)',
     }),
     GRAPHIQL: documented(flag.optional(), { description: 'serve GraphiQL on a browser `GET /graphql`', unsetMeans: 'on outside production' }),
-    READY_CACHE_MS: documented(nonNegativeMs.default(5_000), { description: 'how often at most `/ready` pings the upstream in the background to report it (never a reason to answer 503)' }),
+    READY_CACHE_MS: documented(nonNegativeMs.default(5_000), {
+      description: 'how often at most `/ready` pings the upstream in the background to report it (never a reason to answer 503)',
+    }),
     COMPILE_AFTER_RUNS: documented(z.union([z.literal('never').transform(() => Infinity), z.coerce.number().int().min(0)]).default(1), {
       description:
         'executions of a document before it runs compiled by graphql-jit: 0 compiles it on its first, `never` runs every document interpreted by graphql-js (a switch should graphql-jit misbehave)',

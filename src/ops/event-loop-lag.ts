@@ -1,7 +1,7 @@
 import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createHistogram } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
-import { busyInterval } from '../busy-interval.js';
+import { busyInterval } from '../shared/busy-interval.js';
 
 // The nodejs_eventloop_lag_* series, under prom-client's names and meanings, sampled only while the gateway has
 // work. prom-client's own collector keeps its delay histogram running always, and the histogram's timer was all

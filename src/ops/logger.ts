@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
 import type { Config } from '../config.js';
-import { createRedactor, REDACTED, type Redactor } from '../redaction.js';
+import { createRedactor, REDACTED, type Redactor } from '../redaction/redaction.js';
 import { traceLogFields } from '../telemetry/spans.js';
 
 // Structured JSON logs, one object per line on stdout. Secrets are kept out twice: pino `redact` blanks the

@@ -1,7 +1,7 @@
 import type { ServerResponse } from 'node:http';
 import { collectDefaultMetrics, Registry } from 'prom-client';
 import type { CacheHooks } from '../cache/read-cache.js';
-import type { Redact } from '../redaction.js';
+import type { Redact } from '../redaction/redaction.js';
 import type { CallEvent } from '../upstream/call-event.js';
 import { cacheMetrics } from './cache-metrics.js';
 import { eventLoopLagMetrics, EVENT_LOOP_LAG_SERIES } from './event-loop-lag.js';

@@ -1,6 +1,6 @@
 import { Gauge, type Registry } from 'prom-client';
 
-// What /ready reports and never refuses on, as series (src/readiness.ts): whether this replica's last ping
+// What /ready reports and never refuses on, as series (src/edge/readiness.ts): whether this replica's last ping
 // reached the reward API and each OpenID issuer's signing keys. The breaker's state is
 // reward_gateway_upstream_circuit_state (shield-metrics.ts), Redis's reward_gateway_redis_up (live-metrics.ts).
 

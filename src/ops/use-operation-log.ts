@@ -8,7 +8,7 @@ import { describeOperation, errorCodes, outcomeOf } from './operation.js';
 // type, outcome, duration and the error codes its response carried. Documents refused by parsing or
 // validation get one line too, with the reasons. The errors of a query's or mutation's result are marked with
 // the operation's logger (log-scope.ts), so error masking logs them with the request id as well; the upstream
-// client gets the operation's logger through its scope (src/context.ts).
+// client gets the operation's logger through its scope (src/graph/context.ts).
 
 export interface OperationLogOptions {
   /** For documents refused before the gateway context exists; bound to the request id then. */

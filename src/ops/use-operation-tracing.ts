@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import { context, trace, SpanStatusCode, type Span } from '@opentelemetry/api';
 import type { DocumentNode, ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
-import type { Redact } from '../redaction.js';
+import type { Redact } from '../redaction/redaction.js';
 import { tracer } from '../telemetry/spans.js';
 import { describeOperation, errorCodes } from './operation.js';
 

@@ -11,13 +11,13 @@ import {
   TOP_UP_MAX_CENTS,
   TOP_UP_MIN_CENTS,
 } from './limits.js';
-import { segmentProblem } from '../path-segment.js';
+import { segmentProblem } from '../upstream/path-segment.js';
 import { addDays, pacificToday } from '../shared/pacific-time.js';
 
 // The rules every create input must meet before anything is sent upstream. Each rule names itself in its
 // message, and paths point at the offending input field, so a client can put the message next to the field.
 
-/** Anything that becomes a path segment upstream: refs, uuids, codes (see src/path-segment.ts). */
+/** Anything that becomes a path segment upstream: refs, uuids, codes (see src/upstream/path-segment.ts). */
 export const ref = z.string().superRefine((value, ctx) => {
   const problem = segmentProblem(value);
   if (problem) ctx.addIssue({ code: 'custom', message: problem });

@@ -1,4 +1,4 @@
-import type { Loaders } from '../loaders.js';
+import type { Loaders } from '../graph/loaders.js';
 import type { Campaign, Funding, UpstreamClient } from '../upstream/types.js';
 import { rejectionsAsData, unknownCreate } from './upstream-rejections.js';
 

@@ -1,6 +1,6 @@
 import type { GraphQLError } from 'graphql';
 import { describeFailure, gatewayError } from '../errors/gateway-error.js';
-import type { Loaders } from '../loaders.js';
+import type { Loaders } from '../graph/loaders.js';
 import { InputValidationError, type ValidationIssueShape } from './errors.js';
 import type { Brand } from '../upstream/types.js';
 import { isUpstreamError } from '../upstream/errors.js';

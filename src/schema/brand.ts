@@ -1,6 +1,6 @@
 import { GraphQLError, responsePathAsArray } from 'graphql';
 import { ref } from '../orders/order-rules.js';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from '../graph/context.js';
 import { gatewayError, gatewayHint } from '../errors/gateway-error.js';
 import type { Brand, BrandQuery, BrandSummary } from '../upstream/types.js';
 import { builder } from './builder.js';

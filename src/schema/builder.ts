@@ -3,7 +3,7 @@ import ErrorsPlugin from '@pothos/plugin-errors';
 import RelayPlugin from '@pothos/plugin-relay';
 import ScopeAuthPlugin from '@pothos/plugin-scope-auth';
 import ZodPlugin from '@pothos/plugin-zod';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from '../graph/context.js';
 import { gatewayError } from '../errors/gateway-error.js';
 import { InputValidationError } from '../orders/errors.js';
 import { describeMissing, missingScopes, SCOPES, type Scope } from '../security/scopes.js';

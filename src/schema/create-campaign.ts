@@ -1,5 +1,5 @@
 import type { z } from 'zod';
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from '../graph/context.js';
 import { IdempotencyConflict, InputValidationError, OutcomeUnknown, UpstreamRejected, UpstreamUnavailable } from '../orders/errors.js';
 import { unavailableAsData } from '../orders/upstream-rejections.js';
 import { createCampaignInput, createDirectLinksInput } from '../orders/order-rules.js';

@@ -1,4 +1,4 @@
-import type { GatewayContext } from '../context.js';
+import type { GatewayContext } from '../graph/context.js';
 import { expiresAt } from '../orders/expiry.js';
 import type { Gift, GiftQuery } from '../upstream/types.js';
 import { ref } from '../orders/order-rules.js';

@@ -1,6 +1,6 @@
 import { cursorToOffset, offsetToCursor } from '@pothos/plugin-relay';
 import { gatewayError } from '../errors/gateway-error.js';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../page-size.js';
+import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from '../graph/page-size.js';
 import type { Page } from '../upstream/types.js';
 
 // Relay cursors over the upstream's offset paging: a cursor is an encoded offset, so any page can be asked

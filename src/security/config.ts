@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { configArea, count, documented, flag, jsonText } from '../config-area.js';
+import { configArea, count, documented, flag, jsonText } from '../shared/config-area.js';
 import { keyStrengthBits, MIN_KEY_BITS } from './key-strength.js';
 import { SCOPES } from './scopes.js';
 
@@ -77,7 +77,8 @@ export const securityArea = configArea({
   title: 'Access and limits',
   variables: {
     GATEWAY_API_KEYS: documented(jsonText.pipe(apiKeysSchema).optional(), {
-      description: 'JSON array of `{name, key, scopes, trustedOnly?}` (see Production); required in production, each key at least 128 bits of randomness (`openssl rand -base64 32`)',
+      description:
+        'JSON array of `{name, key, scopes, trustedOnly?}` (see Production); required in production, each key at least 128 bits of randomness (`openssl rand -base64 32`)',
       unsetMeans: 'open on loopback (outside production)',
     }),
     GATEWAY_API_KEYS_FILE: documented(z.string().min(1).optional(), {

@@ -15,7 +15,7 @@ import {
   type ValueNode,
   type VariableDefinitionNode,
 } from 'graphql';
-import { DEFAULT_PAGE_SIZE } from '../page-size.js';
+import { DEFAULT_PAGE_SIZE } from '../graph/page-size.js';
 
 // The cost of an operation in upstream terms: every field is 1, and whatever sits below a field that returns
 // many things is counted once per thing asked for — the page size (`first`, default page size when absent)

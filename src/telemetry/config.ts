@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, documented, flag } from '../config-area.js';
+import { configArea, documented, flag } from '../shared/config-area.js';
 
 // The tracing area's environment variables, composed by src/config.ts: only the standard OTEL_* names, so a
 // collector's usual wiring (an operator's, or an OpenTelemetry operator's injection) configures the gateway as

@@ -5,7 +5,7 @@
 // knows every attempt it made. Each attempt first passes the shield (shield.ts): an open circuit refuses it
 // with nothing sent, and it takes a token of the upstream budget (a retry costs one too).
 
-import type { Redact } from '../redaction.js';
+import type { Redact } from '../redaction/redaction.js';
 import { spanEvent, withAttempt } from '../telemetry/spans.js';
 import type { ClientConfig, UpstreamLogger } from './config.js';
 import { Bulkhead } from './bulkhead.js';

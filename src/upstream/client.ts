@@ -5,8 +5,8 @@
 // Recovery after a lost answer (and naming the fields of an id conflict) is recovery.ts's.
 
 import { createHash } from 'node:crypto';
-import { pathSegment } from '../path-segment.js';
-import { createRedactor, type Redact } from '../redaction.js';
+import { pathSegment } from './path-segment.js';
+import { createRedactor, type Redact } from '../redaction/redaction.js';
 import { createCaller, type Caller, type CallSpec } from './call.js';
 import { resolveConfig, type UpstreamClientOptions } from './config.js';
 import type { UpstreamError } from './errors.js';

@@ -1,9 +1,9 @@
 // Options of the upstream client and their defaults, resolved once so the rest of the client never deals with
 // `undefined`. Validation here fails fast at start-up instead of on the first call. Also the upstream area's
-// environment variables, which src/config.ts composes and src/upstream-from-config.ts turns into these options.
+// environment variables, which src/config.ts composes and src/upstream/from-config.ts turns into these options.
 
 import { z } from 'zod';
-import { configArea, count, documented, flag, positiveMs } from '../config-area.js';
+import { configArea, count, documented, flag, positiveMs } from '../shared/config-area.js';
 import type { CallEvent } from './call-event.js';
 
 export interface RetryOptions {

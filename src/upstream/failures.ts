@@ -3,7 +3,7 @@
 // upstream goes through `redact` first, and no underlying error is attached as `cause`, so util.inspect of an
 // UpstreamError cannot reach socket or request internals.
 
-import type { Redact } from '../redaction.js';
+import type { Redact } from '../redaction/redaction.js';
 import { UpstreamError, type UpstreamErrorDetails } from './errors.js';
 import { rejectedContacts } from './rejected-contacts.js';
 

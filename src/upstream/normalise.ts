@@ -26,7 +26,7 @@ import type {
   LinkPage,
   Page,
 } from './types.js';
-import type { Redact } from '../redaction.js';
+import type { Redact } from '../redaction/redaction.js';
 import type { WireBrand, WireBrandSummary, WireCampaign, WireContact, WireFees, WireGift, WireInfo, WirePage } from './wire.js';
 
 /** Older and newer spellings of the same value, folded into the production spelling. */

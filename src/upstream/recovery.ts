@@ -14,8 +14,8 @@
 // is safe.
 
 import type { Span } from '@opentelemetry/api';
-import { pathSegment } from '../path-segment.js';
-import type { Redact } from '../redaction.js';
+import { pathSegment } from './path-segment.js';
+import type { Redact } from '../redaction/redaction.js';
 import { inSpan } from '../telemetry/spans.js';
 import type { Caller, FailureFacts } from './call.js';
 import type { UpstreamLogger } from './config.js';

@@ -1,4 +1,4 @@
-import type { Redact } from '../redaction.js';
+import type { Redact } from '../redaction/redaction.js';
 import { toContact } from './normalise.js';
 import type { ContactResult } from './types.js';
 import { wire } from './wire.js';

@@ -2,7 +2,7 @@ import type { UpstreamLogger } from './config.js';
 
 // What the upstream client needs to know about the operation a call is made for. It travels explicitly: the
 // client's `inScope(scope)` gives a view of the client whose calls all carry it, and each GraphQL operation's
-// context holds such a view (src/context.ts). An AsyncLocalStorage carried it before, at the price of a
+// context holds such a view (src/graph/context.ts). An AsyncLocalStorage carried it before, at the price of a
 // promise hook on every promise of the process (about 7% of the gateway's CPU per nested read).
 // - `lane`: whose share of upstream concurrency it uses (the bulkhead's fair share per API key);
 // - `signal`: aborts every upstream call of the scope, creates included, when the gateway stops;

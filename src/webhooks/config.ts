@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, count, documented, positiveMs } from '../config-area.js';
+import { configArea, count, documented, positiveMs } from '../shared/config-area.js';
 
 // The webhooks area's environment variables (subscriptions delivered as signed HTTP callbacks), composed by
 // src/config.ts. Defaults follow the Standard Webhooks platforms: a receiver gets ten seconds to answer, and a

@@ -2,7 +2,7 @@ import type { Registrant } from './store.js';
 
 // Where an endpoint's events come from: its subscription document, run through the gateway's own execution path
 // (the access pipeline's validation and limits, scope checks, the live hub and its event logs) as the caller
-// who registered it. The composition implements it over yoga (src/webhook-subscriptions.ts); webhooks/ sits
+// who registered it. The composition implements it over yoga (src/edge/webhook-subscriptions.ts); webhooks/ sits
 // below it and only knows this shape.
 
 /** One result of the subscription, as graphql-js yields it. */

@@ -5,7 +5,7 @@ import { startWorker, type DeliveryHooks, type EndpointWorker, type WorkerSettin
 import { newSecret } from './signing.js';
 import type { Opened, SubscriptionSource } from './source.js';
 import { ownerOf, type DeliveryPage, type Registrant, type WebhookEndpoint, type WebhookStore } from './store.js';
-import { busyInterval } from '../busy-interval.js';
+import { busyInterval } from '../shared/busy-interval.js';
 
 // The webhook endpoints of one gateway process: what the GraphQL API asks of them (register, change, rotate,
 // replay, delete, read) and one delivery worker per enabled endpoint (endpoint-worker.ts). Every refusal is an

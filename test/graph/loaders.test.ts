@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { CatalogCache } from '../../src/catalog/catalog-cache.js';
-import { createLoaders } from '../../src/loaders.js';
+import { createLoaders } from '../../src/graph/loaders.js';
 import type { Brand, Gift, GiftQuery, Page, UpstreamClient } from '../../src/upstream/types.js';
 
 // Scheduling of the per-request loaders, with a client whose answers the test releases one by one: the

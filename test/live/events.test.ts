@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { createSchema, createYoga } from 'graphql-yoga';
 import { afterAll, beforeAll, describe, expect } from 'vitest';
 import WebSocket from 'ws';
-import { attachWebSocket, isWebSocketContext, type WebSocketEndpoint } from '../../src/websocket.js';
+import { attachWebSocket, isWebSocketContext, type WebSocketEndpoint } from '../../src/edge/websocket.js';
 import { createEmailOrder, uniqueId } from '../support/fixtures.js';
 import { requestDelta, subscribeSse, subscribeWs, wsClient, type LiveGateway, type ResultStream } from '../support/live.js';
 import { test } from '../support/test.js';

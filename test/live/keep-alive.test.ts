@@ -3,7 +3,7 @@ import { makeServer } from 'graphql-ws';
 import { createSchema } from 'graphql-yoga';
 import { describe, expect } from 'vitest';
 import WebSocket, { WebSocketServer } from 'ws';
-import { serveGraphqlWs } from '../../src/graphql-ws-adapter.js';
+import { serveGraphqlWs } from '../../src/edge/graphql-ws-adapter.js';
 import { test } from '../support/test.js';
 
 // The WebSocket adapter's one keep-alive timer for all sockets: a socket that answers pings stays, one that

@@ -5,7 +5,7 @@ import type { AddressInfo } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import WebSocket from 'ws';
-import { createRedactor } from '../../src/redaction.js';
+import { createRedactor } from '../../src/redaction/redaction.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../support/otlp.js';
 import { subscribeSse } from '../support/live.js';

@@ -3,7 +3,7 @@ import { offsetToCursor } from '@pothos/plugin-relay';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
-import { createRedactor, type Redact } from '../../src/redaction.js';
+import { createRedactor, type Redact } from '../../src/redaction/redaction.js';
 import { formatPacific } from '../../src/shared/pacific-time.js';
 import { toGift } from '../../src/upstream/normalise.js';
 import type { Gift } from '../../src/upstream/types.js';

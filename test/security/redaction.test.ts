@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { describe, expect, it } from 'vitest';
-import { createRedactor, REDACTED, redactValue } from '../../src/redaction.js';
+import { createRedactor, REDACTED, redactValue } from '../../src/redaction/redaction.js';
 import { FORMS } from './secret-forms.js';
 
 // The redactor on its own: every form a secret can be echoed in is blanked, in any text, and text holding no

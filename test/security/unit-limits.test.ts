@@ -2,7 +2,7 @@ import { parse } from 'graphql';
 import { describe, expect, it } from 'vitest';
 import { LOOKUP_COST, operationCost } from '../../src/security/operation-cost.js';
 import { createLogger } from '../../src/ops/logger.js';
-import { createRedactor } from '../../src/redaction.js';
+import { createRedactor } from '../../src/redaction/redaction.js';
 import { schema } from '../../src/schema/index.js';
 
 describe('operation cost', () => {

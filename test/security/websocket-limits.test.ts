@@ -6,7 +6,7 @@ import WebSocket from 'ws';
 import { createRateLimiter } from '../../src/security/rate-limit.js';
 import { DEVELOPMENT_CALLER, type Caller } from '../../src/security/scopes.js';
 import { createRateLimit } from '../../src/security/use-rate-limit.js';
-import { attachWebSocket, type WebSocketEndpoint } from '../../src/websocket.js';
+import { attachWebSocket, type WebSocketEndpoint } from '../../src/edge/websocket.js';
 import { startTestGateway } from '../support/gateway.js';
 import { connected, PollWatch, subscribeWs, wsClient } from '../support/live.js';
 import { testWith } from '../support/test.js';

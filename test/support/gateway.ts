@@ -3,10 +3,10 @@ import { print } from 'graphql';
 import { loadConfig } from '../../src/config.js';
 import { createLogger, logLevel, type LogDestination } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
-import { configuredSecrets, createRedactor } from '../../src/redaction.js';
-import { createGateway, type Gateway } from '../../src/server.js';
+import { configuredSecrets, createRedactor } from '../../src/redaction/redaction.js';
+import { createGateway, type Gateway } from '../../src/edge/server.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { upstreamClientFromConfig } from '../../src/upstream-from-config.js';
+import { upstreamClientFromConfig } from '../../src/upstream/from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 import { startTestSandbox, type TestSandbox } from './sandbox.js';
 

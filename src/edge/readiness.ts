@@ -1,6 +1,6 @@
 import { useReadinessCheck, type Plugin } from 'graphql-yoga';
-import type { IssuerState } from './identity/jwt-verifier.js';
-import type { Shield, UpstreamClient } from './upstream/types.js';
+import type { IssuerState } from '../identity/jwt-verifier.js';
+import type { Shield, UpstreamClient } from '../upstream/types.js';
 
 // /ready answers one question: can this replica serve? It cannot while draining (and before it listens, when
 // nothing answers at all). The reward API being down is not a reason to refuse: every replica shares that

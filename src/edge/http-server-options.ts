@@ -1,6 +1,6 @@
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 
 // What one client can make the HTTP server hold, set on purpose rather than left to Node's defaults (which
 // check timeouts only every 30 s and accept connections without bound).

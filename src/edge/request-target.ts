@@ -1,6 +1,6 @@
 import { STATUS_CODES, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { Duplex } from 'node:stream';
-import { describeFailure, errorBody } from './errors/gateway-error.js';
+import { describeFailure, errorBody } from '../errors/gateway-error.js';
 
 // What a request must look like before anything else reads it. The fetch adapter under yoga builds a URL from
 // the Host header and the request target; a target that is not a path (`GET http://evil/graphql`, `OPTIONS *`)

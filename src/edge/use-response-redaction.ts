@@ -1,7 +1,7 @@
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
 import { redactError } from './error-masking.js';
-import { redactValue, type Redact } from './redaction.js';
+import { redactValue, type Redact } from '../redaction/redaction.js';
 
 // Secrets out of what GraphQL answers that error masking does not see, over every transport (HTTP, SSE,
 // WebSocket): the errors that refuse a document before it runs, which quote it (a key pasted into a query

@@ -13,7 +13,7 @@
 import type { Server } from 'graphql-ws';
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { WebSocket, WebSocketServer } from 'ws';
-import { busyInterval } from './busy-interval.js';
+import { busyInterval } from '../shared/busy-interval.js';
 
 /** graphql-ws's default: a socket that has not answered a ping by the next one is cut. */
 export const KEEP_ALIVE_MS = 12_000;

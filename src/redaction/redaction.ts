@@ -1,4 +1,4 @@
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import { formsOf, type SecretForm } from './secret-forms.js';
 import { decodedStarts, decodeEscapes, foldCode, mayHoldEscapes } from './text-folding.js';
 

@@ -9,15 +9,15 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import { makeServer } from 'graphql-ws';
 import type { GraphQLParams, OnParamsEventPayload, YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Config } from './config.js';
+import type { Config } from '../config.js';
 import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
 import { answerUpgradeRefusal, refuseRequestTarget } from './request-target.js';
-import { refusalError } from './security/refusal.js';
-import { continuingTrace } from './telemetry/spans.js';
-import type { Caller } from './security/scopes.js';
-import type { WebSocketPolicy } from './security/security.js';
-import { missingKey } from './security/use-api-keys.js';
-import { gatewayError } from './errors/gateway-error.js';
+import { refusalError } from '../security/refusal.js';
+import { continuingTrace } from '../telemetry/spans.js';
+import type { Caller } from '../security/scopes.js';
+import type { WebSocketPolicy } from '../security/security.js';
+import { missingKey } from '../security/use-api-keys.js';
+import { gatewayError } from '../errors/gateway-error.js';
 
 /** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
 export const CLOSE_RATE_LIMITED = 4429;

@@ -1,11 +1,11 @@
 import { RequestCache } from '@pothos/plugin-scope-auth';
 import { GraphQLError, type ExecutionResult } from 'graphql';
 import type { GraphQLParams, OnParamsEventPayload, Plugin, YogaServerInstance } from 'graphql-yoga';
-import type { GatewayContext } from './context.js';
-import { isScope, type Caller } from './security/scopes.js';
-import { tokenCallerName } from './security/token-callers.js';
-import type { Opened, Refusal, SubscriptionSource } from './webhooks/source.js';
-import type { Registrant } from './webhooks/store.js';
+import type { GatewayContext } from '../graph/context.js';
+import { isScope, type Caller } from '../security/scopes.js';
+import { tokenCallerName } from '../security/token-callers.js';
+import type { Opened, Refusal, SubscriptionSource } from '../webhooks/source.js';
+import type { Registrant } from '../webhooks/store.js';
 
 // Webhook endpoints' subscriptions run the way a WebSocket subscription does (websocket.ts): the access
 // pipeline's params stage (trusted documents), then parse, validate (depth, aliases, tokens), the context and

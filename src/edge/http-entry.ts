@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
-import type { Config } from './config.js';
-import { graphiqlEnabled } from './config.js';
-import { describeFailure, errorBody, type DescribedFailure } from './errors/gateway-error.js';
-import type { Drain } from './ops/drain.js';
-import type { Logger } from './ops/logger.js';
-import type { GatewayMetrics } from './ops/metrics.js';
-import type { Redact } from './redaction.js';
+import type { Config } from '../config.js';
+import { graphiqlEnabled } from '../config.js';
+import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
+import type { Drain } from '../ops/drain.js';
+import type { Logger } from '../ops/logger.js';
+import type { GatewayMetrics } from '../ops/metrics.js';
+import type { Redact } from '../redaction/redaction.js';
 import { answerRefusal, refuseRequestTarget } from './request-target.js';
 
 // What a request meets on the node:http server before yoga. Here, not in yoga plugins:

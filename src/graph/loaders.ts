@@ -1,8 +1,8 @@
 import DataLoader from 'dataloader';
 import stableStringify from 'safe-stable-stringify';
-import type { CatalogCache } from './catalog/catalog-cache.js';
-import { matchBrandCode } from './catalog/brand-codes.js';
-import { inSpan } from './telemetry/spans.js';
+import type { CatalogCache } from '../catalog/catalog-cache.js';
+import { matchBrandCode } from '../catalog/brand-codes.js';
+import { inSpan } from '../telemetry/spans.js';
 import type {
   Account,
   Brand,
@@ -16,7 +16,7 @@ import type {
   Page,
   Region,
   UpstreamClient,
-} from './upstream/types.js';
+} from '../upstream/types.js';
 
 // One set per request. Resolvers ask these, never the client: they dedupe repeated asks within a request
 // (aliases, the same campaign reached twice) and prime each other so that, for example, `gift.campaign`

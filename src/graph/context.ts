@@ -1,14 +1,14 @@
 import { randomUUID } from 'node:crypto';
-import { cachedClient, type Freshness } from './cache/cached-client.js';
-import type { ReadCache } from './cache/read-cache.js';
-import type { CatalogCache } from './catalog/catalog-cache.js';
-import type { Hint } from './errors/gateway-error.js';
-import type { Live } from './live/live.js';
+import { cachedClient, type Freshness } from '../cache/cached-client.js';
+import type { ReadCache } from '../cache/read-cache.js';
+import type { CatalogCache } from '../catalog/catalog-cache.js';
+import type { Hint } from '../errors/gateway-error.js';
+import type { Live } from '../live/live.js';
 import { createLoaders, type LoaderHooks, type Loaders } from './loaders.js';
-import type { Logger } from './ops/logger.js';
-import type { Caller } from './security/scopes.js';
-import type { UpstreamClient } from './upstream/types.js';
-import type { Webhooks } from './webhooks/webhooks.js';
+import type { Logger } from '../ops/logger.js';
+import type { Caller } from '../security/scopes.js';
+import type { UpstreamClient } from '../upstream/types.js';
+import type { Webhooks } from '../webhooks/webhooks.js';
 
 // Per-request state. Created fresh for every operation (and every subscription), so nothing one request
 // loads can leak into another.

@@ -1,8 +1,8 @@
 import { GraphQLError } from 'graphql';
 import type { MaskError } from 'graphql-yoga';
-import { gatewayError, type RaiseOptions } from './errors/gateway-error.js';
-import { redactValue, type Redact } from './redaction.js';
-import { isUpstreamError, type UpstreamError } from './upstream/errors.js';
+import { gatewayError, type RaiseOptions } from '../errors/gateway-error.js';
+import { redactValue, type Redact } from '../redaction/redaction.js';
+import { isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 
 // The one place where failures become what clients see. Upstream failures get a stable code on the field
 // that failed (siblings keep their data); anything unexpected is masked to a generic message so no stack,

@@ -1,6 +1,6 @@
 import type { ExecutionResult } from 'graphql';
 import { handleStreamOrSingleExecutionResult, type Plugin } from 'graphql-yoga';
-import type { Hint } from './errors/gateway-error.js';
+import type { Hint } from '../errors/gateway-error.js';
 
 // Notes for the caller that are not errors (context.hints, e.g. a brand code that was probably mistyped) go
 // out as the response's `extensions.hints`: a field that answers null as it always did keeps doing so, with no

@@ -23,8 +23,8 @@ import {
   type OperationDefinitionNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { gatewayError } from './errors/gateway-error.js';
-import { deferDirective, streamDirective } from './schema/incremental-delivery.js';
+import { gatewayError } from '../errors/gateway-error.js';
+import { deferDirective, streamDirective } from '../schema/incremental-delivery.js';
 
 // @defer and @stream (declared in schema/incremental-delivery.ts), answered as multipart/mixed or SSE by yoga's
 // plugin. Validation checks their types, labels and places, but not the values the executor then asserts: a

@@ -1,6 +1,6 @@
-import type { Config } from './config.js';
-import { createUpstreamClient, type UpstreamClientOptions } from './upstream/client.js';
-import type { UpstreamClient } from './upstream/types.js';
+import type { Config } from '../config.js';
+import { createUpstreamClient, type UpstreamClientOptions } from './client.js';
+import type { UpstreamClient } from './types.js';
 
 /** The upstream client as the environment configures it; `onCall` is where metrics hook in, `redact` the gateway's redactor. */
 export function upstreamClientFromConfig(

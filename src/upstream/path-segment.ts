@@ -1,5 +1,5 @@
 import { GraphQLError } from 'graphql';
-import { describeFailure } from './errors/gateway-error.js';
+import { describeFailure } from '../errors/gateway-error.js';
 
 // Caller ids, uuids, refs and brand codes travel as one path segment of an upstream URL (GET /campaign/{ref}).
 // Percent-encoding keeps most characters harmless, but not all: a lone surrogate cannot be encoded at all
