@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, freePort, within } from '../support/cluster.js';
+import { eventually, freePort } from '../support/cluster.js';
 
 // docs/cluster.md's "Three replicas locally", run as a reader runs it: every block fenced `sh cluster-walkthrough`
 // is sourced, in order, into one bash (so its variables, functions and background jobs carry over, as in the
@@ -44,6 +44,9 @@ function groupMembers(): number[] {
     .map(Number)
     .filter((pid) => pid !== shellPid);
 }
+
+/** The group's processes other than the shell, as ps shows them, for a failure to name. */
+const left = () => spawnSync('ps', ['-o', 'pid,args', '-p', groupMembers().join(',') || '0'], { encoding: 'utf8' }).stdout;
 
 afterAll(async () => {
   if (shellPid === undefined) return;
@@ -166,11 +169,10 @@ describe(`${DOC}: three replicas locally`, () => {
       const [, leader, pid] = /^replica (\d+) \(pid (\d+)\) polls the order$/m.exec(await run(4)) ?? [];
       expect([port(4002), port(4003)]).toContain(Number(leader));
       expect(Number(pid)).toBeGreaterThan(0);
-      await within(
-        10_000,
-        `replica ${leader} to stop answering`,
-        eventually(async () => !(await answers(`http://127.0.0.1:${leader}/health`)), 50),
-      );
+      await eventually(async () => !(await answers(`http://127.0.0.1:${leader}/health`)), 50, {
+        ms: 10_000,
+        what: `replica ${leader} to stop answering`,
+      });
       const survivor = Number(leader) === port(4002) ? 'on4003' : 'on4002';
 
       // The survivor takes over and hands the second redemption; its stream then ends (both rewards final).
@@ -188,10 +190,10 @@ describe(`${DOC}: three replicas locally`, () => {
 
       // The doc's last step stops everything the shell started: no process left in its group, no port answering.
       await run(6);
-      await within(
-        30_000,
-        `every process the walkthrough started to exit (left: ${groupMembers().join(', ')})`,
-        eventually(() => groupMembers().length === 0, 100),
+      await eventually(() => groupMembers().length === 0, 100, { ms: 30_000, what: 'every process the walkthrough started to exit' }).catch(
+        (error: unknown) => {
+          throw new Error(`${(error as Error).message}; left:\n${left()}\n${transcript()}`);
+        },
       );
       for (const docPort of [4010, 4001, 4002, 4003])
         expect(await answers(`http://127.0.0.1:${port(docPort)}/health`), `port ${docPort}`).toBe(false);
