@@ -9,6 +9,7 @@ const processSuites = [
   'test/browser/**/*.test.ts',
   'test/cache/cluster.test.ts',
   'test/deploy/prometheus.test.ts',
+  'test/docs/cluster-walkthrough.test.ts',
   'test/docs/runnable-blocks.test.ts',
   'test/clients/cluster*.test.ts',
   'test/clients/codegen.test.ts',

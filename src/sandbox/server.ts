@@ -2,6 +2,7 @@
 // /__sandbox, bearer auth, the processing tick, request stats, injected faults and latency, and one place
 // where every refusal becomes the error envelope. Nothing a client sends can crash the process.
 import { timingSafeEqual } from 'node:crypto';
+import { setMaxListeners } from 'node:events';
 import http from 'node:http';
 import type { Socket } from 'node:net';
 import { setTimeout as sleep } from 'node:timers/promises';
@@ -162,6 +163,10 @@ export function createSandboxServer(ctx: SandboxContext, apiRoutes: readonly Rou
   const api = new RouteTable(API_PREFIX, apiRoutes);
   const control = new RouteTable(CONTROL_PREFIX, controlRoutes);
   const closing = new AbortController();
+  // Each request held by a latency (SANDBOX_LATENCY_MS, a latency fault) listens on `closing` until its pause
+  // ends, so there are as many listeners as requests held at once: tests hold hundreds (Node warns past 10).
+  // test/sandbox/latency-listeners.test.ts checks none is left once they are answered.
+  setMaxListeners(1_000, closing.signal);
   const sockets = new Set<Socket>();
 
   const pause = async (ms: number) => {
