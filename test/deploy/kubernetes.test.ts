@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import { mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join, relative } from 'node:path';
@@ -117,11 +118,12 @@ describe('deploy/kubernetes', () => {
     expect(set.size).toBeGreaterThan(5);
     expect([...set.keys()].filter((name) => !declared.has(name))).toEqual([]);
 
-    // The base's settings and the Secret's entries (stand-ins here) make a configuration the gateway starts with.
+    // The base's settings and the Secret's entries (stand-ins here, the key made as the docs say: 32 random bytes)
+    // make a configuration the gateway starts with.
     const secrets = mkdtempSync(join(tmpdir(), 'k8s-'));
     try {
       const keysFile = join(secrets, 'api-keys.json');
-      writeFileSync(keysFile, JSON.stringify([{ name: 'web', key: 'k8s-manifest-test-key-0123456789abcdef', scopes: ['rewards:read'] }]));
+      writeFileSync(keysFile, JSON.stringify([{ name: 'web', key: randomBytes(32).toString('base64'), scopes: ['rewards:read'] }]));
       expect(() => loadConfig({ ...configMap, REWARD_API_TOKEN: 'stand-in-token', GATEWAY_API_KEYS_FILE: keysFile })).not.toThrow();
     } finally {
       rmSync(secrets, { recursive: true, force: true });
