@@ -192,7 +192,7 @@ export const CATALOGUE = {
       { status: 413, problem: 'Request body too large: at most 100000 bytes (MAX_BODY_BYTES).' },
     ],
   }),
-  UNAUTHENTICATED: failure<{ key?: 'missing' | 'malformed' | 'unknown' }>({
+  UNAUTHENTICATED: failure<{ key?: 'missing' | 'malformed' | 'unknown' | 'placeholder' }>({
     surface: 'request',
     status: 401,
     retryable: false,
@@ -200,14 +200,18 @@ export const CATALOGUE = {
     headers: { 'www-authenticate': 'Bearer' },
     when:
       'API keys are configured and the request carries none, an Authorization that is not `Bearer <key>`, or a key the gateway ' +
-      'does not know; each gets its own message. Over WebSocket the socket is closed with 4403 and a reason saying the same.',
+      'does not know; each gets its own message. In every mode, keyless development included, `Bearer undefined`, `Bearer null` ' +
+      'or a `Bearer` with nothing after it: a client bug (a variable meant to hold the key holds none). Over WebSocket the socket ' +
+      'is closed with 4403 and a reason saying the same.',
     message: (p) =>
-      p.key === 'unknown'
-        ? 'The API key sent is not one this gateway knows: check it for a typo, or for a key of another environment or one revoked, and send a current key as Authorization: Bearer <key>.'
-        : p.key === 'malformed'
-          ? 'The Authorization header is not "Bearer <key>": send the gateway API key as Authorization: Bearer <key>.'
-          : 'Send a gateway API key: Authorization: Bearer <key> (over WebSocket: "authorization" in the connection_init payload).',
-    examples: [{}, { key: 'malformed' }, { key: 'unknown' }],
+      p.key === 'placeholder'
+        ? 'The Authorization header is "Bearer undefined", "Bearer null" or an empty Bearer: the client variable meant to hold the key holds no key (a client bug). Set the key in the client; in keyless development, send no Authorization header at all.'
+        : p.key === 'unknown'
+          ? 'The API key sent is not one this gateway knows: check it for a typo, or for a key of another environment or one revoked, and send a current key as Authorization: Bearer <key>.'
+          : p.key === 'malformed'
+            ? 'The Authorization header is not "Bearer <key>": send the gateway API key as Authorization: Bearer <key>.'
+            : 'Send a gateway API key: Authorization: Bearer <key> (over WebSocket: "authorization" in the connection_init payload).',
+    examples: [{}, { key: 'malformed' }, { key: 'unknown' }, { key: 'placeholder' }],
   }),
   INVALID_TOKEN: failure<{ problem: TokenProblem }>({
     surface: 'request',

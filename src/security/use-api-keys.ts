@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { bearerToken, type Keyring } from './api-keys.js';
+import { bearerToken, isPlaceholderBearer, type Keyring } from './api-keys.js';
 import type { Refusal } from './refusal.js';
 import { refusalResponse } from './refusal.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
@@ -13,7 +13,8 @@ import { describeFailure } from '../errors/gateway-error.js';
 // are identified the same way at connection_init (websocket.ts; graphql-ws closes a refused one with 4403).
 // With an OpenID issuer configured (AUTH_JWT_*), a bearer value that is a JWT is verified as an access token
 // (token-callers.ts; a refusal is INVALID_TOKEN naming why), anything else is looked up as a key. An
-// Authorization header over 8 KB is refused before it is parsed.
+// Authorization header over 8 KB is refused before it is parsed. `Bearer undefined` / `null` / empty is refused in
+// every mode, keyless development included, so the client bug shows before the client meets a gateway with keys.
 
 /** Why an Authorization value names no caller, for a message that says what to change. */
 export function missingKey(authorization: string | null | undefined): 'missing' | 'malformed' | 'unknown' {
@@ -46,6 +47,7 @@ export interface Authentication {
   admitted(request: Request): boolean;
 }
 
+const PLACEHOLDER: Admission = { refusal: describeFailure('UNAUTHENTICATED', { key: 'placeholder' }) };
 const TOO_LARGE: Admission = { refusal: describeFailure('INVALID_TOKEN', { problem: 'too-large' }) };
 
 /**
@@ -56,6 +58,7 @@ export function createAuthentication(keyring: Keyring | null, tokens: TokenCalle
   // Keyed by the fetch Request, which lives as long as its operation does.
   const callers = new WeakMap<Request, Caller>();
   const authenticate = (authorization: string | null | undefined): Admission | Promise<Admission> => {
+    if (isPlaceholderBearer(authorization)) return PLACEHOLDER;
     if (!keyring && !tokens) return { caller: DEVELOPMENT_CALLER };
     if (authorization && authorization.length > MAX_TOKEN_BYTES) return TOO_LARGE;
     const bearer = bearerToken(authorization);
