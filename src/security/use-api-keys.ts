@@ -47,6 +47,8 @@ export interface Authentication {
   admitted(request: Request): boolean;
 }
 
+/** With token issuers and no keys, whatever is not a token is told the gateway takes tokens only. */
+const TOKENS_ONLY: Admission = { refusal: describeFailure('UNAUTHENTICATED', { key: 'tokens-only' }) };
 const PLACEHOLDER: Admission = { refusal: describeFailure('UNAUTHENTICATED', { key: 'placeholder' }) };
 const TOO_LARGE: Admission = { refusal: describeFailure('INVALID_TOKEN', { problem: 'too-large' }) };
 
@@ -63,7 +65,8 @@ export function createAuthentication(keyring: Keyring | null, tokens: TokenCalle
     if (authorization && authorization.length > MAX_TOKEN_BYTES) return TOO_LARGE;
     const bearer = bearerToken(authorization);
     if (tokens && bearer !== null && looksLikeJwt(bearer)) return tokens.admit(bearer);
-    const caller = keyring?.identify(authorization) ?? null;
+    if (!keyring) return TOKENS_ONLY;
+    const caller = keyring.identify(authorization);
     return caller ? { caller } : { refusal: refusals[missingKey(authorization)] };
   };
   const callerOrNull = (admission: Admission) => ('caller' in admission ? admission.caller : null);
