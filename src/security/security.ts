@@ -109,7 +109,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   if (!keyring && identity) {
     warnings.push(
       'AUTH_JWT_ISSUER (or AUTH_JWT_ISSUERS) is set without GATEWAY_API_KEYS: keyless development is off, every request ' +
-        'needs an access token from the issuer (Authorization: Bearer <token>). Unset it to develop without tokens.',
+        'needs an access token from the issuer in its Authorization header. Unset it to develop without tokens.',
     );
   }
 

@@ -2,7 +2,7 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually, freePort, within } from '../support/cluster.js';
 
 // Docs that cannot rot (docs/development.md, "Runnable blocks"): every fenced command block of the README and
@@ -111,9 +111,6 @@ const shellEnv = (ports: Map<number, number>) => ({
   LOG_LEVEL: 'warn',
 });
 
-/** Process groups started here, stopped after each test (SIGTERM, then SIGKILL to what is left). */
-const groups: ChildProcess[] = [];
-
 function groupAlive(pid: number): boolean {
   try {
     process.kill(-pid, 0);
@@ -136,12 +133,8 @@ async function stopGroup(child: ChildProcess): Promise<void> {
   child.stderr?.destroy();
 }
 
-afterEach(async () => {
-  for (const child of groups.splice(0)) await stopGroup(child);
-});
-
-/** Starts `command` as the leader of a process group of its own, for afterEach to stop whole. */
-function startGroup(command: string, args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore') {
+/** Starts `command` as the leader of a process group of its own, added to `groups` for the doc's run to stop whole. */
+function startGroup(groups: ChildProcess[], command: string, args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore') {
   const child = spawn(command, args, { cwd: root, env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
   groups.push(child);
   const output = { stdout: '', stderr: '' };
@@ -165,21 +158,39 @@ async function gatewayAnswers(ports: Map<number, number>, gone: () => boolean, s
   );
 }
 
-/** One doc's blocks, run as a reader runs them: one shell for the doc, a second terminal per background block. */
+/**
+ * One doc's blocks, run as a reader runs them: one shell for the doc, a second terminal per background block.
+ * Every process group it started is stopped at the end (SIGTERM, then SIGKILL to what is left).
+ */
 async function runDoc(blocks: Block[]): Promise<void> {
+  const groups: ChildProcess[] = [];
+  try {
+    await runBlocks(blocks, groups);
+  } finally {
+    await Promise.all(groups.map(stopGroup));
+  }
+}
+
+async function runBlocks(blocks: Block[], groups: ChildProcess[]): Promise<void> {
   const ports = new Map<number, number>();
   for (const port of DEFAULT_PORTS) ports.set(port, await freePort());
   const env = shellEnv(ports);
   // The gateway of `npm start`, until a block starts one of its own in its place.
   let gateway: ChildProcess | null = null;
-  if (!has(blocks[0]!, 'gateway')) {
-    const started = startGroup(process.execPath, ['--import', 'tsx', 'src/main.ts'], env);
+  // Unless the first block that needs one starts it itself (after the background blocks before it).
+  if (
+    !has(
+      blocks.find((block) => !has(block, 'background'))!,
+      'gateway',
+    )
+  ) {
+    const started = startGroup(groups, process.execPath, ['--import', 'tsx', 'src/main.ts'], env);
     await gatewayAnswers(ports, started.gone, () => started.output.stderr);
     gateway = started.child;
   }
 
   // The reader's shell: variables set by one block are there for the next, as when pasted one after another.
-  const shell = startGroup('bash', ['-eo', 'pipefail'], env, 'pipe');
+  const shell = startGroup(groups, 'bash', ['-eo', 'pipefail'], env, 'pipe');
   const background: { block: Block; output: { stdout: string }; exited: Promise<number | null> }[] = [];
   const backgroundShown = () =>
     eventually(() => background.every(({ block, output }) => printed(block, output.stdout)), 100, {
@@ -205,14 +216,14 @@ async function runDoc(blocks: Block[]): Promise<void> {
       mkdirSync(dir, { recursive: true });
       const file = join(dir, `${block.doc.replace(/\W/g, '-')}-${block.line}.mts`);
       writeFileSync(file, text);
-      const run = startGroup(process.execPath, ['--import', 'tsx', file], env);
+      const run = startGroup(groups, process.execPath, ['--import', 'tsx', file], env);
       const code = await within(60_000, `${name(block)} to finish`, run.exited);
       expect(code, `${name(block)} exit code; stderr:\n${run.output.stderr}`).toBe(0);
       expectShows(block, run.output.stdout);
     } else if (has(block, 'background') || has(block, 'gateway')) {
       // A second terminal: started, left running, its output compared once the doc's later steps ran.
       if (has(block, 'gateway') && gateway) await stopGroup(gateway);
-      const run = startGroup('bash', ['-eo', 'pipefail', '-c', text], env);
+      const run = startGroup(groups, 'bash', ['-eo', 'pipefail', '-c', text], env);
       background.push({ block, ...run });
       if (has(block, 'gateway')) {
         gateway = run.child;
@@ -250,7 +261,8 @@ describe('documented command blocks', () => {
   });
 
   const byDoc = docs.map((doc) => [doc, runnable.filter((block) => block.doc === doc)] as const).filter(([, blocks]) => blocks.length > 0);
-  it.each(byDoc)('%s: each runs as written and prints what the doc shows', (_doc, blocks) => runDoc(blocks), 120_000);
+  // The docs run side by side: most of their time is waiting for a start or a poll.
+  it.concurrent.each(byDoc)('%s: each runs as written and prints what the doc shows', (_doc, blocks) => runDoc(blocks), 120_000);
 
   // Listed by name, so a run says which blocks it did not run and why.
   for (const block of skipped) it.skip(`${name(block)}: ${skipReason(block) ?? 'unmarked'}`, () => undefined);
