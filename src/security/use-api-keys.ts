@@ -17,8 +17,9 @@ import { describeFailure } from '../errors/gateway-error.js';
 // every mode, keyless development included, so the client bug shows before the client meets a gateway with keys.
 
 /** Why an Authorization value names no caller, for a message that says what to change. */
-export function missingKey(authorization: string | null | undefined): 'missing' | 'malformed' | 'unknown' {
+export function missingKey(authorization: string | null | undefined): 'missing' | 'malformed' | 'unknown' | 'placeholder' {
   if (!authorization?.trim()) return 'missing';
+  if (isPlaceholderBearer(authorization)) return 'placeholder';
   return bearerToken(authorization) === null ? 'malformed' : 'unknown';
 }
 
@@ -26,6 +27,7 @@ const refusals: Record<ReturnType<typeof missingKey>, Refusal> = {
   missing: describeFailure('UNAUTHENTICATED', { key: 'missing' }),
   malformed: describeFailure('UNAUTHENTICATED', { key: 'malformed' }),
   unknown: describeFailure('UNAUTHENTICATED', { key: 'unknown' }),
+  placeholder: describeFailure('UNAUTHENTICATED', { key: 'placeholder' }),
 };
 
 /** The caller a request gets when its key is unknown; the pipeline refuses it first, this is defence in depth. */
@@ -49,7 +51,7 @@ export interface Authentication {
 
 /** With token issuers and no keys, whatever is not a token is told the gateway takes tokens only. */
 const TOKENS_ONLY: Admission = { refusal: describeFailure('UNAUTHENTICATED', { key: 'tokens-only' }) };
-const PLACEHOLDER: Admission = { refusal: describeFailure('UNAUTHENTICATED', { key: 'placeholder' }) };
+const PLACEHOLDER: Admission = { refusal: refusals.placeholder };
 const TOO_LARGE: Admission = { refusal: describeFailure('INVALID_TOKEN', { problem: 'too-large' }) };
 
 /**

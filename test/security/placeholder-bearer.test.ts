@@ -1,4 +1,5 @@
 import { describe, expect } from 'vitest';
+import { subscribeWs, wsClient } from '../support/live.js';
 import { test as keyless, testWith } from '../support/test.js';
 import { KEYS_ENV } from './keys.js';
 
@@ -27,4 +28,18 @@ keyless('keyless development still admits a request with no Authorization header
   const res = await gateway.gql('{ viewer { username } }');
   expect(res.status).toBe(200);
   expect(res.body.errors).toBeUndefined();
+});
+
+keyless('keyless development closes a WebSocket whose connection_init says Bearer undefined (4403), naming the bug', async ({ gateway }) => {
+  const url = await gateway.listen();
+  const client = wsClient(url, { connectionParams: { authorization: 'Bearer undefined' }, lazy: false, onNonLazyError: () => undefined });
+  const closed = new Promise<{ code: number; reason: string }>((resolve) =>
+    client.on('closed', (event) => resolve(event as { code: number; reason: string })),
+  );
+  const stream = subscribeWs(client, 'subscription { fundsChanged { funds { balances { currency } } } }');
+  const { code, reason } = await closed;
+  expect(code).toBe(4403);
+  expect(reason).toMatch(/client/);
+  expect(await stream.ended).toBe('error');
+  await client.dispose();
 });
