@@ -4,7 +4,7 @@
 #   docker build --secret id=npm_ca,src=/path/to/proxy-ca.pem ...      # behind a TLS-intercepting proxy
 #   docker build --build-arg BASE=<another Node 20 image> ...          # both stages use it
 #
-# `npm run test:container` builds it on a Debian 13 base made with debootstrap and proves it (README).
+# `npm run test:container` builds it on a Debian 13 base made with debootstrap and proves it (docs/production.md).
 
 ARG BASE=docker.io/library/node:20-bookworm-slim
 

@@ -1,4 +1,4 @@
-// Start-up time and memory of the two ways to start the gateway (README "Starting it"):
+// Start-up time and memory of the two ways to start the gateway (docs/production.md, "Starting it"):
 //   npm start              TypeScript through tsx (development, needs dev dependencies)
 //   npm run start:prod     the compiled dist/ with plain node (run `npm run build` first)
 // Each is started RUNS times on the embedded sandbox; time is from spawn to the "gateway listening" log line,

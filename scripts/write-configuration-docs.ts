@@ -1,9 +1,9 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { withConfigurationTable } from './readme-configuration.js';
+import { withConfigurationTable } from './configuration-page.js';
 
-// `npm run docs:config`: rewrites the configuration table of README.md from each area's config.ts (a test fails
-// when the README's table is stale).
-const target = fileURLToPath(new URL('../README.md', import.meta.url));
+// `npm run docs:config`: rewrites the configuration table of docs/configuration.md from each area's config.ts (a
+// test fails when the table is stale).
+const target = fileURLToPath(new URL('../docs/configuration.md', import.meta.url));
 writeFileSync(target, withConfigurationTable(readFileSync(target, 'utf8')));
 console.log(`wrote the configuration table of ${target}`);

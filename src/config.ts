@@ -14,9 +14,9 @@ import { webhooksArea } from './webhooks/config.js';
 // Every environment variable the gateway reads, composed from the areas that own them, so a misconfiguration
 // fails at start-up with every problem listed at once rather than at the first request. Each area declares its
 // variables (with their defaults and documentation) and the rules between them in its own config.ts; this
-// module only puts them together, and renders them as the README's configuration table.
+// module only puts them together, and renders them as the configuration table of docs/configuration.md.
 
-/** In the order the README lists them. */
+/** In the order docs/configuration.md lists them. */
 const AREAS = [
   processArea,
   upstreamArea,
@@ -98,7 +98,7 @@ function crossFieldProblems(values: Partial<Config>, invalid: ReadonlySet<string
   return (AREAS as readonly ConfigArea<z.ZodRawShape>[]).flatMap((area) => area.rules?.({ ...deployment, values, missing }) ?? []);
 }
 
-/** The README's configuration table: one table per area, every variable with its default and meaning. */
+/** The configuration table of docs/configuration.md: one table per area, every variable with its default and meaning. */
 export function configurationTable(): string {
   return AREAS.map((area) => {
     const rows = Object.entries(area.variables as z.ZodRawShape).map(([name, schema]) => {

@@ -68,6 +68,7 @@ const FORBIDDEN_REASONS = {
   missing: 'Forbidden: send the API key in the connection_init payload: {"authorization":"Bearer <key>"}',
   malformed: 'Forbidden: connection_init payload "authorization" must be "Bearer <key>"',
   unknown: 'Forbidden: unknown API key or refused access token in connection_init "authorization"; send a valid one',
+  placeholder: `Forbidden: "authorization" is Bearer undefined, null or empty: the client's key variable is unset (a client bug)`,
 };
 
 function operationsPerSocketExceeded(max: number): GraphQLError {

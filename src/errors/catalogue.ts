@@ -192,7 +192,7 @@ export const CATALOGUE = {
       { status: 413, problem: 'Request body too large: at most 100000 bytes (MAX_BODY_BYTES).' },
     ],
   }),
-  UNAUTHENTICATED: failure<{ key?: 'missing' | 'malformed' | 'unknown' }>({
+  UNAUTHENTICATED: failure<{ key?: 'missing' | 'malformed' | 'unknown' | 'placeholder' | 'tokens-only' }>({
     surface: 'request',
     status: 401,
     retryable: false,
@@ -200,14 +200,20 @@ export const CATALOGUE = {
     headers: { 'www-authenticate': 'Bearer' },
     when:
       'API keys are configured and the request carries none, an Authorization that is not `Bearer <key>`, or a key the gateway ' +
-      'does not know; each gets its own message. Over WebSocket the socket is closed with 4403 and a reason saying the same.',
+      'does not know; each gets its own message (with token issuers and no keys, one saying the gateway takes tokens only). In every mode, keyless development included, `Bearer undefined`, `Bearer null` ' +
+      'or a `Bearer` with nothing after it: a client bug (a variable meant to hold the key holds none). Over WebSocket the socket ' +
+      'is closed with 4403 and a reason saying the same.',
     message: (p) =>
-      p.key === 'unknown'
-        ? 'The API key sent is not one this gateway knows: check it for a typo, or for a key of another environment or one revoked, and send a current key as Authorization: Bearer <key>.'
-        : p.key === 'malformed'
-          ? 'The Authorization header is not "Bearer <key>": send the gateway API key as Authorization: Bearer <key>.'
-          : 'Send a gateway API key: Authorization: Bearer <key> (over WebSocket: "authorization" in the connection_init payload).',
-    examples: [{}, { key: 'malformed' }, { key: 'unknown' }],
+      p.key === 'tokens-only'
+        ? 'This gateway takes access tokens only: send Authorization: Bearer <token> with a token from its OpenID issuer. It has no API keys, and keyless development ends once AUTH_JWT_ISSUER (or AUTH_JWT_ISSUERS) is set.'
+        : p.key === 'placeholder'
+          ? 'The Authorization header is "Bearer undefined", "Bearer null" or an empty Bearer: the client variable meant to hold the key holds no key (a client bug). Set the key in the client; in keyless development, send no Authorization header at all.'
+          : p.key === 'unknown'
+            ? 'The API key sent is not one this gateway knows: check it for a typo, or for a key of another environment or one revoked, and send a current key as Authorization: Bearer <key>.'
+            : p.key === 'malformed'
+              ? 'The Authorization header is not "Bearer <key>": send the gateway API key as Authorization: Bearer <key>.'
+              : 'Send a gateway API key: Authorization: Bearer <key> (over WebSocket: "authorization" in the connection_init payload).',
+    examples: [{}, { key: 'malformed' }, { key: 'unknown' }, { key: 'placeholder' }, { key: 'tokens-only' }],
   }),
   INVALID_TOKEN: failure<{ problem: TokenProblem }>({
     surface: 'request',
@@ -216,7 +222,10 @@ export const CATALOGUE = {
     retryAfter: NO_RETRY_AFTER,
     headers: (p) => ({ 'www-authenticate': `Bearer error="invalid_token", error_description="${TOKEN_PROBLEMS[p.problem]}"` }),
     when: 'The bearer value is a JWT the gateway does not accept: expired, not yet valid or issued in the future, for another audience, from an issuer it does not trust, a bad or unknown signing key, an algorithm other than the asymmetric ones, over 8 KB, malformed, or naming no subject or one that is not a string. Over WebSocket the socket is closed with 4403.',
-    message: (p) => `The access token was refused: ${TOKEN_PROBLEMS[p.problem]}. Get a new token from the issuer.`,
+    message: (p) =>
+      p.problem === 'issuer-unreachable'
+        ? `The access token could not be checked: ${TOKEN_PROBLEMS[p.problem]}. This is not the token's fault: send it again later; if it lasts, the gateway's operators must restore its connection to the issuer.`
+        : `The access token was refused: ${TOKEN_PROBLEMS[p.problem]}. Get a new token from the issuer.`,
     extensions: { of: (p) => ({ reason: p.problem }), fields: { reason: `why: ${Object.keys(TOKEN_PROBLEMS).join(', ')}` } },
     examples: [
       { problem: 'expired' },
@@ -224,6 +233,7 @@ export const CATALOGUE = {
       { problem: 'unknown-issuer' },
       { problem: 'bad-signature' },
       { problem: 'malformed' },
+      { problem: 'issuer-unreachable' },
     ],
   }),
   RATE_LIMITED: failure<

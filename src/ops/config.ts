@@ -2,7 +2,7 @@ import { z } from 'zod';
 import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs } from '../shared/config-area.js';
 
 // The environment variables of the process and its connections (ports, logs, shutdown, execution, the limits
-// of HTTP and WebSocket clients), composed by src/config.ts. Two areas, so the README shows them apart.
+// of HTTP and WebSocket clients), composed by src/config.ts. Two areas, so docs/configuration.md shows them apart.
 
 export const processArea = configArea({
   title: 'Process',

@@ -1,5 +1,5 @@
 // Bounds the gateway enforces before any upstream call. The upstream publishes none of these ("not shown"
-// in the specification); each is documented in the README and chosen to stay inside what production was
+// in the specification); each is documented in docs/configuration.md and chosen to stay inside what production was
 // seen to accept while catching obvious mistakes.
 
 /** $10,000 per reward: above the largest face value any catalog brand offers. */

@@ -19,6 +19,14 @@ export function bearerToken(authorization: string | null | undefined): string | 
   return match?.[1] ?? null;
 }
 
+/**
+ * Whether an Authorization value is what a client sends when the variable meant to hold its key holds none:
+ * `Bearer undefined`, `Bearer null`, or `Bearer` alone (a client bug, refused in every mode).
+ */
+export function isPlaceholderBearer(authorization: string | null | undefined): boolean {
+  return /^Bearer(?:\s+(?:undefined|null))?$/i.test(authorization?.trim() ?? '');
+}
+
 export function createKeyring(keys: ApiKeyConfig[]): Keyring {
   const entries = keys.map((k) => ({
     digest: digest(k.key),

@@ -106,6 +106,13 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
   const rateLimit = createRateLimit(cluster?.limiter ?? createRateLimiter(rate), { perAddress: keyless });
   const warnings: string[] = [];
 
+  if (!keyring && identity) {
+    warnings.push(
+      'AUTH_JWT_ISSUER (or AUTH_JWT_ISSUERS) is set without GATEWAY_API_KEYS: keyless development is off, every request ' +
+        'needs an access token from the issuer in its Authorization header. Unset it to develop without tokens.',
+    );
+  }
+
   let host = config.HOST;
   if (keyless) {
     warnings.push(

@@ -1,5 +1,5 @@
 import type { Plugin } from 'graphql-yoga';
-import { bearerToken, type Keyring } from './api-keys.js';
+import { bearerToken, isPlaceholderBearer, type Keyring } from './api-keys.js';
 import type { Refusal } from './refusal.js';
 import { refusalResponse } from './refusal.js';
 import { DEVELOPMENT_CALLER, type Caller } from './scopes.js';
@@ -13,11 +13,13 @@ import { describeFailure } from '../errors/gateway-error.js';
 // are identified the same way at connection_init (websocket.ts; graphql-ws closes a refused one with 4403).
 // With an OpenID issuer configured (AUTH_JWT_*), a bearer value that is a JWT is verified as an access token
 // (token-callers.ts; a refusal is INVALID_TOKEN naming why), anything else is looked up as a key. An
-// Authorization header over 8 KB is refused before it is parsed.
+// Authorization header over 8 KB is refused before it is parsed. `Bearer undefined` / `null` / empty is refused in
+// every mode, keyless development included, so the client bug shows before the client meets a gateway with keys.
 
 /** Why an Authorization value names no caller, for a message that says what to change. */
-export function missingKey(authorization: string | null | undefined): 'missing' | 'malformed' | 'unknown' {
+export function missingKey(authorization: string | null | undefined): 'missing' | 'malformed' | 'unknown' | 'placeholder' {
   if (!authorization?.trim()) return 'missing';
+  if (isPlaceholderBearer(authorization)) return 'placeholder';
   return bearerToken(authorization) === null ? 'malformed' : 'unknown';
 }
 
@@ -25,6 +27,7 @@ const refusals: Record<ReturnType<typeof missingKey>, Refusal> = {
   missing: describeFailure('UNAUTHENTICATED', { key: 'missing' }),
   malformed: describeFailure('UNAUTHENTICATED', { key: 'malformed' }),
   unknown: describeFailure('UNAUTHENTICATED', { key: 'unknown' }),
+  placeholder: describeFailure('UNAUTHENTICATED', { key: 'placeholder' }),
 };
 
 /** The caller a request gets when its key is unknown; the pipeline refuses it first, this is defence in depth. */
@@ -46,6 +49,9 @@ export interface Authentication {
   admitted(request: Request): boolean;
 }
 
+/** With token issuers and no keys, whatever is not a token is told the gateway takes tokens only. */
+const TOKENS_ONLY: Admission = { refusal: describeFailure('UNAUTHENTICATED', { key: 'tokens-only' }) };
+const PLACEHOLDER: Admission = { refusal: refusals.placeholder };
 const TOO_LARGE: Admission = { refusal: describeFailure('INVALID_TOKEN', { problem: 'too-large' }) };
 
 /**
@@ -56,11 +62,13 @@ export function createAuthentication(keyring: Keyring | null, tokens: TokenCalle
   // Keyed by the fetch Request, which lives as long as its operation does.
   const callers = new WeakMap<Request, Caller>();
   const authenticate = (authorization: string | null | undefined): Admission | Promise<Admission> => {
+    if (isPlaceholderBearer(authorization)) return PLACEHOLDER;
     if (!keyring && !tokens) return { caller: DEVELOPMENT_CALLER };
     if (authorization && authorization.length > MAX_TOKEN_BYTES) return TOO_LARGE;
     const bearer = bearerToken(authorization);
     if (tokens && bearer !== null && looksLikeJwt(bearer)) return tokens.admit(bearer);
-    const caller = keyring?.identify(authorization) ?? null;
+    if (!keyring) return TOKENS_ONLY;
+    const caller = keyring.identify(authorization);
     return caller ? { caller } : { refusal: refusals[missingKey(authorization)] };
   };
   const callerOrNull = (admission: Admission) => ('caller' in admission ? admission.caller : null);

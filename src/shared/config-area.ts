@@ -25,7 +25,7 @@ export const jsonText = z.string().transform((text, ctx) => {
 });
 
 /**
- * The documentation of one variable, kept on its schema with zod's `.meta()` so the README's table is rendered
+ * The documentation of one variable, kept on its schema with zod's `.meta()` so the table of docs/configuration.md is rendered
  * from the code that reads it. `unsetMeans` is for a variable without a zod default: what leaving it unset does.
  */
 export interface VariableDocs {
@@ -51,7 +51,7 @@ export interface RuleInput<Shape extends z.ZodRawShape> extends Deployment {
 }
 
 export interface ConfigArea<Shape extends z.ZodRawShape> {
-  /** The heading of the area's part of the README's configuration table. */
+  /** The heading of the area's part of the configuration table (docs/configuration.md). */
   title: string;
   variables: Shape;
   /** Problems between variables of the area, one line each naming the variable to change. */

@@ -5,7 +5,7 @@ import { configArea, documented, flag } from '../shared/config-area.js';
 // collector's usual wiring (an operator's, or an OpenTelemetry operator's injection) configures the gateway as
 // it would any other service. The SDK reads them itself (and every other OTEL_* variable it knows, such as
 // OTEL_BSP_SCHEDULE_DELAY); they are declared here so a wrong value stops the start with a clear line and the
-// README lists them. Tracing is on only when an endpoint is set and OTEL_SDK_DISABLED is not true.
+// configuration table lists them. Tracing is on only when an endpoint is set and OTEL_SDK_DISABLED is not true.
 
 const SAMPLERS = ['always_on', 'always_off', 'traceidratio', 'parentbased_always_on', 'parentbased_always_off', 'parentbased_traceidratio'] as const;
 

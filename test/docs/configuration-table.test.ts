@@ -2,10 +2,10 @@ import { readdirSync, readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { withConfigurationTable } from '../../scripts/readme-configuration.js';
+import { withConfigurationTable } from '../../scripts/configuration-page.js';
 import { configurationTable } from '../../src/config.js';
 
-// The README's configuration table is written from the areas' declarations, so it must match them, and those
+// The configuration table of docs/configuration.md is written from the areas' declarations, so it must match them, and those
 // declarations must cover every variable the gateway reads: a variable read but never declared would be
 // neither checked at start-up nor documented.
 
@@ -22,9 +22,9 @@ function gatewaySources(dir = join(root, 'src')): string[] {
 }
 
 describe('the configuration table', () => {
-  it('in README.md matches the areas’ declarations (run `npm run docs:config`)', () => {
-    const readme = readFileSync(join(root, 'README.md'), 'utf8');
-    expect(readme).toBe(withConfigurationTable(readme));
+  it('in docs/configuration.md matches the areas’ declarations (run `npm run docs:config`)', () => {
+    const page = readFileSync(join(root, 'docs/configuration.md'), 'utf8');
+    expect(page).toBe(withConfigurationTable(page));
   });
 
   it('lists each variable once, in one area', () => {

@@ -1,51 +1,115 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { afterEach, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { eventually, freePort, within } from '../support/cluster.js';
 
-// The command sequences of the README and docs/ run as written (README, "Runnable blocks"): every fenced block
-// marked `runnable` after its language is run, in order, against a gateway started here as `npm start` starts
-// it, or, when marked `standalone`, with nothing started for it. Each block's default ports are rewritten to
-// free ones, and every process a block starts is stopped with its process group.
+// Docs that cannot rot (docs/development.md, "Runnable blocks"): every fenced command block of the README and
+// docs/ (sh and graphql) either runs here, in order, against a fresh gateway started as `npm start` starts it,
+// or says in its fence why it cannot (`skip:<reason>`, or `cluster-walkthrough`: docs/cluster.md's own test
+// runs those), and is listed as skipped by name. A block followed by an `output` block must print what that
+// block shows, compared loosely: whitespace is ignored and `…` stands for anything.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const docs = ['README.md', ...readdirSync(join(root, 'docs')).flatMap((f) => (f.endsWith('.md') ? [`docs/${f}`] : []))];
 
+/** Languages whose blocks are commands a reader pastes: each must run here or say why not. */
+const COMMANDS = new Set(['sh', 'bash', 'graphql']);
+/** Languages that may be marked runnable (snippets a reader saves to a file and runs with tsx). */
+const RUNNABLE = new Set([...COMMANDS, 'ts']);
+
 interface Block {
-  lang: 'graphql' | 'sh';
-  standalone: boolean;
+  doc: string;
+  lang: string;
+  flags: string[];
   /** 1-based line of the opening fence, to name the block. */
   line: number;
   text: string;
+  /** What the doc says the block prints: the `output` block that follows it, if any. */
+  shows?: string;
 }
 
-function runnableBlocks(doc: string): Block[] {
+const has = (block: Block, flag: string) => block.flags.includes(flag);
+const skipReason = (block: Block) =>
+  has(block, 'cluster-walkthrough') ? 'run by the docs/cluster.md walkthrough test' : block.flags.find((f) => f.startsWith('skip:'))?.slice(5);
+const name = (block: Block) => `${block.doc}:${block.line} (${block.lang})`;
+
+function blocksOf(doc: string): Block[] {
   const text = readFileSync(join(root, doc), 'utf8');
-  return [...text.matchAll(/^```(\w+)[ \t]+([^\n]*)\n([\s\S]*?)^```[ \t]*$/gm)].flatMap((m) => {
-    const flags = m[2]!.trim().split(/\s+/);
-    if (!flags.includes('runnable')) return [];
-    if (m[1] !== 'graphql' && m[1] !== 'sh') throw new Error(`${doc}: a runnable block must be graphql or sh, not ${m[1]}`);
-    return [{ lang: m[1], standalone: flags.includes('standalone'), line: text.slice(0, m.index).split('\n').length, text: m[3]! }];
-  });
+  const blocks: Block[] = [];
+  let last: Block | undefined;
+  for (const m of text.matchAll(/^```(\w*)[ \t]*([^\n]*)\n([\s\S]*?)^```[ \t]*$/gm)) {
+    const block = {
+      doc,
+      lang: m[1]!,
+      flags: m[2]!.trim().split(/\s+/).filter(Boolean),
+      line: text.slice(0, m.index).split('\n').length,
+      text: m[3]!,
+    };
+    if (has(block, 'output')) {
+      if (!last || last.shows !== undefined) throw new Error(`${name(block)}: an output block follows no runnable block`);
+      last.shows = block.text;
+      continue;
+    }
+    blocks.push(block);
+    last = has(block, 'runnable') ? block : undefined;
+  }
+  return blocks;
+}
+
+const all = docs.flatMap(blocksOf);
+const runnable = all.filter((block) => has(block, 'runnable'));
+const skipped = all.filter((block) => COMMANDS.has(block.lang) && !has(block, 'runnable'));
+
+/** Whether `stdout` shows what the doc says: whitespace ignored, each `…` standing for anything. */
+function shows(stdout: string, expected: string): boolean {
+  const squeeze = (s: string) => s.replace(/\s+/g, '');
+  const actual = squeeze(stdout);
+  let at = 0;
+  for (const part of squeeze(expected).split('…')) {
+    const found = actual.indexOf(part, at);
+    if (found < 0) return false;
+    at = found + part.length;
+  }
+  return true;
+}
+
+/**
+ * Whether a block printed what the doc shows. A background block's events may arrive in any order within one poll
+ * (a reader pasting slowly sees them in step order; a test does not wait), so its output's parts, between lines
+ * holding only `…`, may come in any order.
+ */
+function printed(block: Block, stdout: string): boolean {
+  if (block.shows === undefined) return true;
+  if (!has(block, 'background')) return shows(stdout, block.shows);
+  return block.shows.split(/^…$/m).every((part) => shows(stdout, part));
+}
+
+function expectShows(block: Block, stdout: string) {
+  expect(printed(block, stdout), `${name(block)} printed:\n${stdout}\nbut the doc shows:\n${block.shows}`).toBe(true);
 }
 
 /** The documented default ports, each rewritten where it follows `:`, `=` or `--port `. */
-const DEFAULT_PORTS = [4000, 4001, 4002, 4003, 4010, 6390];
+const DEFAULT_PORTS = [4000, 4001, 4002, 4003, 4010, 4020, 4030, 6390];
 const PORT_AT = new RegExp(`(?<=:|=|--port )(${DEFAULT_PORTS.join('|')})\\b`, 'g');
 const withPorts = (text: string, ports: Map<number, number>) => text.replace(PORT_AT, (port) => String(ports.get(Number(port))));
 
-/** A clean environment: nothing of the test's gateway settings or vitest's leaks into what a block starts. */
-const shellEnv = () => ({
+/**
+ * A clean environment: nothing of vitest's leaks into what a block starts. PORT and SANDBOX_PORT are the free
+ * ones, so an `npm start` a block runs listens where the rewritten URLs point.
+ */
+const shellEnv = (ports: Map<number, number>) => ({
   PATH: process.env.PATH ?? '',
   HOME: process.env.HOME ?? '',
   npm_config_update_notifier: 'false',
   npm_config_fund: 'false',
+  PORT: String(ports.get(4000)),
+  SANDBOX_PORT: String(ports.get(4010)),
+  // One poll a second (the floor) rather than five, so the subscription steps see their events sooner.
+  POLL_INTERVAL_MS: '1000',
+  LOG_LEVEL: 'warn',
 });
-
-/** Process groups started here, stopped after each test (SIGTERM, then SIGKILL to what is left). */
-const groups: ChildProcess[] = [];
 
 function groupAlive(pid: number): boolean {
   try {
@@ -56,48 +120,36 @@ function groupAlive(pid: number): boolean {
   }
 }
 
-afterEach(async () => {
-  for (const child of groups.splice(0)) {
-    const pid = child.pid!;
-    if (!groupAlive(pid)) continue;
+async function stopGroup(child: ChildProcess): Promise<void> {
+  const pid = child.pid!;
+  if (groupAlive(pid)) {
     process.kill(-pid, 'SIGTERM');
-    try {
-      await eventually(() => !groupAlive(pid), 50, { ms: 15_000, what: `process group ${pid} to stop` });
-    } catch {
+    await eventually(() => !groupAlive(pid), 50, { ms: 15_000, what: `process group ${pid} to stop` }).catch(() => {
       if (groupAlive(pid)) process.kill(-pid, 'SIGKILL');
-    }
-    child.stdout?.destroy();
-    child.stderr?.destroy();
+    });
   }
-});
+  child.stdin?.destroy();
+  child.stdout?.destroy();
+  child.stderr?.destroy();
+}
 
-/** Starts `command` as the leader of a process group of its own, for afterEach to stop whole. */
-function startGroup(command: string, args: string[], env: Record<string, string>) {
-  const child = spawn(command, args, { cwd: root, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+/** Starts `command` as the leader of a process group of its own, added to `groups` for the doc's run to stop whole. */
+function startGroup(groups: ChildProcess[], command: string, args: string[], env: Record<string, string>, stdin: 'ignore' | 'pipe' = 'ignore') {
+  const child = spawn(command, args, { cwd: root, env, detached: true, stdio: [stdin, 'pipe', 'pipe'] });
   groups.push(child);
   const output = { stdout: '', stderr: '' };
   child.stdout!.on('data', (d: Buffer) => (output.stdout += d));
   child.stderr!.on('data', (d: Buffer) => (output.stderr += d));
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, output, exited };
+  let exitCode: number | null | undefined;
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve((exitCode = code))));
+  return { child, output, exited, gone: () => exitCode !== undefined };
 }
 
-/** The gateway as `npm start` runs it (its command, with the embedded sandbox), on free ports. */
-async function startGateway(ports: Map<number, number>): Promise<void> {
-  const { output, exited } = startGroup(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
-    ...shellEnv(),
-    HOST: '127.0.0.1',
-    PORT: String(ports.get(4000)),
-    SANDBOX_PORT: String(ports.get(4010)),
-    LOG_LEVEL: 'warn',
-  });
-  const url = `http://127.0.0.1:${ports.get(4000)}/health`;
-  let gone = false;
-  void exited.then(() => (gone = true));
+async function gatewayAnswers(ports: Map<number, number>, gone: () => boolean, stderr: () => string): Promise<void> {
   await eventually(
     async () => {
-      if (gone) throw new Error(`the gateway exited:\n${output.stderr}`);
-      return fetch(url)
+      if (gone()) throw new Error(`the gateway exited:\n${stderr()}`);
+      return fetch(`http://127.0.0.1:${ports.get(4000)}/health`)
         .then((res) => res.ok)
         .catch(() => false);
     },
@@ -106,63 +158,112 @@ async function startGateway(ports: Map<number, number>): Promise<void> {
   );
 }
 
-async function runGraphql(block: Block, ports: Map<number, number>): Promise<void> {
-  const res = await fetch(`http://127.0.0.1:${ports.get(4000)}/graphql`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
-    body: JSON.stringify({ query: block.text }),
-  });
-  const body = (await res.json()) as { data?: unknown; errors?: unknown };
-  expect(body.errors, JSON.stringify(body.errors)).toBeUndefined();
-  expect(body.data).toBeTruthy();
-  expect(JSON.stringify(body.data)).not.toMatch(/"__typename":"(ValidationError|UpstreamRejected|OutcomeUnknown|UpstreamUnavailable)"/);
+/**
+ * One doc's blocks, run as a reader runs them: one shell for the doc, a second terminal per background block.
+ * Every process group it started is stopped at the end (SIGTERM, then SIGKILL to what is left).
+ */
+async function runDoc(blocks: Block[]): Promise<void> {
+  const groups: ChildProcess[] = [];
+  try {
+    await runBlocks(blocks, groups);
+  } finally {
+    await Promise.all(groups.map(stopGroup));
+  }
 }
 
-async function runShell(block: Block, ports: Map<number, number>): Promise<string> {
-  const { output, exited } = startGroup('bash', ['-eo', 'pipefail', '-c', withPorts(block.text, ports)], shellEnv());
-  const code = await within(150_000, `the block at line ${block.line} to finish`, exited);
-  expect(code, `exit code; stderr:\n${output.stderr}\nstdout:\n${output.stdout}`).toBe(0);
-  // A standalone block's own output is mixed with the logs of what it started in the background.
-  if (!block.standalone) expect(output.stdout).not.toMatch(/"errors?"\s*:/);
-  return output.stdout;
-}
+async function runBlocks(blocks: Block[], groups: ChildProcess[]): Promise<void> {
+  const ports = new Map<number, number>();
+  for (const port of DEFAULT_PORTS) ports.set(port, await freePort());
+  const env = shellEnv(ports);
+  // The gateway of `npm start`, until a block starts one of its own in its place.
+  let gateway: ChildProcess | null = null;
+  // Unless the first block that needs one starts it itself (after the background blocks before it).
+  if (
+    !has(
+      blocks.find((block) => !has(block, 'background'))!,
+      'gateway',
+    )
+  ) {
+    const started = startGroup(groups, process.execPath, ['--import', 'tsx', 'src/main.ts'], env);
+    await gatewayAnswers(ports, started.gone, () => started.output.stderr);
+    gateway = started.child;
+  }
 
-/** What a block's output must show, beyond finishing without an error, by document and first line. */
-const SHOWS: Record<string, (stdout: string, ports: Map<number, number>) => Promise<void> | void> = {
-  'README.md:curl -s http://127.0.0.1:4000/graphql': (out) => expect(out).toMatch(/"viewer":\{"username":/),
-  'README.md:GATEWAY=http://127.0.0.1:4000/graphql': (out) => {
-    // The three rewards were played as the comments say: redeemed, soft-bounced, expired.
-    expect(out).toMatch(/"status":"REDEEMED"/);
-    expect(out).toMatch(/"delivery_status":"TEMPORARILY_UNDELIVERABLE"/);
-    expect(out).toMatch(/"status":"EXPIRED"/);
-    expect(out).toMatch(/"creates":\{[^}]*"play-0001":1[,}]/);
-  },
-};
+  // The reader's shell: variables set by one block are there for the next, as when pasted one after another.
+  const shell = startGroup(groups, 'bash', ['-eo', 'pipefail'], env, 'pipe');
+  const background: { block: Block; output: { stdout: string }; exited: Promise<number | null> }[] = [];
+  const backgroundShown = () =>
+    eventually(() => background.every(({ block, output }) => printed(block, output.stdout)), 100, {
+      ms: 30_000,
+      what: `the background blocks to show their output`,
+    }).catch(() => undefined);
 
-const withBlocks = docs.map((doc) => [doc, runnableBlocks(doc)] as const).filter(([, blocks]) => blocks.length > 0);
-
-describe('runnable blocks', () => {
-  // docs/cluster.md's blocks are one walkthrough in one shell: test/docs/cluster-walkthrough.test.ts runs them.
-  it('are marked in the README', () => {
-    expect(withBlocks.map(([doc]) => doc)).toContain('README.md');
-    expect(runnableBlocks('README.md').length).toBeGreaterThanOrEqual(3);
-  });
-
-  it.each(withBlocks)(
-    '%s: each runs as written',
-    async (doc, blocks) => {
-      const ports = new Map<number, number>();
-      for (const port of DEFAULT_PORTS) ports.set(port, await freePort());
-      if (blocks.some((block) => !block.standalone)) await startGateway(ports);
-      for (const block of blocks) {
-        if (block.lang === 'graphql') {
-          await runGraphql(block, ports);
-          continue;
-        }
-        const stdout = await runShell(block, ports);
-        await SHOWS[`${doc}:${block.text.split('\n')[0]}`]?.(stdout, ports);
+  for (const [i, block] of blocks.entries()) {
+    const text = withPorts(block.text, ports);
+    if (has(block, 'when-shown')) await backgroundShown();
+    if (block.lang === 'graphql') {
+      const res = await fetch(`http://127.0.0.1:${ports.get(4000)}/graphql`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+        body: JSON.stringify({ query: text }),
+      });
+      const body = (await res.json()) as { data?: unknown; errors?: unknown };
+      expect(body.errors, `${name(block)}: ${JSON.stringify(body.errors)}`).toBeUndefined();
+      expect(body.data, name(block)).toBeTruthy();
+      expectShows(block, JSON.stringify(body));
+    } else if (block.lang === 'ts') {
+      const dir = join(root, 'node_modules/.cache/runnable-blocks');
+      mkdirSync(dir, { recursive: true });
+      const file = join(dir, `${block.doc.replace(/\W/g, '-')}-${block.line}.mts`);
+      writeFileSync(file, text);
+      const run = startGroup(groups, process.execPath, ['--import', 'tsx', file], env);
+      const code = await within(60_000, `${name(block)} to finish`, run.exited);
+      expect(code, `${name(block)} exit code; stderr:\n${run.output.stderr}`).toBe(0);
+      expectShows(block, run.output.stdout);
+    } else if (has(block, 'background') || has(block, 'gateway')) {
+      // A second terminal: started, left running, its output compared once the doc's later steps ran.
+      if (has(block, 'gateway') && gateway) await stopGroup(gateway);
+      const run = startGroup(groups, 'bash', ['-eo', 'pipefail', '-c', text], env);
+      background.push({ block, ...run });
+      if (has(block, 'gateway')) {
+        gateway = run.child;
+        await gatewayAnswers(ports, run.gone, () => run.output.stderr);
       }
-    },
-    240_000,
-  );
+      // What it prints first (an SSE stream's opening comment, a server's line) says it is ready.
+      else await eventually(() => run.output.stdout.length > 0 || run.gone(), 50, { ms: 30_000, what: `${name(block)} to start` });
+    } else {
+      const marker = `__block_${i}_done__`;
+      const from = shell.output.stdout.length;
+      shell.child.stdin!.write(`${text}\nprintf '\\n%s\\n' ${marker}\n`);
+      await eventually(
+        () => {
+          if (shell.gone()) throw new Error(`${name(block)} failed; stderr:\n${shell.output.stderr}\nstdout:\n${shell.output.stdout.slice(from)}`);
+          return shell.output.stdout.includes(marker, from);
+        },
+        50,
+        { ms: 60_000, what: `${name(block)} to finish` },
+      );
+      const stdout = shell.output.stdout.slice(from, shell.output.stdout.indexOf(marker, from));
+      if (block.shows === undefined || !/"errors?"\s*:/.test(block.shows)) expect(stdout, name(block)).not.toMatch(/"errors?"\s*:/);
+      expectShows(block, stdout);
+    }
+  }
+  await backgroundShown();
+  for (const { block, output } of background) expectShows(block, output.stdout);
+}
+
+describe('documented command blocks', () => {
+  it('each runs here or says in its fence why it cannot', () => {
+    const unmarked = skipped.filter((block) => skipReason(block) === undefined).map(name);
+    expect(unmarked, 'mark each `runnable`, or `skip:<reason>` when it needs what a test cannot give').toEqual([]);
+    expect(runnable.filter((block) => !RUNNABLE.has(block.lang)).map(name)).toEqual([]);
+    expect(runnable.length).toBeGreaterThanOrEqual(15);
+  });
+
+  const byDoc = docs.map((doc) => [doc, runnable.filter((block) => block.doc === doc)] as const).filter(([, blocks]) => blocks.length > 0);
+  // The docs run side by side: most of their time is waiting for a start or a poll.
+  it.concurrent.each(byDoc)('%s: each runs as written and prints what the doc shows', (_doc, blocks) => runDoc(blocks), 120_000);
+
+  // Listed by name, so a run says which blocks it did not run and why.
+  for (const block of skipped) it.skip(`${name(block)}: ${skipReason(block) ?? 'unmarked'}`, () => undefined);
 });

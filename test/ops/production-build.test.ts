@@ -7,7 +7,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startSandbox, type RunningSandbox } from '../../src/sandbox/index.js';
 import { bearer, KEYS, KEYS_ENV } from '../security/keys.js';
 
-// The production path exactly as the README gives it: `npm run build`, then a copy of the project with
+// The production path exactly as docs/production.md gives it: `npm run build`, then a copy of the project with
 // runtime dependencies only (`npm ci --omit=dev`), started with `npm run start:prod` (plain node on dist/).
 // The copy has no tsx, TypeScript or src/, so anything the built gateway still needs from them fails here.
 
