@@ -78,7 +78,7 @@ export const securityArea = configArea({
   variables: {
     GATEWAY_API_KEYS: documented(jsonText.pipe(apiKeysSchema).optional(), {
       description:
-        'JSON array of `{name, key, scopes, trustedOnly?}` (see Production); required in production, each key at least 128 bits of randomness (`openssl rand -base64 32`)',
+        'JSON array of `{name, key, scopes, trustedOnly?}` ([production.md](production.md)); required in production, each key at least 128 bits of randomness (`openssl rand -base64 32`)',
       unsetMeans: 'open on loopback (outside production)',
     }),
     GATEWAY_API_KEYS_FILE: documented(z.string().min(1).optional(), {
