@@ -65,7 +65,8 @@ describe('attempts that waited while the circuit opened', () => {
     expect(afterHeal.filter((to) => to === 'half_open').length).toBeLessThanOrEqual(1);
     expect(transitions.at(-1)).toBe('closed');
     expect(gw.client.shield.state().circuit).toBe('closed');
-    // Both slots are free again: four reads at once are all answered.
+    // The slots are back: at least three reads were refused holding one, and a refusal that kept its slot would
+    // have left none for the probe (the circuit would never have closed) nor for these reads.
     const after = await Promise.all(Array.from({ length: 4 }, (_, i) => gw.gql(CAMPAIGN, { ref: `after-${i}` })));
     for (const res of after) expect(codes(res)).toEqual([]);
   });
