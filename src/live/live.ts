@@ -214,7 +214,7 @@ export function createLive({
     const position = after === null ? undefined : decodeCursor(after, key);
     const dismiss = await admitWatch(watcher, key);
     try {
-      const iterator = await hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(polling, uuid), {
+      const accepted = hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(polling, uuid), {
         topic,
         select,
         includeCurrent,
@@ -224,8 +224,10 @@ export function createLive({
           release();
         },
       });
+      // The key is watched from this call on, though the subscription is accepted only once a view exists (a
+      // baseline poll away): noted now, so the crowd arriving meanwhile costs no lookup of its own.
       if (hub.has(key)) uuidByRef.set(ref, uuid).set(uuid, uuid);
-      return iterator;
+      return await accepted;
     } catch (error) {
       dismiss();
       throw error;
