@@ -30,10 +30,9 @@ let sandbox: TestSandbox;
 let gateway: InProcessGateway;
 let issuers: [KeyIssuer, KeyIssuer];
 
-beforeAll(async () => {
-  sandbox = await startTestSandbox({ token: UPSTREAM_TOKEN });
-  issuers = [await startKeyIssuer(AUDIENCE), await startKeyIssuer(AUDIENCE)];
-  gateway = createTestGateway(sandbox, {
+/** A production gateway over the file's sandbox with what an operator must set, and `more` of their choosing. */
+const productionGateway = (more: Record<string, string>) =>
+  createTestGateway(sandbox, {
     asConfigured: true,
     logTo,
     env: {
@@ -41,9 +40,14 @@ beforeAll(async () => {
       REWARD_API_URL: sandbox.sandbox.baseUrl,
       REWARD_API_TOKEN: UPSTREAM_TOKEN,
       GATEWAY_API_KEYS: JSON.stringify(Object.values(KEYS)),
-      AUTH_JWT_ISSUERS: JSON.stringify(issuers.map((i) => ({ issuer: i.issuer, audience: AUDIENCE }))),
+      ...more,
     },
   });
+
+beforeAll(async () => {
+  sandbox = await startTestSandbox({ token: UPSTREAM_TOKEN });
+  issuers = [await startKeyIssuer(AUDIENCE), await startKeyIssuer(AUDIENCE)];
+  gateway = productionGateway({ AUTH_JWT_ISSUERS: JSON.stringify(issuers.map((i) => ({ issuer: i.issuer, audience: AUDIENCE }))) });
 });
 
 afterAll(async () => {
@@ -149,18 +153,7 @@ describe('a neighbour flooding reads within its own rate limit', () => {
   let shared: InProcessGateway;
   beforeAll(async () => {
     // The reward API allows this account 4 requests a second, and the operator says so.
-    shared = createTestGateway(sandbox, {
-      asConfigured: true,
-      logTo,
-      env: {
-        NODE_ENV: 'production',
-        REWARD_API_URL: sandbox.sandbox.baseUrl,
-        REWARD_API_TOKEN: UPSTREAM_TOKEN,
-        GATEWAY_API_KEYS: JSON.stringify(Object.values(KEYS)),
-        UPSTREAM_RATE_LIMIT_PER_SECOND: '4',
-        UPSTREAM_RATE_LIMIT_BURST: '4',
-      },
-    });
+    shared = productionGateway({ UPSTREAM_RATE_LIMIT_PER_SECOND: '4', UPSTREAM_RATE_LIMIT_BURST: '4' });
   });
   afterAll(() => shared?.close());
 

@@ -84,6 +84,23 @@ async function gql(url: string, query: string) {
 
 // Each test starts Node + tsx; on a shared 2-core machine that alone can take tens of seconds, so the budget
 // is generous and the tests wait on log lines, never on the clock.
+/**
+ * A `{ funds }` query the sandbox holds `latencyMs`, returned once the sandbox has its request (wrapped, so the
+ * caller awaits the answer when it chooses).
+ */
+async function slowFunds(controlUrl: string, url: string, latencyMs: number): Promise<{ answer: Promise<unknown> }> {
+  const control = (path: string, body?: unknown) =>
+    fetch(`${controlUrl}${path}`, {
+      method: body ? 'POST' : 'GET',
+      headers: { 'content-type': 'application/json' },
+      ...(body ? { body: JSON.stringify(body) } : {}),
+    }).then((r) => r.json() as Promise<any>);
+  await control('faults', { route: 'GET /funds', latency_ms: latencyMs, rate: 1 });
+  const answer = gql(url, '{ funds { balances { currency } } }');
+  while (!(await control('stats')).requests['GET /funds']);
+  return { answer };
+}
+
 describe.concurrent('npm start (src/main.ts)', { timeout: 90_000 }, () => {
   it('serves on the embedded sandbox and exits 0 on SIGTERM with a clean log', async () => {
     const run = runMain();
@@ -167,15 +184,7 @@ describe.concurrent('npm start (src/main.ts)', { timeout: 90_000 }, () => {
       const { controlUrl } = (await run.line('no REWARD_API_URL set: using the embedded sandbox')) as LogLine & { controlUrl: string };
       const { url, pid } = (await run.line('gateway listening')) as LogLine & { url: string; pid: number };
       // An operation in flight, so the drain has something to wait for.
-      const control = (path: string, body?: unknown) =>
-        fetch(`${controlUrl}${path}`, {
-          method: body ? 'POST' : 'GET',
-          headers: { 'content-type': 'application/json' },
-          ...(body ? { body: JSON.stringify(body) } : {}),
-        }).then((r) => r.json() as Promise<any>);
-      await control('faults', { route: 'GET /funds', latency_ms: 1_500, rate: 1 });
-      const slow = gql(url, '{ funds { balances { currency } } }');
-      while (!(await control('stats')).requests['GET /funds']);
+      const slow = (await slowFunds(controlUrl, url, 1_500)).answer;
 
       // What a terminal does on Ctrl-C: SIGINT to every process of the foreground group, npm and the gateway.
       process.kill(-run.child.pid!, 'SIGINT');
@@ -204,15 +213,7 @@ describe.concurrent('npm start (src/main.ts)', { timeout: 90_000 }, () => {
     try {
       const { controlUrl } = (await run.line('no REWARD_API_URL set: using the embedded sandbox')) as LogLine & { controlUrl: string };
       const { url } = (await run.line('gateway listening')) as LogLine & { url: string };
-      const control = (path: string, body?: unknown) =>
-        fetch(`${controlUrl}${path}`, {
-          method: body ? 'POST' : 'GET',
-          headers: { 'content-type': 'application/json' },
-          ...(body ? { body: JSON.stringify(body) } : {}),
-        }).then((r) => r.json() as Promise<any>);
-      await control('faults', { route: 'GET /funds', latency_ms: 30_000, rate: 1 });
-      const slow = gql(url, '{ funds { balances { currency } } }').catch((error: unknown) => error);
-      while (!(await control('stats')).requests['GET /funds']);
+      const slow = (await slowFunds(controlUrl, url, 30_000)).answer.catch((error: unknown) => error);
 
       run.child.kill('SIGTERM');
       await run.line('shutting down: draining, then waiting for in-flight operations');
