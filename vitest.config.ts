@@ -22,6 +22,11 @@ const processSuites = [
   'test/ops/start-up-failures.test.ts',
   'test/ops/start-up-messages.test.ts',
   'test/ops/tracing.test.ts',
+  // Not processes, but each registers a global OpenTelemetry tracer provider: the API's tracer (telemetry/spans.ts)
+  // keeps the first provider it delegated to, so two such files in one module graph would leave the second
+  // recording into the first's, shut down. A fresh module graph each keeps them apart.
+  'test/ops/operation-span-redaction.test.ts',
+  'test/upstream/tracing.test.ts',
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
   'test/upstream/shared-budget.test.ts',
