@@ -6,6 +6,7 @@ import { createTestGateway } from '../support/gateway.js';
 import { subscribeSse } from '../support/live.js';
 import { startTestSandbox } from '../support/sandbox.js';
 import { test } from '../support/test.js';
+import { multipartParts } from '../support/multipart.js';
 
 // The read cache in its corners, on at its defaults as users run it (CACHE_TTL_MS 5000; the suites' TEST_ENV
 // turns it off): a top-up that releases a waiting order, a write whose outcome is unknown, stale answers under
@@ -22,15 +23,6 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 async function giftsOf(sandbox: any, uuid: string): Promise<string[]> {
   const res = await sandbox.api('GET', `/gifts?campaign_uuid=${uuid}&limit=100`);
   return (res.body.gifts as { uuid: string }[]).map((g) => g.uuid);
-}
-
-/** The JSON bodies of a multipart/mixed answer, in order. */
-function multipartParts(text: string): any[] {
-  return text
-    .split(/\r?\n---/)
-    .map((part) => part.slice(part.indexOf('{')))
-    .filter((part) => part.startsWith('{'))
-    .map((part) => JSON.parse(part.slice(0, part.lastIndexOf('}') + 1)));
 }
 
 describe('writes drop what they may have changed', () => {

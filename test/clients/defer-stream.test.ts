@@ -1,5 +1,6 @@
 import { describe, expect } from 'vitest';
 import { testWith } from '../support/test.js';
+import { multipartParts } from '../support/multipart.js';
 
 // @defer and @stream over multipart/mixed and SSE: a campaign's header arrives before its rewards. Documents
 // using them never run compiled (graphql-jit cannot deliver in parts), and the reads of deferred parts are
@@ -20,15 +21,6 @@ const campaigns = (defer: boolean) => `query ($refs: [ID!]!) {
     ... ${defer ? '@defer(label: "rewards")' : ''} { gifts { edges { node { uuid status brand { name } } } } }
   }
 }`;
-
-/** The JSON bodies of a multipart/mixed answer, in order. */
-function multipartParts(text: string): any[] {
-  return text
-    .split(/\r?\n---/)
-    .map((part) => part.slice(part.indexOf('{')))
-    .filter((part) => part.startsWith('{'))
-    .map((part) => JSON.parse(part.slice(0, part.lastIndexOf('}') + 1)));
-}
 
 describe('@defer and @stream', () => {
   let refs: string[] = [];
