@@ -73,6 +73,8 @@ export default defineConfig({
         test: {
           name: 'processes',
           include: processSuites,
+          // The gateway these suites start as a process: built once per run (test/support/bundle-under-test.ts).
+          globalSetup: ['test/support/bundle-under-test.ts'],
           // Child processes under a loaded 2-core machine start slowly; the tests themselves wait on events.
           testTimeout: 60_000,
           hookTimeout: 60_000,

@@ -1,51 +1,5 @@
-import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
-import { keepOwnSourceMappings } from './own-source-maps.js';
+import { bundleGateway } from './bundle.js';
 
-// `npm run build` (after the type-check): the gateway and what it imports from node_modules as one ES module
-// bundle in dist/, for `npm run start:prod`. One bundle instead of a file per module because a process keeps
-// every module's source text and its own compiled code: bundled, tree-shaken and stripped of whitespace, the
-// idle production start takes ~96 MB of RSS instead of ~123 MB (node --import tsx bench/memory.ts idle).
-// What a process loads only on demand stays a chunk of its own, loaded by the same dynamic import: the
-// embedded sandbox, graphql-jit. ioredis and rate-limiter-flexible are not bundled: cluster/redis.ts,
-// cluster/shared-limits.ts and security/shared-rate-limit.ts require them from node_modules in cluster mode only,
-// so they stay runtime dependencies; so does @graphql-yoga/render-graphiql, which a child node of
-// graphiql-page.ts loads from node_modules to render GraphiQL's page into files. OpenTelemetry stays in
-// node_modules too: its instrumentations patch modules as Node loads them (by name, through
-// require-in-the-middle and import-in-the-middle's loader hook, which is registered by its path), the SDK is
-// loaded only when tracing is on, and the API must be one copy with the SDK's.
-
-const root = fileURLToPath(new URL('..', import.meta.url));
-const dist = `${root}dist`;
-rmSync(dist, { recursive: true, force: true });
-
-await build({
-  absWorkingDir: root,
-  entryPoints: ['src/main.ts'],
-  outdir: dist,
-  bundle: true,
-  splitting: true,
-  chunkNames: 'chunks/[name]-[hash]',
-  format: 'esm',
-  platform: 'node',
-  target: 'node20',
-  // No mainFields: packages resolve as Node resolves them (graphql to its CommonJS build, as in the tests).
-  // graphql's ES build would tree-shake smaller, but graphql-jit requires graphql's CommonJS files by path,
-  // and two copies of graphql's classes in one bundle break instanceof between them.
-  // Identifiers are kept, so stack traces, heap snapshots and constructor names read as in the source.
-  minifyWhitespace: true,
-  minifySyntax: true,
-  // Stack traces map to src/ (start:prod runs with --enable-source-maps; maps of src/ only, see below), for which the mappings suffice:
-  // the sources' text would be held in memory for the process's life.
-  sourcemap: true,
-  sourcesContent: false,
-  // CommonJS dependencies (undici, pino, ws, prom-client) call require() for Node's modules, which an ES
-  // module does not have.
-  banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-  external: ['@opentelemetry/*', 'import-in-the-middle'],
-  logLevel: 'warning',
-});
-
-// Source maps of the gateway's own code only (scripts/own-source-maps.ts says why).
-keepOwnSourceMappings(dist);
+// `npm run build` (after the type-check): the bundle of scripts/bundle.ts in dist/, for `npm run start:prod`.
+await bundleGateway(fileURLToPath(new URL('../dist', import.meta.url)));

@@ -4,6 +4,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually, freePort, within } from '../support/cluster.js';
+import { gatewayCommand } from '../support/gateway-process.js';
 
 // Docs that cannot rot (docs/development.md, "Runnable blocks"): every fenced command block of the README and
 // docs/ (sh and graphql) either runs here, in order, against a fresh gateway started as `npm start` starts it,
@@ -184,7 +185,7 @@ async function runBlocks(blocks: Block[], groups: ChildProcess[]): Promise<void>
       'gateway',
     )
   ) {
-    const started = startGroup(groups, process.execPath, ['--import', 'tsx', 'src/main.ts'], env);
+    const started = startGroup(groups, ...gatewayCommand(), env);
     await gatewayAnswers(ports, started.gone, () => started.output.stderr);
     gateway = started.child;
   }

@@ -4,6 +4,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually } from '../support/cluster.js';
+import { gatewayCommand } from '../support/gateway-process.js';
 
 // `npm start` as a process: it comes up on the embedded sandbox with nothing configured, serves, writes only
 // JSON lines on stdout, and leaves cleanly on SIGTERM (exit 0) or at once on a second signal (exit 1).
@@ -19,7 +20,7 @@ interface LogLine {
 }
 
 function runMain(env: Record<string, string> = {}, { viaNpm = false, ownGroup = false } = {}) {
-  const [command, args] = viaNpm ? ['npm', ['start']] : [process.execPath, ['--import', 'tsx', 'src/main.ts']];
+  const [command, args] = viaNpm ? ['npm', ['start']] : gatewayCommand();
   const child = spawn(command, args, {
     cwd: root,
     env: {

@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { configProblems } from '../support/config-problems.js';
 import { KEYS_ENV } from '../security/keys.js';
+import { gatewayCommand } from '../support/gateway-process.js';
 
 // What a newcomer sees when `npm start` cannot start: every configuration problem at once, and a busy port
 // named by the variable to change, in one line on stderr without a stack trace, with a non-zero exit.
@@ -16,7 +17,8 @@ import { KEYS_ENV } from '../security/keys.js';
 const root = fileURLToPath(new URL('../../', import.meta.url));
 
 function start(env: Record<string, string>): Promise<{ code: number | null; stdout: string; stderr: string }> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const [command, args] = gatewayCommand();
+  const child = spawn(command, args, {
     cwd: root,
     env: {
       ...process.env,

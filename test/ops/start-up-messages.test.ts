@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { configProblems } from '../support/config-problems.js';
+import { gatewayCommand } from '../support/gateway-process.js';
 
 // Start-up mistakes a newcomer makes: one line naming the variable and what it must be, exit 1, no stack trace.
 
@@ -69,7 +70,8 @@ describe('start-up messages', () => {
       /^Invalid configuration: TRUSTED_DOCUMENTS .* is not JSON: .*as `npm run codegen` writes$/,
     ],
   ] as const)('npm start with %s prints one line naming the variable and exits 1', { timeout: 90_000 }, async ([, env, line]) => {
-    const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+    const [command, args] = gatewayCommand();
+    const child = spawn(command, args, {
       cwd: root,
       env: {
         ...process.env,

@@ -10,6 +10,7 @@ import { createEmailOrder } from '../support/fixtures.js';
 import { startOtlpReceiver, type ExportedSpan, type OtlpReceiver } from '../support/otlp.js';
 import { subscribeSse } from '../support/live.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
+import { gatewayCommand } from '../support/gateway-process.js';
 
 // Tracing end to end, as an operator wires it: a gateway process exporting over OTLP/HTTP (protobuf, then
 // JSON) to a receiver this test runs, one nested read (campaign → gifts → brand) sent with a caller's
@@ -53,7 +54,8 @@ async function recordingProxy(origin: string) {
 }
 
 function startGateway(env: Record<string, string>) {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const [command, args] = gatewayCommand();
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', CACHE_TTL_MS: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],

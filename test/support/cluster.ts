@@ -7,6 +7,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { TEST_ENV } from './gateway.js';
 import type { TestSandbox } from './sandbox.js';
+import { gatewayCommand } from './gateway-process.js';
 
 // Cluster tests run real processes: a redis-server of their own (free port, no persistence unless asked, so
 // suites never share state and a restart comes back empty) and gateway replicas started with `node --import tsx
@@ -126,7 +127,8 @@ export function replicaEnv(sandbox: TestSandbox, redis: { url: string }): Record
 }
 
 export async function startReplica(env: Record<string, string>): Promise<Replica> {
-  const child = spawn(process.execPath, ['--import', 'tsx', 'src/main.ts'], {
+  const [command, args] = gatewayCommand();
+  const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, ...TEST_ENV, LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', ...env },
     stdio: ['ignore', 'pipe', 'pipe'],
