@@ -117,13 +117,3 @@ function defaultOf(schema: z.core.$ZodType, docs: Partial<VariableDocs>): string
 }
 
 const cell = (text: string) => text.replaceAll('|', '\\|');
-
-/** Whether GraphiQL is served: on by default outside production. */
-export function graphiqlEnabled(config: Config): boolean {
-  return config.GRAPHIQL ?? config.NODE_ENV !== 'production';
-}
-
-/** Whether introspection and field suggestions are served: on by default outside production. */
-export function introspectionEnabled(config: Config): boolean {
-  return config.INTROSPECTION ?? config.NODE_ENV !== 'production';
-}
