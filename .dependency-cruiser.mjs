@@ -2,21 +2,28 @@
 // The layers of src/ and the directions imports may take between them, checked by `npm run lint`
 // (dependency-cruiser). docs/architecture.md#layers draws the same picture: change both together.
 //
-// A group may import its own modules and the groups of lower levels; groups of the same level import each other
-// only where PEERS says so. Type-only imports count like any other: a type that must be imported from above
-// belongs lower. A module of src/ in no group fails too, so a new folder is placed on purpose.
+// A group may import its own modules and the groups of lower levels, never a group of its own level. Type-only
+// imports count like any other: a type that must be imported from above belongs lower. A module of src/ in no
+// group fails too, so a new folder is placed on purpose.
 
-/** src/config.ts composes every area's settings; the areas still read their part of it (issue 37 moves it on top). */
-const BASE = '^src/config\\.ts$';
-/** An area's settings (its environment variables), composed by src/config.ts; the sandbox's is its own. */
+/** The whole configuration, composed of every area's settings: on top, read by the entry alone (its rule below). */
+const CONFIG = '^src/config\\.ts$';
+/**
+ * An area's settings (its environment variables, declared with zod), composed by src/config.ts; the sandbox's is
+ * its own. Each is also a module of its folder, and a level of its own below every area: it imports nothing but
+ * src/shared/config-area.ts and small modules of its folder (AREA_CONFIG_RULE), so any module may type what it
+ * reads from any area's settings.
+ */
 const AREA_CONFIG = '^src/(?!sandbox/)([^/]+)/config\\.ts$';
+const AREA_CONFIG_RULE = "an area's config reads no other area";
 // The sandbox has its own rules below, and one mistake should read as one violation.
 const SANDBOX = '^src/sandbox/';
 
-/** @typedef {{ name: string, level: number, path: string, pathNot?: string[] }} Group */
+/** @typedef {{ name: string, level: number, path: string, pathNot?: string[], importsRuledBy?: string }} Group */
 /** @type {Group[]} From the top down: the request's path from the process entry to the base. */
 const GROUPS = [
   { name: 'src/main.ts', level: 12, path: '^src/main\\.ts$' },
+  { name: 'src/config.ts', level: 11.5, path: CONFIG },
   // What a request meets before and after yoga, on every transport, and the wiring of the areas it serves.
   { name: 'edge/', level: 11, path: '^src/edge/' },
   { name: 'schema/', level: 10, path: '^src/schema/' },
@@ -39,21 +46,11 @@ const GROUPS = [
   { name: 'telemetry/', level: 1, path: '^src/telemetry/' },
   // The one redactor: logs, errors, /metrics and the upstream's text pass through it.
   { name: 'redaction/', level: 1, path: '^src/redaction/' },
-  { name: 'src/config.ts', level: 0, path: BASE },
+  { name: "an area's config.ts", level: -0.5, path: AREA_CONFIG, importsRuledBy: AREA_CONFIG_RULE },
   { name: 'shared/', level: -1, path: '^src/shared/' },
   // The failure catalogue: every layer raises its errors from it, and it imports nothing of the gateway.
   { name: 'errors/', level: -1, path: '^src/errors/' },
 ];
-
-/**
- * What a group may import of its own level (or above), beyond its own modules and the lower levels, and why.
- * @type {Record<string, { path: string, label: string }[]>}
- */
-const PEERS = {
-  // src/config.ts is composed of each area's own settings module (live/config.ts, security/config.ts, …), which
-  // keeps to a few small modules of its folder, so reading the configuration does not load the area.
-  'src/config.ts': [{ path: AREA_CONFIG, label: "an area's config.ts" }],
-};
 
 /**
  * @param {Group} group
@@ -61,8 +58,7 @@ const PEERS = {
  */
 function layerRule(group) {
   const lower = GROUPS.filter((g) => g.level < group.level);
-  const peers = PEERS[group.name] ?? [];
-  const allowed = [...lower.map((g) => g.name), ...peers.map((p) => p.label)];
+  const allowed = lower.map((g) => g.name);
   return {
     name: `layer ${group.name}`,
     severity: 'error',
@@ -71,14 +67,15 @@ function layerRule(group) {
       'Move what both modules need down to a layer both may import (the lower folder, src/shared/ or a base ' +
       'module), or invert it: take it as a parameter, or state the few fields used as a local type.',
     from: { path: group.path, pathNot: group.pathNot ?? [] },
-    to: { path: '^src/', pathNot: [group.path, ...lower.map((g) => g.path), ...peers.map((p) => p.path), SANDBOX] },
+    // The sandbox and src/config.ts have their own rules below, and one mistake should read as one violation.
+    to: { path: '^src/', pathNot: [group.path, ...lower.map((g) => g.path), SANDBOX, CONFIG] },
   };
 }
 
 /** @type {import('dependency-cruiser').IConfiguration} */
 export default {
   forbidden: [
-    ...GROUPS.map(layerRule),
+    ...GROUPS.filter((group) => !group.importsRuledBy).map(layerRule),
     {
       name: 'in a layer',
       severity: 'error',
@@ -89,7 +86,7 @@ export default {
       to: {},
     },
     {
-      name: "an area's config reads no other area",
+      name: AREA_CONFIG_RULE,
       severity: 'error',
       comment:
         "An area's config.ts declares its own variables with zod and src/shared/config-area.ts, and may import small modules " +
@@ -97,6 +94,18 @@ export default {
         'Deployment (config-area.ts), which src/config.ts fills in; or it belongs to src/config.ts itself.',
       from: { path: AREA_CONFIG },
       to: { path: '^src/', pathNot: ['^src/$1/', '^src/shared/config-area\\.ts$'] },
+    },
+    {
+      name: 'areas never import src/config.ts',
+      severity: 'error',
+      comment:
+        "src/config.ts composes every area's settings for the entry (src/main.ts, src/app.ts), which passes the whole " +
+        "configuration on. Type what a module reads from the areas' own settings instead: SecuritySettings of " +
+        'security/config.ts, ProcessSettings & SecuritySettings for two areas, a Pick<> of one for a few fields. The whole ' +
+        'configuration holds every area, so the callers pass it unchanged.',
+      // edge/server.ts composes the gateway until src/app.ts takes that over (issue 37); then it loses this exception.
+      from: { path: '^src/[^/]+/', pathNot: [SANDBOX, '^src/edge/server\\.ts$'] },
+      to: { path: CONFIG },
     },
     {
       name: 'entry points stay on top',
@@ -158,7 +167,10 @@ export default {
         'Outside upstream/, use its surface: types.ts, errors.ts, scope.ts, call-event.ts, gift-pages.ts, ' +
         'path-segment.ts, config.ts (settings) and from-config.ts (composition only). Export what you need from one of those.',
       from: { path: '^src/', pathNot: ['^src/upstream/', SANDBOX] },
-      to: { path: '^src/upstream/', pathNot: '^src/upstream/(types|errors|scope|call-event|gift-pages|path-segment|config|client|from-config)\\.ts$' },
+      to: {
+        path: '^src/upstream/',
+        pathNot: '^src/upstream/(types|errors|scope|call-event|gift-pages|path-segment|config|client|from-config)\\.ts$',
+      },
     },
     {
       name: 'only the composition creates the upstream client',

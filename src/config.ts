@@ -15,6 +15,8 @@ import { webhooksArea } from './webhooks/config.js';
 // fails at start-up with every problem listed at once rather than at the first request. Each area declares its
 // variables (with their defaults and documentation) and the rules between them in its own config.ts; this
 // module only puts them together, and renders them as the configuration table of docs/configuration.md.
+// Only the entry reads the whole configuration and passes it on; an area types what it reads from the areas'
+// settings (AreaSettings of src/shared/config-area.ts), of which Config is the superset.
 
 /** In the order docs/configuration.md lists them. */
 const AREAS = [
@@ -117,13 +119,3 @@ function defaultOf(schema: z.core.$ZodType, docs: Partial<VariableDocs>): string
 }
 
 const cell = (text: string) => text.replaceAll('|', '\\|');
-
-/** Whether GraphiQL is served: on by default outside production. */
-export function graphiqlEnabled(config: Config): boolean {
-  return config.GRAPHIQL ?? config.NODE_ENV !== 'production';
-}
-
-/** Whether introspection and field suggestions are served: on by default outside production. */
-export function introspectionEnabled(config: Config): boolean {
-  return config.INTROSPECTION ?? config.NODE_ENV !== 'production';
-}

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, documented, flag, positiveMs } from '../shared/config-area.js';
+import { configArea, documented, flag, positiveMs, type AreaSettings } from '../shared/config-area.js';
 import type { HostPort } from './target.js';
 
 // The cluster area's environment variables (Redis, shared by every replica), composed by src/config.ts. Redis
@@ -92,3 +92,5 @@ export const clusterArea = configArea({
     return problems;
   },
 });
+
+export type ClusterSettings = AreaSettings<typeof clusterArea>;

@@ -1,7 +1,7 @@
 import { createYoga, type Plugin, type YogaServerInstance } from 'graphql-yoga';
-import { graphiqlEnabled, type Config } from '../config.js';
 import { freshnessOf, useCacheFreshness } from '../cache/use-cache-freshness.js';
 import type { GatewayContext, RequestInfo } from '../graph/context.js';
+import { graphiqlEnabled, type ProcessSettings } from '../ops/config.js';
 import { redactingMaskError } from './error-masking.js';
 import { createGraphiqlPage, GRAPHIQL_OPTIONS } from './graphiql-page.js';
 import type { Logger } from '../ops/logger.js';
@@ -21,7 +21,7 @@ import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
 import { useWritePriority } from './use-write-priority.js';
 import { isWebhookContext } from './webhook-subscriptions.js';
-import { tracingEnabled } from '../telemetry/config.js';
+import { tracingEnabled, type TelemetrySettings } from '../telemetry/config.js';
 import { isWebSocketContext } from './websocket.js';
 
 // The gateway's yoga: /graphql over HTTP and SSE, and the envelop instance graphql-ws operations run through
@@ -31,7 +31,7 @@ import { isWebSocketContext } from './websocket.js';
 export type GatewayYoga = YogaServerInstance<Record<string, unknown>, GatewayContext>;
 
 export interface GatewayYogaOptions {
-  config: Config;
+  config: Pick<ProcessSettings, 'GRAPHIQL' | 'NODE_ENV' | 'COMPILE_AFTER_RUNS'> & TelemetrySettings;
   security: Security;
   /** /ready (readiness.ts). */
   readiness: Plugin;

@@ -1,12 +1,12 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { YogaServerInstance } from 'graphql-yoga';
-import type { Config } from '../config.js';
-import { graphiqlEnabled } from '../config.js';
 import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
+import { graphiqlEnabled, type ProcessSettings } from '../ops/config.js';
 import type { Drain } from '../ops/drain.js';
 import type { Logger } from '../ops/logger.js';
 import type { GatewayMetrics } from '../ops/metrics.js';
 import type { Redact } from '../redaction/redaction.js';
+import type { SecuritySettings } from '../security/config.js';
 import { answerRefusal, refuseRequestTarget } from './request-target.js';
 
 // What a request meets on the node:http server before yoga. Here, not in yoga plugins:
@@ -18,7 +18,7 @@ import { answerRefusal, refuseRequestTarget } from './request-target.js';
 // Everything else, /ready included, is yoga's (gateway-yoga.ts).
 
 export interface HttpEntryOptions {
-  config: Config;
+  config: Pick<ProcessSettings, 'GRAPHIQL' | 'NODE_ENV'> & Pick<SecuritySettings, 'CORS_ORIGINS'>;
   // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any yoga instance: see websocket.ts
   yoga: YogaServerInstance<any, any>;
   drain: Drain;

@@ -1,11 +1,11 @@
 import type { Server, ServerOptions } from 'node:http';
 import type { Socket } from 'node:net';
-import type { Config } from '../config.js';
+import type { ConnectionsSettings } from '../ops/config.js';
 
 // What one client can make the HTTP server hold, set on purpose rather than left to Node's defaults (which
 // check timeouts only every 30 s and accept connections without bound).
 
-export function httpServerOptions(config: Config): ServerOptions {
+export function httpServerOptions(config: ConnectionsSettings): ServerOptions {
   return {
     // A client trickling its headers (slowloris) is answered 408 and closed once this has passed since its
     // first byte, however steadily it sends.

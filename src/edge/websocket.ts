@@ -9,7 +9,7 @@ import { RequestCache } from '@pothos/plugin-scope-auth';
 import { makeServer } from 'graphql-ws';
 import type { GraphQLParams, OnParamsEventPayload, YogaServerInstance } from 'graphql-yoga';
 import { WebSocketServer, type WebSocket } from 'ws';
-import type { Config } from '../config.js';
+import type { ConnectionsSettings } from '../ops/config.js';
 import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
 import { answerUpgradeRefusal, refuseRequestTarget } from './request-target.js';
 import { refusalError } from '../security/refusal.js';
@@ -38,7 +38,7 @@ export interface WebSocketLimits {
   maxBufferedBytes: number;
 }
 
-export function webSocketLimits(config: Config): WebSocketLimits {
+export function webSocketLimits(config: ConnectionsSettings): WebSocketLimits {
   return {
     maxPayloadBytes: config.WS_MAX_PAYLOAD_BYTES,
     maxOperationsPerSocket: config.WS_MAX_SUBSCRIPTIONS_PER_SOCKET,

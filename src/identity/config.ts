@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, documented, jsonText, nonNegativeMs } from '../shared/config-area.js';
+import { configArea, documented, jsonText, nonNegativeMs, type AreaSettings } from '../shared/config-area.js';
 
 // The identity area's part of the configuration: the OpenID issuers whose JWT access tokens the gateway accepts
 // beside its API keys. One issuer is set with the AUTH_JWT_* variables, several (tenants, a migration between
@@ -88,15 +88,15 @@ export const identityArea = configArea({
   },
 });
 
+export type IdentitySettings = AreaSettings<typeof identityArea>;
+
 /** Every configured issuer, the single-issuer variables first. */
-export function configuredIssuers(values: {
-  AUTH_JWT_ISSUER?: string;
-  AUTH_JWT_AUDIENCE?: string;
-  AUTH_JWT_JWKS_URL?: string;
-  AUTH_JWT_ALGORITHMS?: IssuerConfig['algorithms'];
-  AUTH_JWT_SCOPE_CLAIM?: string;
-  AUTH_JWT_ISSUERS?: IssuerConfig[];
-}): IssuerConfig[] {
+export function configuredIssuers(
+  values: Pick<
+    IdentitySettings,
+    'AUTH_JWT_ISSUER' | 'AUTH_JWT_AUDIENCE' | 'AUTH_JWT_JWKS_URL' | 'AUTH_JWT_ALGORITHMS' | 'AUTH_JWT_SCOPE_CLAIM' | 'AUTH_JWT_ISSUERS'
+  >,
+): IssuerConfig[] {
   const single: IssuerConfig[] =
     values.AUTH_JWT_ISSUER && values.AUTH_JWT_AUDIENCE
       ? [

@@ -1,4 +1,4 @@
-import { configArea, count, documented, positiveMs } from '../shared/config-area.js';
+import { configArea, count, documented, positiveMs, type AreaSettings } from '../shared/config-area.js';
 
 // The live area's environment variables (subscriptions polled from the upstream), composed by src/config.ts.
 
@@ -46,3 +46,6 @@ export function withLeaseDefault<T extends { POLL_INTERVAL_MS: number; LIVE_LEAS
 ): T & { LIVE_LEASE_MS: number } {
   return { ...values, LIVE_LEASE_MS: values.LIVE_LEASE_MS ?? 3 * values.POLL_INTERVAL_MS };
 }
+
+/** The live area's settings as loadConfig gives them: LIVE_LEASE_MS always filled in. */
+export type LiveSettings = ReturnType<typeof withLeaseDefault<AreaSettings<typeof liveArea>>>;

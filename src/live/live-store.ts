@@ -1,4 +1,5 @@
 import { redisCacheStore, type SharedCacheStore } from '../cluster/cache-store.js';
+import type { ClusterSettings } from '../cluster/config.js';
 import { connectRedis } from '../cluster/redis.js';
 import { redisPersistedDocuments, type PersistedDocumentStore } from '../cluster/persisted-documents.js';
 import { createRedisStore } from '../cluster/redis-store.js';
@@ -6,7 +7,7 @@ import { redisLimits, type RedisLimits } from '../cluster/shared-limits.js';
 import { redisHost, redisTarget } from '../cluster/target.js';
 import { redisUpstreamBudget, type SharedUpstreamBudget } from '../cluster/upstream-budget.js';
 import { redisWebhookRecords, type WebhookRecords } from '../cluster/webhook-records.js';
-import type { Config } from '../config.js';
+import type { LiveSettings } from './config.js';
 import { createFailoverStore } from './failover-store.js';
 import { createMemoryStore } from './memory-store.js';
 import type { LiveStore } from './store.js';
@@ -42,7 +43,7 @@ export interface RedisStateChange {
 
 export function createLiveStore(
   config: Pick<
-    Config,
+    ClusterSettings,
     | 'REDIS_URL'
     | 'REDIS_SENTINELS'
     | 'REDIS_SENTINEL_MASTER'
@@ -53,9 +54,8 @@ export function createLiveStore(
     | 'REDIS_TLS'
     | 'REDIS_KEY_PREFIX'
     | 'REDIS_COMMAND_TIMEOUT_MS'
-    | 'LIVE_LEASE_MS'
-    | 'LIVE_RETENTION_MS'
-  >,
+  > &
+    Pick<LiveSettings, 'LIVE_LEASE_MS' | 'LIVE_RETENTION_MS'>,
   onRedisState?: (change: RedisStateChange) => void,
 ): LiveStoreHandle {
   const timing = { leaseMs: config.LIVE_LEASE_MS, retentionMs: config.LIVE_RETENTION_MS };

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs } from '../shared/config-area.js';
+import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs, type AreaSettings } from '../shared/config-area.js';
 
 // The environment variables of the process and its connections (ports, logs, shutdown, execution, the limits
 // of HTTP and WebSocket clients), composed by src/config.ts. Two areas, so docs/configuration.md shows them apart.
@@ -45,6 +45,13 @@ export const processArea = configArea({
   },
 });
 
+export type ProcessSettings = AreaSettings<typeof processArea>;
+
+/** Whether GraphiQL is served: on by default outside production. */
+export function graphiqlEnabled(settings: Pick<ProcessSettings, 'GRAPHIQL' | 'NODE_ENV'>): boolean {
+  return settings.GRAPHIQL ?? settings.NODE_ENV !== 'production';
+}
+
 // Caps on what one client can make a replica hold; each refusal names its variable, and the defaults are above
 // what a large internal tool uses (docs/operations.md).
 export const connectionsArea = configArea({
@@ -80,3 +87,5 @@ export const connectionsArea = configArea({
       : [];
   },
 });
+
+export type ConnectionsSettings = AreaSettings<typeof connectionsArea>;

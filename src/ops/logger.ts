@@ -1,8 +1,8 @@
 import { hostname } from 'node:os';
 import pino, { type DestinationStream, type Logger, type LevelWithSilent } from 'pino';
-import type { Config } from '../config.js';
 import { createRedactor, REDACTED, type Redactor } from '../redaction/redaction.js';
 import { traceLogFields } from '../telemetry/spans.js';
+import type { ProcessSettings } from './config.js';
 
 // Structured JSON logs, one object per line on stdout. Secrets are kept out twice: pino `redact` blanks the
 // fields that carry them (headers, tokens, keys), and every finished line goes through the gateway's redactor
@@ -32,7 +32,7 @@ const BEARER = /(bearer\s+)[^\s"\\]+/gi;
 const WEBHOOK_SECRET = /(whsec_)[A-Za-z0-9+/=]+/g;
 
 /** LOG_LEVEL when set; otherwise info, and silent under NODE_ENV=test so test output stays readable. */
-export function logLevel(config: Pick<Config, 'LOG_LEVEL' | 'NODE_ENV'>): LevelWithSilent {
+export function logLevel(config: Pick<ProcessSettings, 'LOG_LEVEL' | 'NODE_ENV'>): LevelWithSilent {
   return config.LOG_LEVEL ?? (config.NODE_ENV === 'test' ? 'silent' : 'info');
 }
 

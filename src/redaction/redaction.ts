@@ -1,4 +1,6 @@
-import type { Config } from '../config.js';
+import type { ClusterSettings } from '../cluster/config.js';
+import type { SecuritySettings } from '../security/config.js';
+import type { UpstreamSettings } from '../upstream/config.js';
 import { formsOf, type SecretForm } from './secret-forms.js';
 import { decodedStarts, decodeEscapes, foldCode, mayHoldEscapes } from './text-folding.js';
 
@@ -115,7 +117,9 @@ function scan({ gram, stride, bitmap, grams }: Index, text: string, first: boole
 
 /** The secrets configuration names: the upstream token (when set) and every gateway API key. */
 export function configuredSecrets(
-  config: Pick<Config, 'REWARD_API_TOKEN' | 'GATEWAY_API_KEYS' | 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD'>,
+  config: Pick<UpstreamSettings, 'REWARD_API_TOKEN'> &
+    Pick<SecuritySettings, 'GATEWAY_API_KEYS'> &
+    Pick<ClusterSettings, 'REDIS_PASSWORD' | 'REDIS_SENTINEL_PASSWORD'>,
 ): string[] {
   const passwords = [config.REWARD_API_TOKEN, config.REDIS_PASSWORD, config.REDIS_SENTINEL_PASSWORD].filter((s): s is string => Boolean(s));
   return [...passwords, ...(config.GATEWAY_API_KEYS ?? []).map((k) => k.key)];

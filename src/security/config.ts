@@ -1,6 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { z } from 'zod';
-import { configArea, count, documented, flag, jsonText } from '../shared/config-area.js';
+import { configArea, count, documented, flag, jsonText, type AreaSettings } from '../shared/config-area.js';
 import { keyStrengthBits, MIN_KEY_BITS } from './key-strength.js';
 import { SCOPES } from './scopes.js';
 
@@ -143,6 +143,16 @@ export const securityArea = configArea({
         ];
   },
 });
+
+export type SecuritySettings = AreaSettings<typeof securityArea>;
+
+/**
+ * Whether introspection and field suggestions are served: on by default outside production. NODE_ENV is the
+ * process area's, named here rather than imported: an area's config reads no other area.
+ */
+export function introspectionEnabled(settings: Pick<SecuritySettings, 'INTROSPECTION'> & { NODE_ENV: string }): boolean {
+  return settings.INTROSPECTION ?? settings.NODE_ENV !== 'production';
+}
 
 /**
  * GATEWAY_API_KEYS_FILE read into GATEWAY_API_KEYS, before the variables are parsed. `unreadable` keeps the rule

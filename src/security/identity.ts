@@ -1,5 +1,4 @@
-import type { Config } from '../config.js';
-import { configuredIssuers } from '../identity/config.js';
+import { configuredIssuers, type IdentitySettings } from '../identity/config.js';
 import { createJwtVerifier, type IssuerState } from '../identity/jwt-verifier.js';
 import { createTokenCallers, type TokenCallers } from './token-callers.js';
 
@@ -14,7 +13,7 @@ export interface Identity {
 }
 
 /** null when no issuer is configured: API keys only. */
-export function createIdentity(config: Config): Identity | null {
+export function createIdentity(config: IdentitySettings): Identity | null {
   const issuers = configuredIssuers(config);
   if (issuers.length === 0) return null;
   const verifier = createJwtVerifier(issuers, {

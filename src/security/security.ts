@@ -1,10 +1,12 @@
 import type { IncomingMessage } from 'node:http';
 import type { Plugin } from 'graphql-yoga';
+import type { ClusterSettings } from '../cluster/config.js';
 import type { PersistedDocumentStore } from '../cluster/persisted-documents.js';
 import type { RedisLimits } from '../cluster/shared-limits.js';
-import { graphiqlEnabled, introspectionEnabled, type Config } from '../config.js';
+import type { IdentitySettings } from '../identity/config.js';
+import { graphiqlEnabled, type ProcessSettings } from '../ops/config.js';
 import { createKeyring } from './api-keys.js';
-import { KEY_BURST, KEYLESS_BURST } from './config.js';
+import { introspectionEnabled, KEY_BURST, KEYLESS_BURST, type SecuritySettings } from './config.js';
 import { createIdentity, type Identity } from './identity.js';
 import { createRateLimiter, type RateLimiter } from './rate-limit.js';
 import { startReplicaRegistry, type ReplicaRegistry } from './replica-registry.js';
@@ -83,6 +85,12 @@ export interface SharedLimits {
   persistedDocuments?: PersistedDocumentStore;
 }
 
+/** What the access pipeline reads: its own area's settings and the issuers', where to listen, and Redis's timeout. */
+type AccessSettings = SecuritySettings &
+  IdentitySettings &
+  Pick<ProcessSettings, 'NODE_ENV' | 'HOST' | 'GRAPHIQL'> &
+  Pick<ClusterSettings, 'REDIS_COMMAND_TIMEOUT_MS'>;
+
 const LOOPBACK = new Set(['127.0.0.1', '::1', 'localhost']);
 
 /** localhost and *.localhost (browsers resolve those to loopback themselves), 127.0.0.0/8, [::1]; any port. */
@@ -93,7 +101,7 @@ export function isLoopbackHost(host: string): boolean {
 }
 
 /** `shared`: cluster mode's limits in Redis; without it the limit is per process. */
-export function createSecurity(config: Config, shared?: SharedLimits): Security {
+export function createSecurity(config: AccessSettings, shared?: SharedLimits): Security {
   const keys = config.GATEWAY_API_KEYS ?? [];
   const keyring = keys.length ? createKeyring(keys) : null;
   const identity = createIdentity(config);
@@ -189,7 +197,7 @@ export function createSecurity(config: Config, shared?: SharedLimits): Security 
 
 /** Cluster mode's rate limit, and the replica registry whose count it divides by while Redis does not answer. */
 function sharedRateLimit(
-  config: Config,
+  config: Pick<ClusterSettings, 'REDIS_COMMAND_TIMEOUT_MS'>,
   rate: { perSecond: number; burst: number },
   { redis, onReplicaCount }: SharedLimits,
 ): { limiter: RateLimiter; replicas: ReplicaRegistry } {

@@ -2,7 +2,8 @@ import { z } from 'zod';
 
 // What an area of the gateway declares about the environment variables it reads, and the kinds of variable
 // those declarations share. src/config.ts composes the areas; an area's config.ts imports this, never another
-// area's config, so each area's settings stay its own.
+// area's config, so each area's settings stay its own. Modules type what they read from the areas' settings
+// (AreaSettings below), never from src/config.ts: the whole configuration is the entry's, which passes it on.
 
 const PORT_RULE = 'must be an integer from 1 to 65535 (0 lets the system pick a free one)';
 /** A port to listen on; 0 lets the system choose. */
@@ -59,3 +60,9 @@ export interface ConfigArea<Shape extends z.ZodRawShape> {
 }
 
 export const configArea = <Shape extends z.ZodRawShape>(area: ConfigArea<Shape>): ConfigArea<Shape> => area;
+
+/**
+ * What an area's variables parse to: the settings its modules (and any module reading them) are typed with. The
+ * whole configuration holds every area's, so a caller passes it where a function asks for one area or two.
+ */
+export type AreaSettings<Area> = Area extends ConfigArea<infer Shape> ? z.infer<z.ZodObject<Shape>> : never;

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, documented, flag } from '../shared/config-area.js';
+import { configArea, documented, flag, type AreaSettings } from '../shared/config-area.js';
 
 // The tracing area's environment variables, composed by src/config.ts: only the standard OTEL_* names, so a
 // collector's usual wiring (an operator's, or an OpenTelemetry operator's injection) configures the gateway as
@@ -43,11 +43,11 @@ export const telemetryArea = configArea({
   },
 });
 
+export type TelemetrySettings = AreaSettings<typeof telemetryArea>;
+
 /** Whether the gateway traces: an endpoint is set and the SDK is not disabled. */
-export function tracingEnabled(config: {
-  OTEL_EXPORTER_OTLP_ENDPOINT?: string | undefined;
-  OTEL_EXPORTER_OTLP_TRACES_ENDPOINT?: string | undefined;
-  OTEL_SDK_DISABLED: boolean;
-}): boolean {
+export function tracingEnabled(
+  config: Pick<TelemetrySettings, 'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_SDK_DISABLED'>,
+): boolean {
   return !config.OTEL_SDK_DISABLED && Boolean(config.OTEL_EXPORTER_OTLP_ENDPOINT ?? config.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT);
 }

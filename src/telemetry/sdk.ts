@@ -4,7 +4,7 @@ import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
 import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
-import type { Config } from '../config.js';
+import type { TelemetrySettings } from './config.js';
 import { attemptFacts, isUntraced } from './spans.js';
 
 // The OpenTelemetry SDK and its instrumentations, loaded by telemetry/start.ts only when tracing is on.
@@ -26,7 +26,7 @@ import { attemptFacts, isUntraced } from './spans.js';
 //   arguments are never recorded (AUTH carries the password, values carry the gateway's state).
 
 export type TracingSettings = Pick<
-  Config,
+  TelemetrySettings,
   'OTEL_EXPORTER_OTLP_ENDPOINT' | 'OTEL_EXPORTER_OTLP_TRACES_ENDPOINT' | 'OTEL_EXPORTER_OTLP_PROTOCOL' | 'OTEL_SERVICE_NAME' | 'OTEL_SDK_DISABLED'
 >;
 

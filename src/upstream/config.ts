@@ -3,7 +3,7 @@
 // environment variables, which src/config.ts composes and src/upstream/from-config.ts turns into these options.
 
 import { z } from 'zod';
-import { configArea, count, documented, flag, positiveMs } from '../shared/config-area.js';
+import { configArea, count, documented, flag, positiveMs, type AreaSettings } from '../shared/config-area.js';
 import type { CallEvent } from './call-event.js';
 
 export interface RetryOptions {
@@ -255,3 +255,5 @@ export const upstreamArea = configArea({
     return problems;
   },
 });
+
+export type UpstreamSettings = AreaSettings<typeof upstreamArea>;

@@ -1,10 +1,10 @@
-import type { Config } from '../config.js';
 import { createUpstreamClient, type UpstreamClientOptions } from './client.js';
+import type { UpstreamSettings } from './config.js';
 import type { UpstreamClient } from './types.js';
 
 /** The upstream client as the environment configures it; `onCall` is where metrics hook in, `redact` the gateway's redactor. */
 export function upstreamClientFromConfig(
-  config: Config,
+  config: UpstreamSettings,
   target: { baseUrl: string; token: string },
   extra: Pick<UpstreamClientOptions, 'onCall' | 'logger' | 'redact'> = {},
 ): UpstreamClient {
