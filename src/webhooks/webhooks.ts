@@ -1,9 +1,9 @@
 import { randomUUID } from 'node:crypto';
 import type { CheckEndpointUrl, SendAttempt } from './attempt.js';
-import { deliveryDocument, subscriptionShape, type SubscriptionShape } from './document.js';
+import { subscriptionShape, type SubscriptionShape } from './document.js';
 import { startWorker, type DeliveryHooks, type EndpointWorker, type WorkerSettings } from './endpoint-worker.js';
 import { newSecret } from './signing.js';
-import type { Opened, SubscriptionSource } from './source.js';
+import { openEndpoint, refusalText, type Opened, type SubscriptionSource } from './source.js';
 import { ownerOf, type DeliveryPage, type Registrant, type WebhookEndpoint, type WebhookStore } from './store.js';
 import { busyInterval } from '../shared/busy-interval.js';
 
@@ -99,8 +99,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
 
   const refused = (issues: Issue[]): Refused => ({ ok: false, issues });
 
-  const open = (endpoint: WebhookEndpoint, after: string | null): Promise<Opened> =>
-    source.open(endpoint.registrant, deliveryDocument(endpoint.subscription, after), endpoint.variables);
+  const open = (endpoint: WebhookEndpoint, after: string | null): Promise<Opened> => openEndpoint(source, endpoint, after);
 
   function stopWorker(id: string): void {
     workers.get(id)?.stop();
@@ -242,7 +241,7 @@ export function createWebhooks(deps: WebhooksDeps): Webhooks {
       // The document runs once now, as the registrant: the access pipeline's validation and limits, the scopes
       // of its fields and its arguments (an unknown order) refuse it here rather than at the first event, and
       // the subscription it opens is the one the endpoint follows, so no event falls between the two.
-      const opened = await source.open(registrant, deliveryDocument(input.subscription, null), input.variables);
+      const opened = await openEndpoint(source, { registrant, subscription: input.subscription, variables: input.variables }, null);
       if (!opened.ok) return refused(opened.refusals.map((r) => ({ path: ['input', 'subscription'], message: refusalText(r) })));
       const secret = newSecret();
       const endpoint: WebhookEndpoint = {
@@ -372,11 +371,6 @@ function capReached(owned: number): Issue {
     path: ['input'],
     message: `endpoint-cap: this caller already has ${owned} webhook endpoints, the most allowed (WEBHOOK_MAX_ENDPOINTS_PER_KEY); delete one first`,
   };
-}
-
-/** "FORBIDDEN: …": the error's code names the rule that refused the document. */
-function refusalText(refusal: { message: string; code: string | null }): string {
-  return refusal.code ? `${refusal.code}: ${refusal.message}` : refusal.message;
 }
 
 /** Only the host reaches logs: a receiver's URL may carry a token of its own in its path or query. */
