@@ -1,9 +1,7 @@
 import type { CheckEndpointUrl, SendAttempt } from './attempt.js';
-import { createDeliverySupervisor, type DeliverySupervisor, type EndpointLeases } from './delivery-supervisor.js';
-import type { DeliveryHooks, WorkerSettings } from './endpoint-worker.js';
+import { createDeliverySupervisor, type DeliverySupervisor, type SupervisorDeps } from './delivery-supervisor.js';
+import type { WorkerSettings } from './endpoint-worker.js';
 import { createEndpoints, type Endpoints } from './endpoints.js';
-import type { SubscriptionSource } from './source.js';
-import type { WebhookStore } from './store.js';
 
 // The webhook endpoints of one gateway process: what the GraphQL API asks of them (endpoints.ts) over the
 // deliveries this replica runs for them (delivery-supervisor.ts), both on one store.
@@ -13,16 +11,10 @@ export interface WebhooksLogger {
   warn(obj: object, msg: string): void;
 }
 
-export interface WebhooksDeps {
-  store: WebhookStore;
-  leases: EndpointLeases;
-  /** How long a lease lasts unrenewed (LIVE_LEASE_MS): renewed three times as often. */
-  leaseMs: number;
+export interface WebhooksDeps extends Pick<SupervisorDeps, 'store' | 'leases' | 'leaseMs' | 'source' | 'hooks'> {
   egress: { check: CheckEndpointUrl; send: SendAttempt };
-  source: SubscriptionSource;
   settings: WorkerSettings & { maxEndpointsPerKey: number };
   logger: WebhooksLogger;
-  hooks?: DeliveryHooks;
   now?(): number;
 }
 
