@@ -2,7 +2,7 @@ import { GraphQLJSONObject } from 'graphql-scalars';
 import { z } from 'zod';
 import { InputValidationError, NotFound } from '../orders/errors.js';
 import type { Caller } from '../security/scopes.js';
-import type { Issue, Refused } from '../webhooks/webhooks.js';
+import type { Issue, Refused } from '../webhooks/endpoints.js';
 import { ownerOf, type Registrant, type WebhookEndpoint } from '../webhooks/store.js';
 import { builder } from './builder.js';
 

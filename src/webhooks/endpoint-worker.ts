@@ -34,9 +34,9 @@ export interface WorkerDeps {
   send: SendAttempt;
   settings: WorkerSettings;
   hooks: DeliveryHooks;
-  /** Called once when the retry window ends: disables the endpoint and logs it (webhooks.ts). */
+  /** Called once when the retry window ends: disables the endpoint and logs it (delivery-supervisor.ts). */
   disable(endpointId: string, reason: string): Promise<void>;
-  /** Opens the endpoint's subscription again after `cursor` when its stream failed (webhooks.ts). */
+  /** Opens the endpoint's subscription again after `cursor` when its stream failed (delivery-supervisor.ts). */
   reopen(endpoint: WebhookEndpoint): Promise<Opened>;
   now(): number;
   random?(): number;

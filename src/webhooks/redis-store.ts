@@ -3,7 +3,7 @@ import { ATTEMPTS_KEPT, DELIVERY_LOG_SIZE } from './memory-store.js';
 import type { Delivery, WebhookEndpoint, WebhookStore } from './store.js';
 
 // Cluster mode's store: the same WebhookStore over Redis (cluster/webhook-records.ts), as JSON. Every replica
-// reads and writes it; only the replica holding an endpoint's lease (webhooks.ts) sends its queue, so the
+// reads and writes it; only the replica holding an endpoint's lease (delivery-supervisor.ts) sends its queue, so the
 // writes that matter for order (enqueue, attempts) come from one replica at a time.
 
 /** A delivery's field in the hash: its webhook-id is not enough, since a replay queues the same event again. */

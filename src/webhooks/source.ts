@@ -1,4 +1,5 @@
-import type { Registrant } from './store.js';
+import { deliveryDocument } from './document.js';
+import type { Registrant, WebhookEndpoint } from './store.js';
 
 // Where an endpoint's events come from: its subscription document, run through the gateway's own execution path
 // (the access pipeline's validation and limits, scope checks, the live hub and its event logs) as the caller
@@ -21,4 +22,18 @@ export type Opened = { ok: true; events: AsyncIterator<EventResult>; close(): vo
 
 export interface SubscriptionSource {
   open(registrant: Registrant, query: string, variables: Record<string, unknown> | null): Promise<Opened>;
+}
+
+/** An endpoint's subscription as its registrant, its events after `after` (an event cursor; null: from now on). */
+export function openEndpoint(
+  source: SubscriptionSource,
+  endpoint: Pick<WebhookEndpoint, 'registrant' | 'subscription' | 'variables'>,
+  after: string | null,
+): Promise<Opened> {
+  return source.open(endpoint.registrant, deliveryDocument(endpoint.subscription, after), endpoint.variables);
+}
+
+/** "FORBIDDEN: …": the error's code names the rule that refused the document. */
+export function refusalText(refusal: Refusal): string {
+  return refusal.code ? `${refusal.code}: ${refusal.message}` : refusal.message;
 }

@@ -99,7 +99,7 @@ export interface WebhookStore {
   insert(endpoint: WebhookEndpoint, maxPerOwner: number): Promise<{ inserted: true } | { inserted: false; owned: number }>;
   get(id: string): Promise<WebhookEndpoint | null>;
   byOwner(owner: string): Promise<WebhookEndpoint[]>;
-  /** Every endpoint, whoever owns it: the replicas share their deliveries out by lease (webhooks.ts). */
+  /** Every endpoint, whoever owns it: the replicas share their deliveries out by lease (delivery-supervisor.ts). */
   all(): Promise<WebhookEndpoint[]>;
   /** Changes some fields of the endpoint; null when it no longer exists. */
   update(id: string, changes: Partial<Omit<WebhookEndpoint, 'id' | 'owner'>>): Promise<WebhookEndpoint | null>;

@@ -4,7 +4,8 @@ import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
 import type { AttemptOutcome } from '../../src/webhooks/attempt.js';
-import { createWebhookEgress, type ResolvedAddress } from '../../src/webhooks/egress.js';
+import type { ResolvedAddress } from '../../src/webhooks/egress-policy.js';
+import { createWebhookEgress } from '../../src/webhooks/egress.js';
 import { RECEIVER_TEST_CERT, RECEIVER_TEST_KEY } from './self-signed.js';
 
 // The egress against real loopback receivers. DNS is outside the test's reach, so names resolve through an
