@@ -16,8 +16,10 @@ const SANDBOX = '^src/sandbox/';
 /** @typedef {{ name: string, level: number, path: string, pathNot?: string[] }} Group */
 /** @type {Group[]} From the top down: the request's path from the process entry to the base. */
 const GROUPS = [
-  { name: 'src/main.ts', level: 12, path: '^src/main\\.ts$' },
-  // What a request meets before and after yoga, on every transport, and the wiring of the areas it serves.
+  { name: 'src/main.ts', level: 13, path: '^src/main\\.ts$' },
+  // The composition root: builds every area from the configuration, wires them together and undoes them at stop.
+  { name: 'src/app.ts', level: 12, path: '^src/app\\.ts$' },
+  // What a request meets before and after yoga, on every transport, and the Node server that serves it.
   { name: 'edge/', level: 11, path: '^src/edge/' },
   { name: 'schema/', level: 10, path: '^src/schema/' },
   { name: 'security/', level: 7, path: '^src/security/' },
@@ -102,10 +104,19 @@ export default {
       name: 'entry points stay on top',
       severity: 'error',
       comment:
-        'Nothing imports src/main.ts, and only main.ts imports src/edge/server.ts (tests, bench and scripts may). ' +
+        'Nothing imports src/main.ts, and only main.ts imports src/app.ts (tests, bench and scripts may). ' +
         'Move what you need out of it into the module that owns it and import that.',
       from: { path: '^src/', pathNot: ['^src/main\\.ts$', SANDBOX] },
-      to: { path: '^src/(main|edge/server)\\.ts$' },
+      to: { path: '^src/(main|app)\\.ts$' },
+    },
+    {
+      name: 'only app.ts makes the server',
+      severity: 'error',
+      comment:
+        'src/edge/server.ts makes, starts and stops the Node server, and src/app.ts alone wires what it serves: ' +
+        'main.ts gets the gateway from app.ts (tests, bench and scripts may import either).',
+      from: { path: '^src/', pathNot: ['^src/app\\.ts$', SANDBOX] },
+      to: { path: '^src/edge/server\\.ts$' },
     },
     {
       name: 'the sandbox imports no gateway',
