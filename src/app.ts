@@ -1,8 +1,7 @@
 import type { Server } from 'node:http';
 import { once } from 'node:events';
 import { AsyncDisposableStack } from '@whatwg-node/disposablestack';
-import { observingClient } from './cache/cached-client.js';
-import { ReadCache } from './cache/read-cache.js';
+import { readCacheFromConfig } from './cache/from-config.js';
 import { createCatalogCache } from './catalog/catalog-cache.js';
 import type { Config } from './config.js';
 import { createGatewayYoga, type GatewayYoga } from './edge/gateway-yoga.js';
@@ -13,7 +12,8 @@ import { webhookSubscriptions } from './edge/webhook-subscriptions.js';
 import { attachWebSocket, webSocketLimits } from './edge/websocket.js';
 import { contextFactory } from './graph/context.js';
 import type { LiveLogger } from './live/listener.js';
-import { createLive, type Live } from './live/live.js';
+import { liveFromConfig } from './live/from-config.js';
+import type { Live } from './live/live.js';
 import { createLiveStore } from './live/live-store.js';
 import { createDrain } from './ops/drain.js';
 import { createLogger, logLevel, type Logger } from './ops/logger.js';
@@ -92,7 +92,8 @@ export function createGateway({
   const upstream = client.inScope({ signal: stopping.signal });
   const catalog = createCatalogCache(config.CATALOG_CACHE_TTL_MS);
 
-  // Webhook POSTs go out through it; made first so that it closes last, once Redis has had its goodbye.
+  // Webhook POSTs go out through it. Made before the parts whose teardown ends at once, so that waiting for
+  // its connections to drop comes after them (and after Redis' goodbye).
   const egress = webhookEgressFromConfig(config, logger, webhookLookup);
   teardown.defer(() => egress.close());
 
@@ -122,28 +123,8 @@ export function createGateway({
   // Reported by /ready and /metrics, never a reason to refuse (readiness.ts).
   const upstreamWatch = watchUpstream(upstream, config.READY_CACHE_MS);
   teardown.defer(() => upstreamWatch.close());
-  // The read cache under every operation's loaders (docs/caching.md); pollers read past it and drop what they
-  // see change.
-  const cache =
-    config.CACHE_TTL_MS > 0
-      ? new ReadCache({
-          ttlMs: config.CACHE_TTL_MS,
-          staleIfErrorMs: config.CACHE_STALE_IF_ERROR_MS,
-          maxBytes: config.CACHE_MAX_BYTES,
-          shared: shared.cache,
-          hooks: metrics.cache,
-        })
-      : null;
-  const live = createLive({
-    client: cache ? observingClient(upstream, cache) : upstream,
-    store: shared.store,
-    intervalMs: config.POLL_INTERVAL_MS,
-    retentionMs: config.LIVE_RETENTION_MS,
-    maxPollers: config.LIVE_MAX_POLLERS,
-    maxWatchedPerKey: config.LIVE_MAX_WATCHED_PER_KEY,
-    maxSubscriptionsPerKey: config.LIVE_MAX_SUBSCRIPTIONS_PER_KEY,
-    logger: liveLogger ?? logger,
-  });
+  const cache = readCacheFromConfig(config, shared.cache, metrics.cache);
+  const live = liveFromConfig(config, { client: upstream, cache, store: shared.store, logger: liveLogger ?? logger });
   teardown.defer(() => live.close());
 
   metrics.watchLive(live, shared.redisUp);
