@@ -27,8 +27,8 @@ import type { Webhooks } from './webhooks/webhooks.js';
 
 // The composition root: every area of the gateway built from the configuration and wired together, in the
 // order they need each other, and undone by stop(). The Node server (edge/server.ts) serves them: HTTP and SSE
-// through the HTTP entry and yoga, graphql-ws on the same path through the same yoga. Tests build it with
-// listen(0); main.ts adds process signals around it.
+// through the HTTP entry and yoga, graphql-ws on the same path through the same yoga. Tests start it on port 0
+// (or not at all, asking yoga in process); main.ts adds process signals around it.
 
 export interface GatewayOptions {
   config: Config;
