@@ -38,7 +38,7 @@ async function main(): Promise<void> {
     import('./ops/metrics.js'),
     import('./ops/shutdown-signals.js'),
     import('./redaction/redaction.js'),
-    import('./edge/server.js'),
+    import('./app.js'),
     import('./upstream/from-config.js'),
   ]);
   // One redactor for logs, errors, metrics and the upstream's text; the embedded sandbox's token joins it once the

@@ -14,7 +14,8 @@ const configFile = join(dirname(fileURLToPath(import.meta.url)), '..', '.depende
 
 /** Module → source: each layer importing below it, and the areas' settings any layer may type from. */
 const ALLOWED: Record<string, string> = {
-  'src/main.ts': "import './config.js';\nimport './edge/server.js';\nimport './sandbox/index.js';\nimport './upstream/from-config.js';\n",
+  'src/main.ts': "import './config.js';\nimport './app.js';\nimport './sandbox/index.js';\nimport './upstream/from-config.js';\n",
+  'src/app.ts': "import './config.js';\nimport './edge/server.js';\nimport './graph/context.js';\n",
   'src/edge/server.ts': "import '../schema/gift.js';\nimport '../graph/context.js';\n",
   'src/graph/context.ts': "import '../live/feed.js';\nimport './loaders.js';\n",
   'src/graph/loaders.ts': "import '../upstream/types.js';\n",
@@ -43,6 +44,7 @@ const MISTAKES: Record<string, { source: string; rules: string[]; with?: Record<
   'src/orders/pacing.ts': { source: "import '../sandbox/index.js';\n", rules: ['the gateway imports no sandbox'] },
   'src/upstream/wrong-way.ts': { source: "import type {} from '../orders/rules.js';\n", rules: ['layer upstream/'] },
   'src/ops/drain.ts': { source: "import '../edge/server.js';\n", rules: ['entry points stay on top', 'layer ops/'] },
+  'src/edge/http-entry.ts': { source: "import '../app.js';\n", rules: ['entry points stay on top', 'layer edge/'] },
   'src/graph/page-size.ts': { source: "import './context.js';\n", rules: ['layer graph/ (loaders, page sizes)'] },
   'src/webhooks/subscriptions.ts': { source: "import '../graph/context.js';\n", rules: ['layer webhooks/'] },
   'src/schema/brand.ts': {

@@ -1,4 +1,4 @@
-import { configArea, count, documented, nonNegativeMs } from '../shared/config-area.js';
+import { configArea, count, documented, nonNegativeMs, type AreaSettings } from '../shared/config-area.js';
 
 // The read cache's environment variables (src/cache/), composed by src/config.ts. docs/caching.md says what
 // each guarantees and how to size them.
@@ -19,3 +19,5 @@ export const cacheArea = configArea({
     }),
   },
 });
+
+export type CacheSettings = AreaSettings<typeof cacheArea>;

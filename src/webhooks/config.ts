@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, count, documented, positiveMs } from '../shared/config-area.js';
+import { configArea, count, documented, positiveMs, type AreaSettings } from '../shared/config-area.js';
 
 // The webhooks area's environment variables (subscriptions delivered as signed HTTP callbacks), composed by
 // src/config.ts. Defaults follow the Standard Webhooks platforms: a receiver gets ten seconds to answer, and a
@@ -73,3 +73,5 @@ export const webhooksArea = configArea({
 
 /** Whether endpoints must use https: everywhere but development and tests, where loopback receivers speak http. */
 export const webhooksRequireHttps = (nodeEnv: string): boolean => nodeEnv === 'production';
+
+export type WebhooksSettings = AreaSettings<typeof webhooksArea>;

@@ -3,7 +3,7 @@ import { describe, expect } from 'vitest';
 import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createRedactor } from '../../src/redaction/redaction.js';
-import { createGateway } from '../../src/edge/server.js';
+import { createGateway } from '../../src/app.js';
 import { upstreamClientFromConfig } from '../../src/upstream/from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 import type { InProcessGateway } from '../support/gateway.js';

@@ -2,7 +2,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { configuredSecrets, createRedactor } from '../../src/redaction/redaction.js';
-import { createGateway, type Gateway } from '../../src/edge/server.js';
+import { createGateway, type Gateway } from '../../src/app.js';
 import { upstreamClientFromConfig } from '../../src/upstream/from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';
 import { createDirectLinkOrder, createEmailOrder } from './fixtures.js';

@@ -4,7 +4,7 @@ import { loadConfig } from '../../src/config.js';
 import { createLogger, logLevel, type LogDestination } from '../../src/ops/logger.js';
 import { createMetrics } from '../../src/ops/metrics.js';
 import { configuredSecrets, createRedactor } from '../../src/redaction/redaction.js';
-import { createGateway, type Gateway } from '../../src/edge/server.js';
+import { createGateway, type Gateway } from '../../src/app.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
 import { upstreamClientFromConfig } from '../../src/upstream/from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';

@@ -6,7 +6,7 @@ import { loadConfig, type Config } from '../../src/config.js';
 import type { LiveListener, LiveLogger, PollErrorReport } from '../../src/live/listener.js';
 import { createLogger, logLevel, type LogDestination } from '../../src/ops/logger.js';
 import type { SandboxOptions } from '../../src/sandbox/index.js';
-import { createGateway, type Gateway } from '../../src/edge/server.js';
+import { createGateway, type Gateway } from '../../src/app.js';
 import type { ResolveAll } from '../../src/webhooks/egress.js';
 import { upstreamClientFromConfig } from '../../src/upstream/from-config.js';
 import type { UpstreamClient } from '../../src/upstream/types.js';

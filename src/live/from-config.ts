@@ -1,0 +1,36 @@
+import { observingClient } from '../cache/cached-client.js';
+import type { ReadCache } from '../cache/read-cache.js';
+import type { LiveSettings } from './config.js';
+import type { UpstreamClient } from '../upstream/types.js';
+import type { LiveLogger } from './listener.js';
+import { createLive, type Live } from './live.js';
+import type { LiveStore } from './store.js';
+
+// The live hub as the configuration asks for it (src/app.ts composes it). Its pollers read past the read cache
+// and drop what they see change.
+
+export interface LiveWiring {
+  client: UpstreamClient;
+  cache: ReadCache | null;
+  store: LiveStore;
+  logger: LiveLogger;
+}
+
+export function liveFromConfig(
+  config: Pick<
+    LiveSettings,
+    'POLL_INTERVAL_MS' | 'LIVE_RETENTION_MS' | 'LIVE_MAX_POLLERS' | 'LIVE_MAX_WATCHED_PER_KEY' | 'LIVE_MAX_SUBSCRIPTIONS_PER_KEY'
+  >,
+  { client, cache, store, logger }: LiveWiring,
+): Live {
+  return createLive({
+    client: cache ? observingClient(client, cache) : client,
+    store,
+    intervalMs: config.POLL_INTERVAL_MS,
+    retentionMs: config.LIVE_RETENTION_MS,
+    maxPollers: config.LIVE_MAX_POLLERS,
+    maxWatchedPerKey: config.LIVE_MAX_WATCHED_PER_KEY,
+    maxSubscriptionsPerKey: config.LIVE_MAX_SUBSCRIPTIONS_PER_KEY,
+    logger,
+  });
+}
