@@ -18,13 +18,7 @@ import type { Caller } from '../security/scopes.js';
 import type { WebSocketPolicy } from '../security/security.js';
 import { missingKey } from '../security/use-api-keys.js';
 import { gatewayError } from '../errors/gateway-error.js';
-
-/** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
-export const CLOSE_RATE_LIMITED = 4429;
-/** A connection_init of an API key that already holds WS_MAX_CONNECTIONS_PER_KEY sockets on this replica. */
-export const CLOSE_TOO_MANY_CONNECTIONS = 4430;
-/** The access token a connection was admitted with has expired (graphql-ws's own "Unauthorized"). */
-export const CLOSE_TOKEN_EXPIRED = 4401;
+import { CLOSE_FORBIDDEN, CLOSE_RATE_LIMITED, CLOSE_TOKEN_EXPIRED, CLOSE_TOO_MANY_CONNECTIONS } from '../errors/close-codes.js';
 
 /** What one caller may make the WebSocket endpoint hold (config.ts has the variables and defaults). */
 export interface WebSocketLimits {
@@ -63,7 +57,6 @@ function formatForSocket(error: GraphQLError): GraphQLFormattedError {
 
 const hasHttp = (error: GraphQLError) => error.extensions?.http !== undefined;
 
-const CLOSE_FORBIDDEN = 4403;
 const FORBIDDEN_REASONS = {
   missing: 'Forbidden: send the API key in the connection_init payload: {"authorization":"Bearer <key>"}',
   malformed: 'Forbidden: connection_init payload "authorization" must be "Bearer <key>"',
