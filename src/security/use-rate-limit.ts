@@ -11,8 +11,8 @@ import { describeFailure } from '../errors/gateway-error.js';
 // defaults are security/config.ts's, resolved in security.ts),
 // right after authentication: a key past its rate is a 429 with Retry-After before anything is parsed. Over
 // WebSocket each `subscribe` spends from the same bucket in this plugin's params stage and gets the same error,
-// and a connection_init over the rate is closed with 4429 (edge/ws-admission.ts). In cluster mode the bucket is shared in Redis
-// (shared-rate-limit.ts), otherwise it is this process's (rate-limit.ts).
+// and a connection_init over the rate is closed with 4429 (edge/ws-admission.ts). In cluster mode the bucket is
+// shared in Redis (shared-rate-limit.ts), otherwise it is this process's (rate-limit.ts).
 // Keyless development (no GATEWAY_API_KEYS) has one caller, so the bucket is per remote address instead: one
 // local tool's burst (an audit, a load test) does not throttle the browser or the other tools beside it. Its
 // default burst is larger (400): one developer's tools, from one address, are burstier than a production client.
