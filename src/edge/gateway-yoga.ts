@@ -15,17 +15,16 @@ import { requestIdOf, useRequestId } from '../ops/use-request-id.js';
 import { yogaLogger } from '../ops/yoga-logger.js';
 import type { Redactor } from '../redaction/redaction.js';
 import { schema } from '../schema/index.js';
+import { isCallerContext } from '../security/caller-context.js';
 import type { Security } from '../security/security.js';
 import { useIncrementalDelivery } from './use-incremental-delivery.js';
 import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
 import { useWritePriority } from './use-write-priority.js';
-import { isWebhookContext } from './webhook-subscriptions.js';
 import { tracingEnabled, type TelemetrySettings } from '../telemetry/config.js';
-import { isWebSocketContext } from './websocket.js';
 
-// The gateway's yoga: /graphql over HTTP and SSE, and the envelop instance graphql-ws operations run through
-// too (websocket.ts). Its plugin list is the request path, in order: the probe that carries no key, the access
+// The gateway's yoga: /graphql over HTTP and SSE, and the envelop instance WebSocket and webhook operations run
+// through too (run-as-caller.ts). Its plugin list is the request path, in order: the probe that carries no key, the access
 // pipeline (security.ts), then what observes and executes an admitted operation.
 
 export type GatewayYoga = YogaServerInstance<Record<string, unknown>, GatewayContext>;
@@ -77,7 +76,7 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
     context: (initial) =>
       newContext({
         requestId: requestIdOf(initial),
-        ...(isWebSocketContext(initial) || isWebhookContext(initial)
+        ...(isCallerContext(initial)
           ? { caller: initial.caller }
           : { signal: initial.request.signal, caller: security.callerOf(initial.request), freshness: freshnessOf(initial.request) }),
       }),

@@ -14,18 +14,13 @@ import type { Server } from 'graphql-ws';
 import { CloseCode, handleProtocols } from 'graphql-ws';
 import type { WebSocket, WebSocketServer } from 'ws';
 import { busyInterval } from '../shared/busy-interval.js';
+import { CLOSE_GOING_AWAY, CLOSE_PROTOCOL_VIOLATION, CLOSE_SLOW_READER } from '../errors/close-codes.js';
 
 /** graphql-ws's default: a socket that has not answered a ping by the next one is cut. */
 export const KEEP_ALIVE_MS = 12_000;
 
 /** The longest operation id accepted; graphql-ws sets none, and every open operation keeps its id. */
 export const MAX_OPERATION_ID_LENGTH = 128;
-
-/**
- * A reader that lets more output than WS_MAX_BUFFERED_BYTES pile up is closed with this code (HTTP 413 is
- * "content too large"; graphql-ws leaves 4400–4499 to applications where it does not use them itself).
- */
-export const CLOSE_SLOW_READER = 4413;
 
 /** Message types only a server sends. graphql-ws throws on them (a 4500 and an error log): a client's mistake. */
 const SERVER_ONLY_TYPES = new Set(['connection_ack', 'next', 'error']);
@@ -146,8 +141,8 @@ export function serveGraphqlWs<E, U>(
           socket.on('message', (data) => {
             const read = readClientMessage(String(data));
             if ('violation' in read) {
-              log.debug({ code: CloseCode.BadRequest, reason: read.violation }, 'websocket: closed a socket that broke the protocol');
-              return socket.close(CloseCode.BadRequest, read.violation);
+              log.debug({ code: CLOSE_PROTOCOL_VIOLATION, reason: read.violation }, 'websocket: closed a socket that broke the protocol');
+              return socket.close(CLOSE_PROTOCOL_VIOLATION, read.violation);
             }
             // Typed as a string, but graphql-ws's parseMessage takes an object as parsed already.
             handle(read.message as string).catch((error: unknown) => {
@@ -164,7 +159,7 @@ export function serveGraphqlWs<E, U>(
   return {
     async dispose() {
       keepAlive.close();
-      for (const socket of wss.clients) socket.close(1001, 'Going away');
+      for (const socket of wss.clients) socket.close(CLOSE_GOING_AWAY, 'Going away');
       wss.removeAllListeners();
       await new Promise<void>((resolve, reject) => wss.close((error) => (error ? reject(error) : resolve())));
     },

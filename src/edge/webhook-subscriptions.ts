@@ -1,26 +1,22 @@
-import { RequestCache } from '@pothos/plugin-scope-auth';
 import { GraphQLError, type ExecutionResult } from 'graphql';
-import type { GraphQLParams, OnParamsEventPayload, Plugin, YogaServerInstance } from 'graphql-yoga';
+import type { YogaServerInstance } from 'graphql-yoga';
 import type { GatewayContext } from '../graph/context.js';
+import { prepareAsCaller, subscribeAsCaller, type ParamsHooks } from './run-as-caller.js';
+import type { CallerContext } from '../security/caller-context.js';
 import { isScope, type Caller } from '../security/scopes.js';
 import { tokenCallerName } from '../security/token-callers.js';
 import type { Opened, Refusal, SubscriptionSource } from '../webhooks/source.js';
 import type { Registrant } from '../webhooks/store.js';
 
-// Webhook endpoints' subscriptions run the way a WebSocket subscription does (websocket.ts): the access
+// Webhook endpoints' subscriptions run the way a WebSocket subscription does (run-as-caller.ts): the access
 // pipeline's params stage (trusted documents), then parse, validate (depth, aliases, tokens), the context and
 // subscribe (cost, scopes, the resolver's own checks) through the one yoga's envelop, as the caller who
 // registered the endpoint. Their events are therefore the very events a WebSocket or SSE subscriber of the same
 // document gets, from the same live logs, with the same cursors.
 
 /** What a webhook's operation gives yoga in place of a request: only who it runs as. */
-export interface WebhookInitialContext {
+interface WebhookInitialContext extends CallerContext {
   transport: 'webhook';
-  caller: Caller;
-}
-
-export function isWebhookContext(initial: object): initial is WebhookInitialContext {
-  return (initial as Partial<WebhookInitialContext>).transport === 'webhook';
 }
 
 /** What the configured API keys grant now, by name (GATEWAY_API_KEYS): a key's endpoints follow its changes. */
@@ -64,11 +60,11 @@ function refused(errors: readonly unknown[], fallback: string | null = null): Op
 
 /**
  * `yoga` is asked for lazily: the gateway's yoga is built from a context factory that already needs the
- * webhooks (server.ts).
+ * webhooks (app.ts).
  */
 export function webhookSubscriptions(
   yoga: () => YogaServerInstance<Record<string, unknown>, GatewayContext>,
-  paramsHooks: readonly NonNullable<Plugin['onParams']>[],
+  paramsHooks: ParamsHooks,
   keys: KeyScopes,
 ): SubscriptionSource {
   return {
@@ -81,33 +77,13 @@ export function webhookSubscriptions(
         };
       }
       const initial: WebhookInitialContext = { transport: 'webhook', caller };
-      let params: GraphQLParams = { query, variables: variables ?? undefined };
-      try {
-        const setParams = (changed: GraphQLParams) => (params = changed);
-        for (const onParams of paramsHooks) {
-          await onParams({ params, setParams, context: initial, fetchAPI: yoga().fetchAPI } as unknown as OnParamsEventPayload);
-        }
-      } catch (error) {
-        return refused([error]);
+      const prepared = await prepareAsCaller(yoga(), paramsHooks, { query, variables: variables ?? undefined }, initial);
+      if (!prepared.ok) {
+        const { refusal } = prepared;
+        if (refusal.stage === 'invalid') return refused(refusal.errors, 'GRAPHQL_VALIDATION_FAILED');
+        return refused([refusal.thrown], refusal.stage === 'parse' ? 'GRAPHQL_PARSE_FAILED' : null);
       }
-      const { schema, parse, validate, contextFactory, subscribe } = yoga().getEnveloped(initial);
-      let document;
-      try {
-        document = parse(params.query ?? '');
-      } catch (error) {
-        return refused([error], 'GRAPHQL_PARSE_FAILED');
-      }
-      try {
-        const errors = validate(schema, document);
-        if (errors.length > 0) return refused(errors, 'GRAPHQL_VALIDATION_FAILED');
-      } catch (error) {
-        return refused([error]);
-      }
-      const contextValue = await contextFactory();
-      const result = (await subscribe({ schema, document, operationName: params.operationName, variableValues: params.variables, contextValue })) as
-        ExecutionResult | AsyncIterable<ExecutionResult>;
-      // As websocket.ts: scope auth's per-context cache is not needed past the start of the subscription.
-      RequestCache.clearForContext(contextValue as object);
+      const result = await subscribeAsCaller(prepared.args);
       if (!(Symbol.asyncIterator in result)) return refused(result.errors ?? [new GraphQLError('The subscription opened no stream.')]);
       const events = result[Symbol.asyncIterator]();
       return { ok: true, events: events as AsyncIterator<ExecutionResult<Record<string, unknown>>>, close: () => void events.return?.() };

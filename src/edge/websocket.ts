@@ -1,30 +1,23 @@
-// graphql-ws over WebSocket on the HTTP server's /graphql path. Operations execute through yoga's envelop
-// (getEnveloped), so a WebSocket operation gets the same plugins, error masking and fresh per-operation
-// context as one over HTTP or SSE.
+// The WebSocket endpoint: graphql-ws on the HTTP server's /graphql path (graphql-ws-adapter.ts serves the protocol
+// on `ws`). A connection is admitted once, at connection_init (ws-admission.ts); each operation on it runs as that
+// caller through the access pipeline and yoga's envelop (run-as-caller.ts), so it gets the same plugins, error
+// masking and fresh per-operation context as one over HTTP or SSE. This holds what is the socket's own: the
+// upgrade, the cap on operations per socket, the trace an operation continues, and errors as a socket sends them.
 
 import type { IncomingMessage, Server } from 'node:http';
-import type { ExecutionArgs, GraphQLFormattedError } from 'graphql';
-import { GraphQLError } from 'graphql';
-import { RequestCache } from '@pothos/plugin-scope-auth';
+import { GraphQLError, type GraphQLFormattedError } from 'graphql';
 import { makeServer } from 'graphql-ws';
-import type { GraphQLParams, OnParamsEventPayload, YogaServerInstance } from 'graphql-yoga';
-import { WebSocketServer, type WebSocket } from 'ws';
+import type { GraphQLParams, YogaServerInstance } from 'graphql-yoga';
+import { WebSocketServer } from 'ws';
 import type { ConnectionsSettings } from '../ops/config.js';
 import { serveGraphqlWs, type AdapterLog } from './graphql-ws-adapter.js';
 import { answerUpgradeRefusal, refuseRequestTarget } from './request-target.js';
-import { refusalError } from '../security/refusal.js';
+import { prepareAsCaller, subscribeAsCaller, type PreparedArgs, type Refusal } from './run-as-caller.js';
+import { webSocketAdmission, type Admittee } from './ws-admission.js';
 import { continuingTrace } from '../telemetry/spans.js';
-import type { Caller } from '../security/scopes.js';
+import type { CallerContext } from '../security/caller-context.js';
 import type { WebSocketPolicy } from '../security/security.js';
-import { missingKey } from '../security/use-api-keys.js';
 import { gatewayError } from '../errors/gateway-error.js';
-
-/** graphql-ws leaves 4400–4499 to applications; 4429 mirrors HTTP 429. */
-export const CLOSE_RATE_LIMITED = 4429;
-/** A connection_init of an API key that already holds WS_MAX_CONNECTIONS_PER_KEY sockets on this replica. */
-export const CLOSE_TOO_MANY_CONNECTIONS = 4430;
-/** The access token a connection was admitted with has expired (graphql-ws's own "Unauthorized"). */
-export const CLOSE_TOKEN_EXPIRED = 4401;
 
 /** What one caller may make the WebSocket endpoint hold (config.ts has the variables and defaults). */
 export interface WebSocketLimits {
@@ -63,26 +56,29 @@ function formatForSocket(error: GraphQLError): GraphQLFormattedError {
 
 const hasHttp = (error: GraphQLError) => error.extensions?.http !== undefined;
 
-const CLOSE_FORBIDDEN = 4403;
-const FORBIDDEN_REASONS = {
-  missing: 'Forbidden: send the API key in the connection_init payload: {"authorization":"Bearer <key>"}',
-  malformed: 'Forbidden: connection_init payload "authorization" must be "Bearer <key>"',
-  unknown: 'Forbidden: unknown API key or refused access token in connection_init "authorization"; send a valid one',
-  placeholder: `Forbidden: "authorization" is Bearer undefined, null or empty: the client's key variable is unset (a client bug)`,
+/** What a stage that threw something other than a GraphQLError (a fault, not a rule) is reported as. */
+const UNREADABLE = {
+  params: 'The operation could not be read.',
+  parse: 'The query could not be parsed.',
+  validate: 'The operation could not be validated.',
 };
+
+/**
+ * An operation's refusal as graphql-ws's `error` message. Returned, never thrown: thrown out of onSubscribe it
+ * would close the socket (4500) and every other subscription on it.
+ */
+function socketErrors(refusal: Refusal): readonly GraphQLError[] {
+  if (refusal.stage === 'invalid') return refusal.errors;
+  return [refusal.thrown instanceof GraphQLError ? refusal.thrown : new GraphQLError(UNREADABLE[refusal.stage])];
+}
 
 function operationsPerSocketExceeded(max: number): GraphQLError {
   return gatewayError('SUBSCRIPTIONS_PER_SOCKET_EXCEEDED', { limit: max });
 }
 
 /** What a WebSocket operation adds to yoga's initial context in place of the fetch Request of HTTP. */
-export interface WebSocketInitialContext {
+export interface WebSocketInitialContext extends CallerContext {
   transport: 'websocket';
-  /**
-   * Who the connection was admitted as at connection_init, from the `authorization` of its payload, else the
-   * upgrade request's header.
-   */
-  caller: Caller;
   connectionParams: Readonly<Record<string, unknown>> | undefined;
 }
 
@@ -98,24 +94,16 @@ export interface WebSocketEndpoint {
   close(deadlineMs: number): Promise<void>;
 }
 
-type EnvelopedArgs = ExecutionArgs & {
+type SocketArgs = PreparedArgs & {
   /** The caller's trace, continued by the operation's span (telemetry/spans.ts). */
   traceparent: string | undefined;
-  execute(args: ExecutionArgs): unknown;
-  subscribe(args: ExecutionArgs): unknown;
 };
 
 /**
  * What a connection keeps of its upgrade request, for its whole life: the one header it may need, not the
  * IncomingMessage (headers, raw headers, stream state: ~1 KB of every idle socket).
  */
-interface Extra {
-  socket: WebSocket;
-  authorization: string | null;
-  /** The peer's address: keyless development rate-limits per address. */
-  address: string | undefined;
-  /** Set once connection_init is admitted: each subscribe is the same caller's. */
-  caller: Caller | null;
+interface Extra extends Admittee {
   /** The upgrade request's W3C traceparent: the trace an operation continues when its payload names none. */
   traceparent: string | undefined;
 }
@@ -126,40 +114,17 @@ function traceparentOf(payload: { extensions?: Record<string, unknown> | null },
   return typeof own === 'string' ? own : extra.traceparent;
 }
 
-function authorizationOf(params: Readonly<Record<string, unknown>> | undefined, extra: Extra): string | null {
-  const fromParams = params?.authorization ?? params?.Authorization;
-  if (typeof fromParams === 'string') return fromParams;
-  return extra.authorization;
-}
-
-/**
- * A token's connection lives as long as the token: at its `exp` plus the clock tolerance the socket is closed with
- * 4401, and the client reconnects with a fresh token, resuming from its cursor. Keys do not expire.
- */
-function closeAtExpiry(socket: WebSocket, caller: Caller, graceMs: number): NodeJS.Timeout | null {
-  if (caller.expiresAt == null) return null;
-  // setTimeout's longest delay is 2^31 - 1 ms (~24 days); no access token lives that long.
-  const delay = Math.min(Math.max(caller.expiresAt + graceMs - Date.now(), 0), 2 ** 31 - 1);
-  return setTimeout(() => socket.close(CLOSE_TOKEN_EXPIRED, 'Token expired: reconnect with a fresh token'), delay).unref();
-}
-
-// Any yoga instance: its context types appear contravariantly (plugin hooks), so neither `object` nor a
-// generic accepts the gateway's GatewayContext and a test's bare one alike.
 export function attachWebSocket(
   server: Server,
+  // Any yoga instance: its context types appear contravariantly (plugin hooks), so neither `object` nor a
+  // generic accepts the gateway's GatewayContext and a test's bare one alike.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   yoga: YogaServerInstance<any, any>,
   policy: WebSocketPolicy,
   limits: WebSocketLimits,
   log: AdapterLog,
 ): WebSocketEndpoint {
-  // Open sockets per API key name on this replica, counted from connection_ack to close.
-  const connections = new Map<string, number>();
-  const release = (name: string) => {
-    const open = (connections.get(name) ?? 1) - 1;
-    if (open > 0) connections.set(name, open);
-    else connections.delete(name);
-  };
+  const admit = webSocketAdmission(policy, limits.maxConnectionsPerKey);
   // noServer: ws would otherwise re-emit the HTTP server's errors (a busy port at listen) as its own, which
   // graphql-ws reports as an internal WebSocket error; upgrades are handed over explicitly instead.
   const wss = new WebSocketServer({
@@ -178,105 +143,27 @@ export function attachWebSocket(
     wss.handleUpgrade(req, socket, head, (ws) => wss.emit('connection', ws, req));
   });
   const graphqlWs = makeServer<Record<string, unknown> | undefined, Extra>({
-    // The same authentication and rate limit as HTTP: an unknown key cannot open a connection (graphql-ws
-    // closes it with 4403), and connection_init and every subscribe spend from the key's rate like an HTTP
-    // operation does.
-    onConnect: async (ctx) => {
-      const authorization = authorizationOf(ctx.connectionParams, ctx.extra);
-      const caller = await policy.identify(authorization);
-      if (!caller) {
-        // graphql-ws would close with a bare "Forbidden": the reason says where the key goes (at most 123 bytes).
-        ctx.extra.socket.close(CLOSE_FORBIDDEN, FORBIDDEN_REASONS[missingKey(authorization)]);
-        return false;
-      }
-      const refusal = await policy.rateLimit.spend(caller, ctx.extra.address);
-      // Rate limiting is not a bad key: its own close code, and when to come back (the reason is all a close
-      // frame can carry).
-      if (refusal) {
-        ctx.extra.socket.close(CLOSE_RATE_LIMITED, `Too many requests: retry in ${refusal.headers['retry-after'] ?? 1}s`);
-        return false;
-      }
-      // Gone while its key was checked: its `close` has been and gone, and would never give the place back.
-      if (ctx.extra.socket.readyState !== ctx.extra.socket.OPEN) return false;
-      const { name } = caller;
-      const open = connections.get(name) ?? 0;
-      if (open >= limits.maxConnectionsPerKey) {
-        const reason = `Too many connections: at most ${limits.maxConnectionsPerKey} per API key (WS_MAX_CONNECTIONS_PER_KEY)`;
-        ctx.extra.socket.close(CLOSE_TOO_MANY_CONNECTIONS, reason);
-        return false;
-      }
-      connections.set(name, open + 1);
-      const expiry = closeAtExpiry(ctx.extra.socket, caller, policy.tokenGraceMs ?? 0);
-      ctx.extra.socket.once('close', () => {
-        release(name);
-        if (expiry) clearTimeout(expiry);
-      });
-      ctx.extra.caller = caller;
-      return true;
-    },
+    // The same authentication as HTTP: an unknown key cannot open a connection.
+    onConnect: (ctx) => admit(ctx.connectionParams, ctx.extra),
     // Only results and errors that carry extensions.http are rewritten; graphql-ws sends the others as they are.
     onNext: (_ctx, _id, _payload, _args, result) =>
       result.errors?.some(hasHttp) ? { ...result, errors: result.errors.map(formatForSocket) } : undefined,
     onError: (_ctx, _id, _payload, errors) => (errors.some(hasHttp) ? errors.map(formatForSocket) : undefined),
-    execute: (args) => continuingTrace((args as EnvelopedArgs).traceparent, () => (args as EnvelopedArgs).execute(args)) as never,
-    subscribe: async (args) => {
-      const result = await continuingTrace((args as EnvelopedArgs).traceparent, () => (args as EnvelopedArgs).subscribe(args));
-      // Scope auth checks a subscription once, when it starts (authorizeOnSubscribe; its events' fields carry no
-      // scopes), but keeps that check's cache (five Maps, ~1.3 KB) for as long as the context lives: the
-      // subscription's whole life. Dropped once the check is done; a later check would simply build it again.
-      RequestCache.clearForContext(args.contextValue as object);
-      return result as never;
-    },
+    execute: (args) => continuingTrace((args as SocketArgs).traceparent, () => (args as SocketArgs).execute(args)) as never,
+    subscribe: (args) => continuingTrace((args as SocketArgs).traceparent, () => subscribeAsCaller(args as SocketArgs)) as never,
     onSubscribe: async (ctx, _id, payload) => {
       // graphql-ws has registered this operation already: more than the cap means one too many.
       if (Object.keys(ctx.subscriptions).length > limits.maxOperationsPerSocket) return [operationsPerSocketExceeded(limits.maxOperationsPerSocket)];
-      // graphql-ws passes no subscribe before connection_ack (4401 instead), which onConnect gives with the caller set.
-      const caller = ctx.extra.caller!;
-      const spent = policy.rateLimit.spend(caller, ctx.extra.address);
-      const refusal = spent instanceof Promise ? await spent : spent;
-      if (refusal) return [refusalError(refusal)];
-      const initial: WebSocketInitialContext = { transport: 'websocket', caller, connectionParams: ctx.connectionParams };
-      // The access pipeline's params stage (trusted documents), which yoga runs over HTTP only. There is no fetch
-      // Request: yoga's own hooks skip what needs one, and the pipeline's use none.
-      let params = payload as GraphQLParams;
-      if (policy.paramsHooks.length > 0) {
-        const setParams = (changed: GraphQLParams) => (params = changed);
-        try {
-          for (const onParams of policy.paramsHooks) {
-            const pending = onParams({ params, setParams, context: initial, fetchAPI: yoga.fetchAPI } as unknown as OnParamsEventPayload);
-            // No extra turn of the event loop for a hook that answers at once (trusted documents do).
-            if (pending) await pending;
-          }
-        } catch (error) {
-          return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be read.')];
-        }
-      }
-      const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
-      let document;
-      try {
-        document = parse(params.query!);
-      } catch (error) {
-        return [error instanceof GraphQLError ? error : new GraphQLError('The query could not be parsed.')];
-      }
-      // A rule that throws must fail this operation only: thrown out of onSubscribe it would close the socket
-      // (4500) and every other subscription on it.
-      let errors: readonly GraphQLError[];
-      try {
-        errors = validate(schema, document);
-      } catch (error) {
-        return [error instanceof GraphQLError ? error : new GraphQLError('The operation could not be validated.')];
-      }
-      if (errors.length > 0) return errors;
-      const args: EnvelopedArgs = {
-        schema,
-        document,
-        operationName: params.operationName,
-        variableValues: params.variables,
-        contextValue: await contextFactory(),
-        traceparent: traceparentOf(payload, ctx.extra),
-        execute,
-        subscribe,
+      // graphql-ws passes no subscribe before connection_ack (4401 instead), which admission gives with the caller set.
+      const initial: WebSocketInitialContext = {
+        transport: 'websocket',
+        caller: ctx.extra.caller!,
+        address: ctx.extra.address,
+        connectionParams: ctx.connectionParams,
       };
+      const prepared = await prepareAsCaller(yoga, policy.paramsHooks, payload as GraphQLParams, initial);
+      if (!prepared.ok) return socketErrors(prepared.refusal);
+      const args: SocketArgs = { ...prepared.args, traceparent: traceparentOf(payload, ctx.extra) };
       return args;
     },
   });

@@ -53,3 +53,24 @@ export const CLOSE_CODES = {
   },
   4500: { sentBy: 'graphql-ws', meaning: 'An unexpected failure on the server.', retry: 'Yes, with backoff.' },
 } as const satisfies Record<number, CloseCode>;
+
+/** A code of the table above: a constant naming one that is not there does not compile. */
+type Listed = keyof typeof CLOSE_CODES;
+
+// The codes the gateway's own code closes a socket with, by name. Only these modules define close codes: what a
+// socket is closed with is what docs/errors.md lists. graphql-ws's own (4406, 4408, 4409, 4500) are its to send.
+
+/** Shutdown: every socket is closed with it, and graphql-ws clients reconnect. */
+export const CLOSE_GOING_AWAY = 1001 satisfies Listed;
+/** A message graphql-ws would throw on, or an operation id of any length (graphql-ws-adapter.ts). */
+export const CLOSE_PROTOCOL_VIOLATION = 4400 satisfies Listed;
+/** The access token a connection was admitted with has expired (graphql-ws's own "Unauthorized"). */
+export const CLOSE_TOKEN_EXPIRED = 4401 satisfies Listed;
+/** connection_init with no API key or valid access token. */
+export const CLOSE_FORBIDDEN = 4403 satisfies Listed;
+/** A reader that lets more output than WS_MAX_BUFFERED_BYTES pile up (HTTP 413 is "content too large"). */
+export const CLOSE_SLOW_READER = 4413 satisfies Listed;
+/** connection_init over the key's rate limit; mirrors HTTP 429. */
+export const CLOSE_RATE_LIMITED = 4429 satisfies Listed;
+/** A connection_init of an API key that already holds WS_MAX_CONNECTIONS_PER_KEY sockets on this replica. */
+export const CLOSE_TOO_MANY_CONNECTIONS = 4430 satisfies Listed;

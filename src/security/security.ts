@@ -27,10 +27,11 @@ import { useTrustedOnlyCallers } from './use-trusted-only-callers.js';
 
 // Everything that decides who may reach the gateway and how much they may ask, assembled once from config:
 // the access pipeline, one ordered list of yoga/envelop plugins (one concern per file, its defaults beside it)
-// that every transport runs through, so each rule is written once. A WebSocket (websocket.ts) has no HTTP
-// request for the first hooks: it applies authentication and the rate limit at connection_init and on each
-// subscribe with the same functions, runs the params stage (trusted documents) on each subscribe payload, and
-// parses, validates, builds the context, executes and subscribes through the same envelop instance.
+// that every transport runs through, so each rule is written once. A WebSocket has no HTTP request for the
+// first hooks: it applies authentication and the rate limit once per connection at connection_init with the same
+// functions (edge/ws-admission.ts); each of its operations, like a webhook endpoint's, runs the params stage
+// (rate limit, trusted documents) as the caller in its context, then parses, validates, builds the context,
+// executes and subscribes through the same envelop instance (edge/run-as-caller.ts).
 
 /**
  * What of the pipeline hooks the HTTP request, which a WebSocket message has not: the WebSocket endpoint applies
@@ -39,11 +40,11 @@ import { useTrustedOnlyCallers } from './use-trusted-only-callers.js';
 export interface WebSocketPolicy {
   /** Authentication's: the caller a connection's Authorization names (use-api-keys.ts). */
   identify: Authentication['identify'];
-  /** The per-key rate each connection_init and each subscribe spends from (use-rate-limit.ts). */
+  /** The per-key rate each connection_init spends from (use-rate-limit.ts, whose params stage spends per subscribe). */
   rateLimit: RateLimit;
   /** How long after a token's `exp` its connection is closed (AUTH_JWT_CLOCK_TOLERANCE_S). */
   tokenGraceMs?: number;
-  /** The pipeline's `onParams` hooks (trusted documents), which yoga runs for HTTP only. */
+  /** The pipeline's `onParams` hooks (rate limit, trusted documents), which yoga runs for HTTP only. */
   paramsHooks: readonly NonNullable<Plugin['onParams']>[];
   /**
    * Whether an upgrade request may open a socket: the HTTP server's Host rule (DNS rebinding), and its Origin

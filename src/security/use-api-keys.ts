@@ -10,7 +10,7 @@ import { describeFailure } from '../errors/gateway-error.js';
 // Authentication, first of the access pipeline: no key or an unknown key is a 401 before anything is parsed.
 // Without GATEWAY_API_KEYS (development, loopback only) every caller is the development caller with every scope.
 // What the key may do is decided per field by scope-auth, from the caller this finds. WebSocket connections
-// are identified the same way at connection_init (websocket.ts; graphql-ws closes a refused one with 4403).
+// are identified the same way at connection_init (edge/ws-admission.ts, which closes a refused one with 4403).
 // With an OpenID issuer configured (AUTH_JWT_*), a bearer value that is a JWT is verified as an access token
 // (token-callers.ts; a refusal is INVALID_TOKEN naming why), anything else is looked up as a key. An
 // Authorization header over 8 KB is refused before it is parsed. `Bearer undefined` / `null` / empty is refused in

@@ -6,7 +6,7 @@ import { gatewayError } from '../errors/gateway-error.js';
 // A subscription over SSE lives no longer than the access token it was opened with: at `exp` plus the clock
 // tolerance (AUTH_JWT_CLOCK_TOLERANCE_S) the stream sends one error, INVALID_TOKEN saying the token expired, and
 // ends; the client reconnects with a fresh token and resumes from its cursor. Keys do not expire. WebSocket
-// connections are closed with 4401 instead (websocket.ts), so their subscriptions are left to that.
+// connections are closed with 4401 instead (edge/ws-admission.ts), so their subscriptions are left to that.
 
 export function useTokenExpiry(graceMs: number): Plugin<{ caller?: Caller; transport?: string }> {
   return {

@@ -8,8 +8,8 @@ import { describeFailure } from '../errors/gateway-error.js';
 // writes for operations/), the gateway runs only those operations, by hash. Mobile apps ship the hashes;
 // an attacker holding a stolen key still cannot run a query nobody reviewed. Default: off (any document runs).
 //
-// The check is yoga's `onParams` stage: yoga runs it for HTTP and SSE, and the WebSocket endpoint runs the same
-// hook on each `subscribe` payload (websocket.ts), so both refuse in the same words.
+// The check is yoga's `onParams` stage: yoga runs it for HTTP and SSE, and the same hook runs on each WebSocket
+// `subscribe` payload and webhook endpoint's document (edge/run-as-caller.ts), so all refuse in the same words.
 
 const manifestSchema = z.record(z.string().min(1), z.string().min(1));
 

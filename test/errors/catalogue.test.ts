@@ -5,6 +5,7 @@ import { buildSchema, isEnumType, isInputObjectType, isInterfaceType, isObjectTy
 import { CloseCode } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { CATALOGUE, type Failure, type GatewayCode } from '../../src/errors/catalogue.js';
+import * as closeCodes from '../../src/errors/close-codes.js';
 import { CLOSE_CODES } from '../../src/errors/close-codes.js';
 import { describeFailure, errorBody, gatewayError } from '../../src/errors/gateway-error.js';
 import { LIBRARY_CODES } from '../../src/errors/library-codes.js';
@@ -103,10 +104,20 @@ describe('the failure catalogue', () => {
       for (const m of text.matchAll(/\bCLOSE_[A-Z_]+ = (\d{4})\b/g)) sent.add(Number(m[1]));
       for (const m of text.matchAll(/\.close\((\d{4})\b/g)) sent.add(Number(m[1]));
       for (const m of text.matchAll(/\bCloseCode\.(\w+)/g)) sent.add(CloseCode[m[1] as keyof typeof CloseCode]);
+      // The catalogue's named constants (close-codes.ts), which the modules that close sockets import.
+      for (const m of text.matchAll(/\b(CLOSE_[A-Z_]+)\b/g)) {
+        const named = (closeCodes as Record<string, unknown>)[m[1]!];
+        if (typeof named === 'number') sent.add(named);
+      }
     }
     expect([...sent].filter((code) => !(code in CLOSE_CODES))).toEqual([]);
     const ours = Object.entries(CLOSE_CODES).filter(([, entry]) => entry.sentBy === 'gateway');
     expect(ours.map(([code]) => Number(code)).filter((code) => !sent.has(code))).toEqual([]);
+  });
+
+  it('is the only place a close code number is defined', () => {
+    const defined = gatewaySources.filter(({ text }) => /\bCLOSE_[A-Z_]+ = \d{4}\b|\.close\(\d{4}\b/.test(text)).map(({ path }) => path);
+    expect(defined).toEqual([]);
   });
 
   it('gives each code one shape: its status on request refusals only, its retry hint, a message', () => {

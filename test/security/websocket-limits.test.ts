@@ -101,6 +101,32 @@ describe('connection_init over the rate limit', () => {
   });
 });
 
+describe('subscribe over the rate limit', () => {
+  it('fails that operation with RATE_LIMITED, as HTTP answers 429, and the socket keeps serving', async ({ gatewayWith }) => {
+    // connection_init spends one of the burst, each subscribe one more; another key's rate is its own.
+    const limited = await gatewayWith({ listen: true, env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '3' } });
+    const client = wsClient(limited.url, { connectionParams: bearer(KEYS.reader), lazy: false });
+    let closed = false;
+    client.on('closed', () => (closed = true));
+    try {
+      await connected(client);
+      for (let i = 0; i < 2; i++) {
+        const read = subscribeWs(client, '{ __typename }');
+        expect(await read.ended).toBe('complete');
+      }
+      const refused = subscribeWs(client, '{ __typename }');
+      expect(await refused.ended).toBe('error');
+      const [error] = refused.error as { message: string; extensions: Record<string, unknown> }[];
+      expect(error!.extensions).toEqual({ code: 'RATE_LIMITED', retryAfterSeconds: expect.any(Number) });
+      expect(error!.message).toContain(KEYS.reader.name);
+      expect(closed).toBe(false);
+      expect((await limited.gql('{ __typename }', undefined, bearer(KEYS.treasurer))).status).toBe(200);
+    } finally {
+      await client.dispose();
+    }
+  });
+});
+
 describe('what one caller can make a WebSocket endpoint hold', () => {
   const ACCOUNT = 'subscription { giftStatusChanged { gift { uuid } } }';
   const closeOf = (client: ReturnType<typeof wsClient>) =>
