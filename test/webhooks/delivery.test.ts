@@ -199,8 +199,12 @@ describe('webhook delivery', () => {
     await register(gw, receiver, order.id);
     const ws = wsClient(gw.url, { connectionParams: { authorization: `Bearer ${KEYS.owner.key}` } });
     try {
-      const stream = subscribeWs(ws, RESUMABLE_GIFT_CHANGES, { campaign: order.id });
+      // The endpoint's subscription is accepted with the order's first view, then the WebSocket's: waiting for the
+      // first poll alone let the redemptions race a WebSocket subscription still on its way, which missed them.
       await gw.watch.until(() => gw.watch.completed(key) >= 1);
+      const subscribers = gw.gateway.live.stats().subscribers;
+      const stream = subscribeWs(ws, RESUMABLE_GIFT_CHANGES, { campaign: order.id });
+      await eventually(() => gw.gateway.live.stats().subscribers > subscribers);
       receiver.answer(500, 500);
       for (const gift of gifts) await gw.sandbox.control.redeem(gift);
       await receiver.until(() => receiver.accepted().length >= 3);
