@@ -221,7 +221,8 @@ describe('retries, 429 and budgets', () => {
   });
 
   it('a hanging answer is a timeout, retried, and distinct from network errors', async () => {
-    const { client: api } = client({ timeoutMs: 50, retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    // Long enough for the retry's new connection to reach the server on a loaded machine (50 ms did not, once).
+    const { client: api } = client({ timeoutMs: 300, retry: { maxAttempts: 2, baseDelayMs: 1 } });
     server.on('GET /regions', hang);
     const err = await upstreamFailure(api.listRegions());
     expect(err).toMatchObject({ kind: 'timeout', status: 0, retryable: true, attempts: 2 });
