@@ -34,6 +34,14 @@ export interface Freshness {
   fresh: boolean;
   /** Set when some answer of the operation was stale (stale-if-error): the response says so. */
   stale: boolean;
+  /** A live query's round: the groups it read (what to re-resolve it on) and the orders among them (what to watch). */
+  reads?: Reads;
+}
+
+export interface Reads {
+  groups: Set<string>;
+  /** Uuids of the orders read (an order or its rewards' pages). */
+  orders: Set<string>;
 }
 
 /** Orders in these states change without a write of ours being the cause we could see: never stored. */
@@ -143,6 +151,7 @@ class CachedClient implements UpstreamClient {
   }
 
   async #read<T>(group: string, field: string, fetch: () => Promise<T>, cacheable?: (value: T) => boolean): Promise<T> {
+    this.freshness.reads?.groups.add(group);
     const answer = await this.cache.read({ group, field, fetch, fresh: this.freshness.fresh, cacheable });
     if (answer.stale) this.freshness.stale = true;
     return answer.value;
@@ -170,13 +179,15 @@ class CachedClient implements UpstreamClient {
     return this.inner.ping(opts);
   }
 
-  getCampaign(ref: string, opts?: CallOptions) {
-    return this.#read(
+  async getCampaign(ref: string, opts?: CallOptions) {
+    const found = await this.#read(
       this.groups.campaign(ref),
       'v',
       () => this.inner.getCampaign(ref, opts),
       (found: Campaign | null) => !found || !TRANSITIONAL.has(found.status),
     );
+    if (found) this.freshness.reads?.orders.add(found.uuid);
+    return found;
   }
 
   async getGift(uuid: string, opts?: CallOptions) {
@@ -195,6 +206,7 @@ class CachedClient implements UpstreamClient {
       (found: Page<Gift>) => !byOrder || found.totalCount > 0,
     );
     this.know(page.items);
+    if (query.campaignUuid) this.freshness.reads?.orders.add(query.campaignUuid);
     return page;
   }
 

@@ -1,9 +1,11 @@
 import { observingClient } from '../cache/cached-client.js';
 import type { ReadCache } from '../cache/read-cache.js';
+import type { CacheSettings } from '../cache/config.js';
 import type { LiveSettings } from './config.js';
 import type { UpstreamClient } from '../upstream/types.js';
 import type { LiveLogger } from './listener.js';
 import { createLive, type Live } from './live.js';
+import { LiveQueries } from './live-queries.js';
 import type { LiveStore } from './store.js';
 
 // The live hub as the configuration asks for it (src/app.ts composes it). Its pollers read past the read cache
@@ -33,4 +35,23 @@ export function liveFromConfig(
     maxSubscriptionsPerKey: config.LIVE_MAX_SUBSCRIPTIONS_PER_KEY,
     logger,
   });
+}
+
+/**
+ * `@live` queries over the live hub: what the read cache drops (writes and pollers, here and on every replica)
+ * re-resolves the live queries that read it; their orders are watched by the hub's pollers. Without the read
+ * cache nothing is dropped, and live queries are read again every POLL_INTERVAL_MS.
+ */
+export function liveQueriesFromConfig(
+  config: Pick<LiveSettings, 'POLL_INTERVAL_MS' | 'LIVE_QUERY_MAX_WATCHED_ORDERS'> & Pick<CacheSettings, 'CACHE_TTL_MS'>,
+  { live, cache }: { live: Live; cache: ReadCache | null },
+): LiveQueries {
+  const liveQueries = new LiveQueries({
+    watchOrder: (uuid, onWatched) => live.watchOrder(uuid, onWatched),
+    maxWatchedOrders: cache ? config.LIVE_QUERY_MAX_WATCHED_ORDERS : 0,
+    refreshMs: cache ? config.CACHE_TTL_MS : config.POLL_INTERVAL_MS,
+  });
+  // Never removed: the read cache lives exactly as long as the gateway, as the live queries do.
+  cache?.onDropped((groups, cause) => liveQueries.invalidate(groups, cause));
+  return liveQueries;
 }

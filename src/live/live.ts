@@ -71,6 +71,13 @@ export interface Live {
   campaignStatus(options: Subscription & { ref: string; lookup: CampaignLookup }): Promise<AsyncIterableIterator<CampaignStatusChange> | null>;
   /** The balances each time they change (only those of `currency` count when given). */
   fundsChanges(options: Subscription & { currency: string | null }): Promise<AsyncIterableIterator<FundsChange>>;
+  /**
+   * Watches an order for a live query: its poller runs (one for the cluster, shared with subscriptions and
+   * webhooks) while the watch lasts, and what it sees change drops the read cache, which is what re-resolves the
+   * live query. `onWatched` runs once the poller has its first look (what changed before it drops nothing).
+   * Returns the release. Counted against no API key: a live query bounds its own orders.
+   */
+  watchOrder(uuid: string, onWatched?: () => void): () => void;
   /** Hooks for metrics and tests; returns the removal. */
   listen(listener: LiveListener): () => void;
   stats(): LiveStats;
@@ -274,6 +281,24 @@ export function createLive({
       );
     },
 
+    watchOrder(uuid, onWatched) {
+      let released = false;
+      let iterator: AsyncIterableIterator<never> | null = null;
+      // Only the poll matters here, never the events: the select keeps none, so nothing is queued.
+      void hub
+        .subscribe<CampaignEvent, never>(CAMPAIGN_PREFIX + uuid, () => new CampaignFeed(polling, uuid), { topic: 'gift', select: () => undefined })
+        .then((accepted) => {
+          iterator = accepted;
+          if (released) void accepted.return?.();
+          else onWatched?.();
+        })
+        .catch(() => undefined);
+      return () => {
+        if (released) return;
+        released = true;
+        void iterator?.return?.();
+      };
+    },
     listen: (listener) => hub.listen(listener),
     stats: () => hub.stats(),
     leases: () => hub.leases(),

@@ -1,0 +1,66 @@
+// `query … @live` (the directive of @n1ru4l/graphql-live-query): executed as a stream of results, over SSE and
+// graphql-ws, after the whole access pipeline has admitted it like any other query (scopes, cost, depth, trusted
+// documents). The first result comes from the operation's first resolution; then live/live-queries.ts sends
+// what changes. A client asks for JSON patches (RFC 6902, with a revision; applyLiveQueryJSONPatch of
+// @n1ru4l/graphql-live-query-patch-json-patch rebuilds the results) with the request extension
+// `"livePatch": "json-patch"`; without it, every change is sent as a whole result.
+//
+// Each resolution runs the execution the plugins before this one chose (compiled or interpreted) with the
+// context's liveRound(): its own loaders and a record of what it read. Identical live queries (document,
+// variables, the caller's scopes) share one shared query per replica.
+
+import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, NoLiveMixedWithDeferStreamRule } from '@n1ru4l/graphql-live-query';
+import { getOperationAST, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import type { GraphQLParams, Plugin } from 'graphql-yoga';
+import type { GatewayContext } from '../graph/context.js';
+import { stableKey } from '../graph/loaders.js';
+import type { LiveQueries, LiveRound } from '../live/live-queries.js';
+
+/** The request extension a client sends to receive patches. */
+export const LIVE_PATCH_EXTENSION = 'livePatch';
+
+const printed = new WeakMap<DocumentNode, string>();
+const textOf = (document: DocumentNode): string => {
+  let text = printed.get(document);
+  if (text === undefined) printed.set(document, (text = print(document)));
+  return text;
+};
+
+function liveRequested(args: ExecutionArgs): boolean {
+  const operation = getOperationAST(args.document, args.operationName);
+  const directive = operation && getLiveDirectiveNode(operation);
+  return Boolean(directive && getLiveDirectiveArgumentValues(directive, args.variableValues).isLive);
+}
+
+/** Who may share a resolution: the same document and variables, read with the same scopes. */
+function sharingKey(args: ExecutionArgs, context: GatewayContext): string {
+  return stableKey({
+    document: textOf(args.document),
+    operationName: args.operationName ?? null,
+    variables: args.variableValues ?? {},
+    scopes: [...context.caller.scopes].sort(),
+  });
+}
+
+const wantsPatches = (context: { params?: GraphQLParams }): boolean => context.params?.extensions?.[LIVE_PATCH_EXTENSION] === 'json-patch';
+
+export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext> {
+  return {
+    onValidate({ addValidationRule }) {
+      addValidationRule(NoLiveMixedWithDeferStreamRule);
+    },
+    onExecute({ args, executeFn, setExecuteFn }) {
+      if (!liveRequested(args)) return;
+      setExecuteFn((run) => {
+        const context = run.contextValue as GatewayContext & { params?: GraphQLParams };
+        const resolve = async (fresh: boolean): Promise<LiveRound> => {
+          const { reads, ...round } = context.liveRound(fresh);
+          const result = (await executeFn({ ...run, contextValue: { ...context, ...round } })) as ExecutionResult;
+          const extensions = round.freshness.stale ? { ...result.extensions, stale: true } : result.extensions;
+          return { data: result.data ?? null, errors: result.errors, extensions, groups: reads.groups, orders: reads.orders };
+        };
+        return liveQueries.open(sharingKey(run, context), resolve, wantsPatches(context)) as AsyncIterableIterator<ExecutionResult>;
+      });
+    },
+  };
+}
