@@ -126,7 +126,7 @@ export function createGateway({
   const cache = readCacheFromConfig(config, shared.cache, metrics.cache);
   const live = liveFromConfig(config, { client: upstream, cache, store: shared.store, logger: liveLogger ?? logger });
   teardown.defer(() => live.close());
-  const liveQueries = liveQueriesFromConfig(config, { live, cache });
+  const liveQueries = liveQueriesFromConfig(config, { live, cache, store: shared.store });
   teardown.defer(() => liveQueries.close());
 
   metrics.watchLive(live, shared.redisUp);

@@ -10,7 +10,7 @@
 // variables, the caller's scopes) share one shared query per replica.
 
 import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, NoLiveMixedWithDeferStreamRule } from '@n1ru4l/graphql-live-query';
-import { getOperationAST, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../graph/context.js';
 import { stableKey } from '../graph/loaders.js';
@@ -59,7 +59,14 @@ export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext>
           const extensions = round.freshness.stale ? { ...result.extensions, stale: true } : result.extensions;
           return { data: result.data ?? null, errors: result.errors, extensions, groups: reads.groups, orders: reads.orders };
         };
-        return liveQueries.open(sharingKey(run, context), resolve, wantsPatches(context)) as AsyncIterableIterator<ExecutionResult>;
+        return liveQueries.open(sharingKey(run, context), context.caller.name, resolve, wantsPatches(context)).then(
+          (iterator) => iterator as AsyncIterableIterator<ExecutionResult>,
+          // A refusal of the operation (the cap), answered as the operation's errors, not thrown as a fault.
+          (error: unknown) => {
+            if (error instanceof GraphQLError) return { errors: [error] };
+            throw error;
+          },
+        );
       });
     },
   };

@@ -6,6 +6,7 @@ import type { UpstreamClient } from '../upstream/types.js';
 import type { LiveLogger } from './listener.js';
 import { createLive, type Live } from './live.js';
 import { LiveQueries } from './live-queries.js';
+import { createSubscriptionCap, LIVE_QUERIES } from './subscription-cap.js';
 import type { LiveStore } from './store.js';
 
 // The live hub as the configuration asks for it (src/app.ts composes it). Its pollers read past the read cache
@@ -43,13 +44,14 @@ export function liveFromConfig(
  * cache nothing is dropped, and live queries are read again every POLL_INTERVAL_MS.
  */
 export function liveQueriesFromConfig(
-  config: Pick<LiveSettings, 'POLL_INTERVAL_MS' | 'LIVE_QUERY_MAX_WATCHED_ORDERS'> & Pick<CacheSettings, 'CACHE_TTL_MS'>,
-  { live, cache }: { live: Live; cache: ReadCache | null },
+  config: Pick<LiveSettings, 'POLL_INTERVAL_MS' | 'LIVE_QUERY_MAX_WATCHED_ORDERS' | 'LIVE_QUERY_MAX_PER_KEY'> & Pick<CacheSettings, 'CACHE_TTL_MS'>,
+  { live, cache, store }: { live: Live; cache: ReadCache | null; store: LiveStore },
 ): LiveQueries {
   const liveQueries = new LiveQueries({
     watchOrder: (uuid, onWatched) => live.watchOrder(uuid, onWatched),
     maxWatchedOrders: cache ? config.LIVE_QUERY_MAX_WATCHED_ORDERS : 0,
     refreshMs: cache ? config.CACHE_TTL_MS : config.POLL_INTERVAL_MS,
+    cap: createSubscriptionCap({ store, max: config.LIVE_QUERY_MAX_PER_KEY, renewEveryMs: config.POLL_INTERVAL_MS, kind: LIVE_QUERIES }),
   });
   // Never removed: the read cache lives exactly as long as the gateway, as the live queries do.
   cache?.onDropped((groups, cause) => liveQueries.invalidate(groups, cause));

@@ -24,6 +24,7 @@
 import { noDiffSymbol } from '@n1ru4l/graphql-live-query-patch';
 import { generateJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
 import { Channel } from './channel.js';
+import type { SubscriptionCap } from './subscription-cap.js';
 
 /** One JSON Patch operation (RFC 6902). */
 type Operation = Exclude<ReturnType<typeof generateJSONPatch>, typeof noDiffSymbol>[number];
@@ -72,6 +73,8 @@ export interface LiveQueriesOptions {
   maxWatchedOrders: number;
   /** How often what nothing watches is read again: CACHE_TTL_MS. */
   refreshMs: number;
+  /** LIVE_QUERY_MAX_PER_KEY, across the cluster (subscription-cap.ts, LIVE_QUERIES). */
+  cap: SubscriptionCap;
   hooks?: LiveQueryHooks;
 }
 
@@ -115,22 +118,24 @@ export class LiveQueries {
   }
 
   /**
-   * A viewer of the live query `key` (equal for identical queries), the first resolution run by `resolve` when
-   * no viewer holds it yet. The iterator yields the current result at once when there is one, then changes.
+   * A viewer of the live query `key` (equal for identical queries) for the API key `watcher`, the first
+   * resolution run by `resolve` when no viewer holds it yet. The iterator yields the current result at once when
+   * there is one, then changes. Rejects with LIVE_QUERIES_PER_KEY_EXCEEDED past the watcher's cap.
    */
-  open(
+  async open(
     key: string,
+    watcher: string,
     resolve: (fresh: boolean) => Promise<LiveRound>,
     patches: boolean,
-    onClose?: () => void,
-  ): AsyncIterableIterator<LivePayload, undefined> {
+  ): Promise<AsyncIterableIterator<LivePayload, undefined>> {
+    const onClose = await this.options.cap.admit(watcher);
     let shared = this.#shared.get(key);
     const viewer: Viewer = {
       patches,
       revision: 0,
       channel: new Channel<LivePayload>(() => {
         this.#leave(shared!, viewer);
-        onClose?.();
+        onClose();
       }),
     };
     if (!shared) {
@@ -167,6 +172,7 @@ export class LiveQueries {
 
   /** Ends every viewer (shutdown). */
   close(): void {
+    this.options.cap.close();
     for (const shared of [...this.#shared.values()]) for (const viewer of [...shared.viewers]) viewer.channel.end();
   }
 
