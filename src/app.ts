@@ -130,6 +130,7 @@ export function createGateway({
   teardown.defer(() => liveQueries.close());
 
   metrics.watchLive(live, shared.redisUp);
+  metrics.watchLiveQueries(liveQueries);
   metrics.watchShield(client.shield);
   metrics.watchReadiness({ upstream: () => upstreamWatch.last(), issuers: security.identity?.issuers });
   teardown.defer(() => metrics.close());

@@ -57,10 +57,9 @@ export interface LivePayload {
  */
 export type LiveCause = 'first' | 'write' | 'poller' | 'remote' | 'refresh' | 'watched';
 
-export interface LiveQueryHooks {
-  onOpen?(): void;
-  onClose?(): void;
-  /** A re-resolution finished: `changed` whether it sent anything. */
+/** What live queries tell metrics and tests (listen). */
+export interface LiveQueryListener {
+  /** A resolution finished: `changed` whether it sent anything. */
   onRound?(cause: LiveCause, changed: boolean): void;
   /** A payload sent to one viewer, with its JSON size. */
   onSend?(kind: 'result' | 'patch', bytes: number): void;
@@ -75,7 +74,6 @@ export interface LiveQueriesOptions {
   refreshMs: number;
   /** LIVE_QUERY_MAX_PER_KEY, across the cluster (subscription-cap.ts, LIVE_QUERIES). */
   cap: SubscriptionCap;
-  hooks?: LiveQueryHooks;
 }
 
 interface Viewer {
@@ -103,18 +101,49 @@ interface Shared {
 // Groups of the balances and of the unfiltered reward pages: no poller watches them for a live query.
 const UNWATCHED_GROUP = /:(funds|gifts:all)$/;
 
+export interface LiveQueryStats {
+  /** Live queries open (viewers). */
+  viewers: number;
+  /** Distinct live queries among them: one resolution each per change. */
+  shared: number;
+  /** Order watches they hold (an order held by two distinct live queries counts twice; its poller is one). */
+  watchedOrders: number;
+}
+
 export class LiveQueries {
   readonly #shared = new Map<string, Shared>();
   /** Read-cache group → the shared queries that read it. */
   readonly #byGroup = new Map<string, Set<Shared>>();
 
+  readonly #listeners = new Set<LiveQueryListener>();
+
   constructor(private readonly options: LiveQueriesOptions) {}
 
-  /** Live queries open on this replica, and the distinct ones among them. */
-  stats(): { viewers: number; shared: number } {
+  /** Adds a listener; returns its removal. */
+  listen(listener: LiveQueryListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Live queries open on this replica, the distinct ones among them, and the orders they have watched. */
+  stats(): LiveQueryStats {
     let viewers = 0;
-    for (const shared of this.#shared.values()) viewers += shared.viewers.size;
-    return { viewers, shared: this.#shared.size };
+    let watchedOrders = 0;
+    for (const shared of this.#shared.values()) {
+      viewers += shared.viewers.size;
+      watchedOrders += shared.watches.size;
+    }
+    return { viewers, shared: this.#shared.size, watchedOrders };
+  }
+
+  #notify(call: (listener: LiveQueryListener) => void): void {
+    for (const listener of this.#listeners) {
+      try {
+        call(listener);
+      } catch {
+        // A failing metrics hook must never stop a live query.
+      }
+    }
   }
 
   /**
@@ -158,7 +187,6 @@ export class LiveQueries {
       shared.viewers.add(viewer);
       if (shared.last) this.#send(viewer, shared.last, null);
     }
-    this.options.hooks?.onOpen?.();
     return viewer.channel;
   }
 
@@ -221,7 +249,7 @@ export class LiveQueries {
     };
     const json = JSON.stringify(payload);
     const changed = json !== shared.lastJson;
-    this.options.hooks?.onRound?.(cause, changed);
+    this.#notify((l) => l.onRound?.(cause, changed));
     if (!changed) return;
     const previous = shared.last;
     shared.last = payload;
@@ -249,7 +277,11 @@ export class LiveQueries {
       if (payload.errors) sent.errors = payload.errors;
       if (payload.extensions) sent.extensions = payload.extensions;
     }
-    this.options.hooks?.onSend?.(sent.patch ? 'patch' : 'result', JSON.stringify(sent).length);
+    if (this.#listeners.size > 0) {
+      const kind = sent.patch ? 'patch' : 'result';
+      const bytes = Buffer.byteLength(JSON.stringify(sent));
+      this.#notify((l) => l.onSend?.(kind, bytes));
+    }
     viewer.channel.push(sent);
   }
 
@@ -301,7 +333,6 @@ export class LiveQueries {
 
   #leave(shared: Shared, viewer: Viewer): void {
     shared.viewers.delete(viewer);
-    this.options.hooks?.onClose?.();
     if (shared.viewers.size > 0 || this.#shared.get(shared.key) !== shared) return;
     shared.closed = true;
     this.#shared.delete(shared.key);

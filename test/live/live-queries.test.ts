@@ -136,3 +136,23 @@ describe('patches', () => {
     patched.close();
   });
 });
+
+describe('metrics', () => {
+  it('count live queries, their resolutions by cause, and the payloads sent with their bytes', async ({ live: gw, ws }) => {
+    const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
+    const stream = subscribeWs(ws, DASHBOARD, { refs: [order.id] }, { extensions: { livePatch: 'json-patch' } });
+    const first = await stream.next();
+    await gw.sandbox.control.redeem(first.data.campaigns[0].gifts.edges[0].node.uuid as string);
+    await stream.next();
+    const text = await (await fetch(`${gw.url}/metrics`)).text();
+    const value = (series: string) => Number(new RegExp(`^${series.replace(/[{}]/g, '\\$&')} (\\S+)$`, 'm').exec(text)?.[1]);
+    expect(value('reward_gateway_live_queries')).toBe(1);
+    expect(value('reward_gateway_live_queries_distinct')).toBe(1);
+    expect(value('reward_gateway_live_query_watched_orders')).toBe(1);
+    expect(value('reward_gateway_live_query_resolutions_total{cause="first",changed="true"}')).toBeGreaterThanOrEqual(1);
+    expect(value('reward_gateway_live_query_resolutions_total{cause="poller",changed="true"}')).toBeGreaterThanOrEqual(1);
+    expect(value('reward_gateway_live_query_payloads_total{kind="patch"}')).toBeGreaterThanOrEqual(1);
+    expect(value('reward_gateway_live_query_payload_bytes_total{kind="patch"}')).toBeGreaterThan(0);
+    stream.close();
+  });
+});
