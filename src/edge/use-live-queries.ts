@@ -1,5 +1,5 @@
 // `query … @live` (the directive of @n1ru4l/graphql-live-query): executed as a stream of results, over SSE and
-// graphql-ws, after the whole access pipeline has admitted it like any other query (scopes, cost, depth, trusted
+// graphql-ws (over a plain POST or GET, answered once, as without @live), after the whole access pipeline has admitted it like any other query (scopes, cost, depth, trusted
 // documents). The first result comes from the operation's first resolution; then live/live-queries.ts sends
 // what changes. A client asks for JSON patches (RFC 6902, with a revision; applyLiveQueryJSONPatch of
 // @n1ru4l/graphql-live-query-patch-json-patch rebuilds the results) with the request extension
@@ -42,6 +42,13 @@ function sharingKey(args: ExecutionArgs, context: GatewayContext): string {
   });
 }
 
+/**
+ * Whether the answer can be a stream: over HTTP, only when the client accepts SSE or multipart (yoga answers an
+ * iterable to anything else with 406, and the live query would stay open with nobody to send to).
+ */
+const streams = (context: { request?: Request }): boolean =>
+  !context.request || /text\/event-stream|multipart\/mixed/.test(context.request.headers.get('accept') ?? '');
+
 const wantsPatches = (context: { params?: GraphQLParams }): boolean => context.params?.extensions?.[LIVE_PATCH_EXTENSION] === 'json-patch';
 
 export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext> {
@@ -50,7 +57,8 @@ export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext>
       addValidationRule(NoLiveMixedWithDeferStreamRule);
     },
     onExecute({ args, executeFn, setExecuteFn }) {
-      if (!liveRequested(args)) return;
+      // Answered once, as a plain query, where no stream can be sent.
+      if (!liveRequested(args) || !streams(args.contextValue as { request?: Request })) return;
       setExecuteFn((run) => {
         const context = run.contextValue as GatewayContext & { params?: GraphQLParams };
         const resolve = async (fresh: boolean): Promise<LiveRound> => {

@@ -234,13 +234,14 @@ export class LiveQueries {
     }
     if (shared.closed) return;
     this.#track(shared, round);
-    const unwatched = this.#watch(shared, round.orders) + [...round.groups].filter((group) => UNWATCHED_GROUP.test(group)).length;
-    this.#scheduleRefresh(shared, unwatched > 0);
+    const unwatchedOrders = this.#watch(shared, round.orders);
+    // Read nothing the cache tracks (the catalogue only, or the cache is off), or something no poller watches.
+    const untracked = round.groups.size === 0 || [...round.groups].some((group) => UNWATCHED_GROUP.test(group));
+    const refreshed = unwatchedOrders > 0 || untracked;
+    this.#scheduleRefresh(shared, refreshed);
     const extensions = {
       ...round.extensions,
-      ...(unwatched > 0
-        ? { live: { refreshMs: this.options.refreshMs, unwatchedOrders: Math.max(0, round.orders.size - this.options.maxWatchedOrders) } }
-        : {}),
+      ...(refreshed ? { live: { refreshMs: this.options.refreshMs, unwatchedOrders } } : {}),
     };
     const payload: LivePayload = {
       ...(round.errors?.length ? { errors: round.errors } : {}),

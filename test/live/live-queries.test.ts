@@ -156,3 +156,18 @@ describe('metrics', () => {
     stream.close();
   });
 });
+
+describe('over a plain POST', () => {
+  it('is answered once, as without @live, and leaves nothing open', async ({ live: gw }) => {
+    const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
+    const res = await fetch(`${gw.url}/graphql`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/graphql-response+json' },
+      body: JSON.stringify({ query: DASHBOARD, variables: { refs: [order.id] } }),
+    });
+    expect(res.status).toBe(200);
+    expect(((await res.json()) as { data: any }).data.campaigns[0].id).toBe(order.id);
+    const open = async () => /^reward_gateway_live_queries (\S+)$/m.exec(await (await fetch(`${gw.url}/metrics`)).text())?.[1];
+    await expect.poll(open).toBe('0');
+  });
+});
