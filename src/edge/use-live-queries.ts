@@ -9,8 +9,17 @@
 // context's liveRound(): its own loaders and a record of what it read. Identical live queries (document,
 // variables, the caller's scopes) share one shared query per replica.
 
-import { getLiveDirectiveArgumentValues, getLiveDirectiveNode, NoLiveMixedWithDeferStreamRule } from '@n1ru4l/graphql-live-query';
-import { getOperationAST, GraphQLError, print, type DocumentNode, type ExecutionArgs, type ExecutionResult } from 'graphql';
+import { getLiveDirectiveArgumentValues, getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
+import {
+  getOperationAST,
+  GraphQLError,
+  print,
+  visit,
+  type ValidationRule,
+  type DocumentNode,
+  type ExecutionArgs,
+  type ExecutionResult,
+} from 'graphql';
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../graph/context.js';
 import { stableKey } from '../graph/loaders.js';
@@ -25,6 +34,28 @@ const textOf = (document: DocumentNode): string => {
   if (text === undefined) printed.set(document, (text = print(document)));
   return text;
 };
+
+/**
+ * A live operation cannot use @defer or @stream, in itself or in a fragment it spreads. Not
+ * NoLiveMixedWithDeferStreamRule of @n1ru4l/graphql-live-query: it checks every fragment of the document as if
+ * it were live, so `fragment F on Query { regions @stream } query { ...F }` was refused without any @live.
+ */
+const noIncrementalDeliveryInLive: ValidationRule = (context) => ({
+  OperationDefinition(operation) {
+    if (!getLiveDirectiveNode(operation)) return false;
+    for (const node of [operation, ...context.getRecursivelyReferencedFragments(operation)]) {
+      visit(node, {
+        Directive(directive) {
+          const name = directive.name.value;
+          if (name === 'defer' || name === 'stream')
+            context.reportError(new GraphQLError(`Cannot mix "@${name}" with "@live".`, { nodes: directive }));
+        },
+      });
+    }
+    return false;
+  },
+  FragmentDefinition: () => false,
+});
 
 function liveRequested(args: ExecutionArgs): boolean {
   const operation = getOperationAST(args.document, args.operationName);
@@ -54,7 +85,7 @@ const wantsPatches = (context: { params?: GraphQLParams }): boolean => context.p
 export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext> {
   return {
     onValidate({ addValidationRule }) {
-      addValidationRule(NoLiveMixedWithDeferStreamRule);
+      addValidationRule(noIncrementalDeliveryInLive);
     },
     onExecute({ args, executeFn, setExecuteFn }) {
       // Answered once, as a plain query, where no stream can be sent.

@@ -79,3 +79,12 @@ describe.each(['graphql-ws', 'sse'] as const)('over %s', (transport) => {
     expect(await liveCodes(open(gw, KEYS.reader, ORDERS(true, 'shallow'), { refs: [order.id] }))).toEqual([]);
   });
 });
+
+describe('@live with @defer or @stream', () => {
+  // test/clients/defer-stream.test.ts has @stream in a fragment of a query that is not live, which must pass.
+  it('is refused, in the operation or a fragment it spreads', async ({ live: gw }) => {
+    const codes = async (query: string) => (await post(gw, KEYS.reader, query, {})).errors?.map((e) => e.extensions?.code);
+    expect(await codes('query @live { regions @stream { id } }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+    expect(await codes('fragment F on Query { regions @stream { id } } query @live { ...F }')).toEqual(['GRAPHQL_VALIDATION_FAILED']);
+  });
+});
