@@ -282,6 +282,26 @@ export function cachedClient(client: UpstreamClient, cache: ReadCache, freshness
   return new CachedClient(client, cache, freshness);
 }
 
+/** What a poll found changed, for dropFound. */
+export interface Found {
+  gifts: Gift[];
+  campaigns: Campaign[];
+}
+
+/**
+ * Drops what changes a poll found make wrong, on every replica. observingClient drops what its own reads see
+ * change since its own last read; a replica that has just taken an order over from another has no last read of
+ * its own, only the snapshot the other left, and what its first poll finds against that snapshot is dropped here
+ * (live/campaign-feed.ts), or live queries would be resolved again from entries the change made wrong.
+ */
+export function dropFound(client: Pick<UpstreamClient, 'identity'>, cache: ReadCache, found: Found): Promise<void> {
+  const groups = new Groups(client.identity);
+  return cache.invalidate(
+    [...found.gifts.flatMap((gift) => groups.giftChanged(gift)), ...found.campaigns.flatMap((c) => groups.campaignChanged(c.id, c.uuid))],
+    'poller',
+  );
+}
+
 /** Fingerprints of what a poller last saw, by object; bounded so an account's history cannot grow it. */
 const MAX_OBSERVED = 100_000;
 

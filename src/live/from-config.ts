@@ -1,4 +1,4 @@
-import { observingClient } from '../cache/cached-client.js';
+import { dropFound, observingClient } from '../cache/cached-client.js';
 import type { ReadCache } from '../cache/read-cache.js';
 import type { CacheSettings } from '../cache/config.js';
 import type { LiveSettings } from './config.js';
@@ -35,6 +35,7 @@ export function liveFromConfig(
     maxWatchedPerKey: config.LIVE_MAX_WATCHED_PER_KEY,
     maxSubscriptionsPerKey: config.LIVE_MAX_SUBSCRIPTIONS_PER_KEY,
     logger,
+    ...(cache && { dropFound: (found) => dropFound(client, cache, found) }),
   });
 }
 

@@ -4,7 +4,7 @@
 
 import type { Campaign, Funds, UpstreamClient } from '../upstream/types.js';
 import { AccountFeed, type AccountEvent } from './account-feed.js';
-import { CampaignFeed, type CampaignEvent } from './campaign-feed.js';
+import { CampaignFeed, type CampaignEvent, type DropFound } from './campaign-feed.js';
 import { decodeCursor } from './cursor.js';
 import { balanceChanged, FundsFeed, type FundsEvent } from './funds-feed.js';
 import type { GiftChange } from './gift-diff.js';
@@ -32,6 +32,8 @@ export interface LiveOptions {
   maxSubscriptionsPerKey: number;
   /** Sustained outages and takeovers are logged here. Default: the console. */
   logger?: LiveLogger;
+  /** The read cache's drop of what an order's poll found changed after a takeover (campaign-feed.ts). */
+  dropFound?: DropFound;
 }
 
 /**
@@ -107,6 +109,7 @@ export function createLive({
   maxWatchedPerKey,
   maxSubscriptionsPerKey,
   logger = consoleLogger,
+  dropFound,
 }: LiveOptions): Live {
   const hub = new LiveHub({
     store,
@@ -221,7 +224,7 @@ export function createLive({
     const position = after === null ? undefined : decodeCursor(after, key);
     const dismiss = await admitWatch(watcher, key);
     try {
-      const accepted = hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(polling, uuid), {
+      const accepted = hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(polling, uuid, dropFound), {
         topic,
         select,
         includeCurrent,
@@ -286,7 +289,10 @@ export function createLive({
       let iterator: AsyncIterableIterator<never> | null = null;
       // Only the poll matters here, never the events: the select keeps none, so nothing is queued.
       void hub
-        .subscribe<CampaignEvent, never>(CAMPAIGN_PREFIX + uuid, () => new CampaignFeed(polling, uuid), { topic: 'gift', select: () => undefined })
+        .subscribe<CampaignEvent, never>(CAMPAIGN_PREFIX + uuid, () => new CampaignFeed(polling, uuid, dropFound), {
+          topic: 'gift',
+          select: () => undefined,
+        })
         .then((accepted) => {
           iterator = accepted;
           if (released) void accepted.return?.();
