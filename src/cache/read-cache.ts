@@ -167,10 +167,11 @@ export class ReadCache {
     this.#hooks.onInvalidate?.(cause, unique.length);
     // Redis unreachable: the other replicas' memory keeps what it has until CACHE_TTL_MS (docs/caching.md).
     await this.#shared?.invalidate(unique).catch(() => undefined);
-    // After Redis: what listeners read again must not be the dropped answers. Awaited, so a write answers only
-    // once this replica's live queries have re-resolved (the writer's own viewers see it first).
+    // After Redis: what listeners read again must not be the dropped answers. A write awaits them, so it answers
+    // only once this replica's live queries have re-resolved; a poll does not wait for them.
     if (cause === 'ttl') return;
-    await Promise.all([...this.#dropListeners].map((listener) => Promise.resolve(listener(unique, cause)).catch(() => undefined)));
+    const told = Promise.all([...this.#dropListeners].map((listener) => Promise.resolve(listener(unique, cause)).catch(() => undefined)));
+    if (cause === 'write') await told;
   }
 
   #isFresh(entry: Entry): boolean {
