@@ -25,6 +25,8 @@ import { noDiffSymbol } from '@n1ru4l/graphql-live-query-patch';
 import { generateJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
 import { Channel } from './channel.js';
 import type { SubscriptionCap } from './subscription-cap.js';
+import type { SpanContext } from '@opentelemetry/api';
+import { causeOfWork, inRootSpan } from '../telemetry/spans.js';
 
 /** One JSON Patch operation (RFC 6902). */
 type Operation = Exclude<ReturnType<typeof generateJSONPatch>, typeof noDiffSymbol>[number];
@@ -94,6 +96,8 @@ interface Shared {
   watches: Map<string, () => void>;
   running: Promise<void> | null;
   again: LiveCause | null;
+  /** What caused the resolutions coalesced into `again`, for its span's links. */
+  againLinks: SpanContext[];
   refresh: NodeJS.Timeout | null;
   closed: boolean;
 }
@@ -178,6 +182,7 @@ export class LiveQueries {
         watches: new Map(),
         running: null,
         again: null,
+        againLinks: [],
         refresh: null,
         closed: false,
       };
@@ -204,35 +209,53 @@ export class LiveQueries {
     for (const shared of [...this.#shared.values()]) for (const viewer of [...shared.viewers]) viewer.channel.end();
   }
 
-  /** One resolution, or (one already running) one more after it: a change seen meanwhile may not be in it. */
+  /**
+   * One resolution, or (one already running) one more after it: a change seen meanwhile may not be in it. Each
+   * is a trace of its own (`live.query.resolve`), linked to what caused it where this replica saw that: the poll
+   * or the operation (a write, the first result) it was started in.
+   */
   #round(shared: Shared, cause: LiveCause): Promise<void> {
+    const link = causeOfWork();
     if (shared.running) {
       // A fresh read covers every other cause, not the other way round.
       if (shared.again !== 'watched') shared.again = cause;
+      if (link) shared.againLinks.push(link);
       return shared.running;
     }
     const run = async () => {
       let next: LiveCause | null = cause;
+      let links = link ? [link] : [];
       while (next && !shared.closed) {
         shared.again = null;
-        await this.#resolveOnce(shared, next);
+        shared.againLinks = [];
+        const resolving = next;
+        await inRootSpan(
+          'live.query.resolve',
+          () => ({ links, attributes: { 'reward.live_query.cause': resolving, 'reward.live_query.viewers': shared.viewers.size } }),
+          async (span) => {
+            const changed = await this.#resolveOnce(shared, resolving);
+            if (span.isRecording()) span.setAttribute('reward.live_query.changed', changed);
+          },
+        );
         next = shared.again;
+        links = shared.againLinks;
       }
     };
     shared.running = run().finally(() => (shared.running = null));
     return shared.running;
   }
 
-  async #resolveOnce(shared: Shared, cause: LiveCause): Promise<void> {
+  /** Whether it sent anything. */
+  async #resolveOnce(shared: Shared, cause: LiveCause): Promise<boolean> {
     let round: LiveRound;
     try {
       round = await shared.resolve(cause === 'watched');
     } catch (error) {
       // A re-resolution that fails keeps what viewers have; the first one has nothing to keep.
       if (!shared.last) for (const viewer of [...shared.viewers]) viewer.channel.fail(error);
-      return;
+      return false;
     }
-    if (shared.closed) return;
+    if (shared.closed) return false;
     this.#track(shared, round);
     const unwatchedOrders = this.#watch(shared, round.orders);
     // Read nothing the cache tracks (the catalogue only, or the cache is off), or something no poller watches.
@@ -251,7 +274,7 @@ export class LiveQueries {
     const json = JSON.stringify(payload);
     const changed = json !== shared.lastJson;
     this.#notify((l) => l.onRound?.(cause, changed));
-    if (!changed) return;
+    if (!changed) return false;
     const previous = shared.last;
     shared.last = payload;
     shared.lastJson = json;
@@ -264,6 +287,7 @@ export class LiveQueries {
       }
       this.#send(viewer, payload, patch);
     }
+    return true;
   }
 
   #send(viewer: Viewer, payload: LivePayload, patch: Operation[] | null): void {
