@@ -61,8 +61,8 @@ export type LiveCause = 'first' | 'write' | 'poller' | 'remote' | 'refresh' | 'w
 
 /** What live queries tell metrics and tests (listen). */
 export interface LiveQueryListener {
-  /** A resolution finished: `changed` whether it sent anything. */
-  onRound?(cause: LiveCause, changed: boolean): void;
+  /** A resolution finished: `changed` whether it sent anything, `seconds` how long it took. */
+  onRound?(cause: LiveCause, changed: boolean, seconds: number): void;
   /** A payload sent to one viewer, with its JSON size. */
   onSend?(kind: 'result' | 'patch', bytes: number): void;
 }
@@ -247,6 +247,7 @@ export class LiveQueries {
 
   /** Whether it sent anything. */
   async #resolveOnce(shared: Shared, cause: LiveCause): Promise<boolean> {
+    const started = performance.now();
     let round: LiveRound;
     try {
       round = await shared.resolve(cause === 'watched');
@@ -273,7 +274,8 @@ export class LiveQueries {
     };
     const json = JSON.stringify(payload);
     const changed = json !== shared.lastJson;
-    this.#notify((l) => l.onRound?.(cause, changed));
+    const seconds = (performance.now() - started) / 1000;
+    this.#notify((l) => l.onRound?.(cause, changed, seconds));
     if (!changed) return false;
     const previous = shared.last;
     shared.last = payload;

@@ -1,4 +1,4 @@
-import { Counter, Gauge, type Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
 import type { LiveQueries } from '../live/live-queries.js';
 
 // Live queries (`@live`, live/live-queries.ts): how many are open and how many distinct (one resolution each per
@@ -32,6 +32,13 @@ export function liveQueryMetrics(registry: Registry): (liveQueries: LiveQuerySou
     labelNames: ['cause', 'changed'],
     registers: [registry],
   });
+  // Unlabelled, so the series exist from the start (the alert reads them); causes are in the counter above.
+  const durations = new Histogram({
+    name: 'reward_gateway_live_query_resolution_seconds',
+    help: 'How long resolving a live query again takes, from the change to its viewers being sent the result (or learning nothing changed)',
+    buckets: [0.01, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
   const sent = new Counter({
     name: 'reward_gateway_live_query_payloads_total',
     help: 'Payloads sent to live query viewers: whole results or JSON patches',
@@ -47,7 +54,10 @@ export function liveQueryMetrics(registry: Registry): (liveQueries: LiveQuerySou
   return (liveQueries) => {
     source = liveQueries;
     const stop = liveQueries.listen({
-      onRound: (cause, changed) => rounds.inc({ cause, changed: String(changed) }),
+      onRound: (cause, changed, seconds) => {
+        rounds.inc({ cause, changed: String(changed) });
+        durations.observe(seconds);
+      },
       onSend: (kind, size) => {
         sent.inc({ kind });
         bytes.inc({ kind }, size);
