@@ -7,7 +7,7 @@
 //
 // Each resolution runs the execution the plugins before this one chose (compiled or interpreted) with the
 // context's liveRound(): its own loaders and a record of what it read. Identical live queries (document,
-// variables, the caller's scopes) share one shared query per replica.
+// variables, the same caller and scopes) share one shared query per replica.
 
 import { getLiveDirectiveArgumentValues, getLiveDirectiveNode } from '@n1ru4l/graphql-live-query';
 import {
@@ -63,13 +63,17 @@ function liveRequested(args: ExecutionArgs): boolean {
   return Boolean(directive && getLiveDirectiveArgumentValues(directive, args.variableValues).isLive);
 }
 
-/** Who may share a resolution: the same document and variables, read with the same scopes. */
+/**
+ * Who may share a resolution: the same document and variables, read as the same caller with the same scopes.
+ * The caller, not only its scopes: what a caller reads may be its own (a token subject's webhook endpoints).
+ */
 function sharingKey(args: ExecutionArgs, context: GatewayContext): string {
+  const { name, kind, subject, issuer, scopes } = context.caller;
   return stableKey({
     document: textOf(args.document),
     operationName: args.operationName ?? null,
     variables: args.variableValues ?? {},
-    scopes: [...context.caller.scopes].sort(),
+    caller: { name, kind: kind ?? null, subject: subject ?? null, issuer: issuer ?? null, scopes: [...scopes].sort() },
   });
 }
 

@@ -1,6 +1,6 @@
 // Live queries (`query … @live`): a read that is sent again, as a JSON patch or whole, whenever what it read
-// changes. One replica keeps one **shared query** per distinct live query (document, variables, the caller's
-// scopes), however many viewers hold it: a change costs one re-resolution per replica, and its patch is
+// changes. One replica keeps one **shared query** per distinct live query (document, variables, the caller and
+// its scopes), however many viewers hold it: a change costs one re-resolution per replica, and its patch is
 // computed once for every viewer.
 //
 // What invalidates a result is what it read, as the read cache names it (cache/cached-client.ts: an order, its
