@@ -29,6 +29,7 @@ const processSuites = [
   // recording into the first's, shut down. A fresh module graph each keeps them apart.
   'test/ops/operation-span-redaction.test.ts',
   'test/upstream/tracing.test.ts',
+  'test/live/live-query-tracing.test.ts',
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
   'test/upstream/shared-budget.test.ts',

@@ -12,7 +12,7 @@ import { webhookSubscriptions } from './edge/webhook-subscriptions.js';
 import { attachWebSocket, webSocketLimits } from './edge/websocket.js';
 import { contextFactory } from './graph/context.js';
 import type { LiveLogger } from './live/listener.js';
-import { liveFromConfig } from './live/from-config.js';
+import { liveFromConfig, liveQueriesFromConfig } from './live/from-config.js';
 import type { Live } from './live/live.js';
 import { createLiveStore } from './live/live-store.js';
 import { createDrain } from './ops/drain.js';
@@ -126,8 +126,11 @@ export function createGateway({
   const cache = readCacheFromConfig(config, shared.cache, metrics.cache);
   const live = liveFromConfig(config, { client: upstream, cache, store: shared.store, logger: liveLogger ?? logger });
   teardown.defer(() => live.close());
+  const liveQueries = liveQueriesFromConfig(config, { live, cache, store: shared.store });
+  teardown.defer(() => liveQueries.close());
 
   metrics.watchLive(live, shared.redisUp);
+  metrics.watchLiveQueries(liveQueries);
   metrics.watchShield(client.shield);
   metrics.watchReadiness({ upstream: () => upstreamWatch.last(), issuers: security.identity?.issuers });
   teardown.defer(() => metrics.close());
@@ -163,6 +166,7 @@ export function createGateway({
     redactor,
     logger,
     metrics,
+    liveQueries,
   });
   const entry = createHttpEntry({ config, yoga, drain, hostAllowed: security.hostAllowed, metrics, redact: redactor.redact, logger });
   const http = createGatewayServer(config, entry.handle);

@@ -34,6 +34,14 @@ export interface Freshness {
   fresh: boolean;
   /** Set when some answer of the operation was stale (stale-if-error): the response says so. */
   stale: boolean;
+  /** A live query's round: the groups it read (what to re-resolve it on) and the orders among them (what to watch). */
+  reads?: Reads;
+}
+
+export interface Reads {
+  groups: Set<string>;
+  /** Uuids of the orders read (an order or its rewards' pages). */
+  orders: Set<string>;
 }
 
 /** Orders in these states change without a write of ours being the cause we could see: never stored. */
@@ -143,6 +151,7 @@ class CachedClient implements UpstreamClient {
   }
 
   async #read<T>(group: string, field: string, fetch: () => Promise<T>, cacheable?: (value: T) => boolean): Promise<T> {
+    this.freshness.reads?.groups.add(group);
     const answer = await this.cache.read({ group, field, fetch, fresh: this.freshness.fresh, cacheable });
     if (answer.stale) this.freshness.stale = true;
     return answer.value;
@@ -170,13 +179,15 @@ class CachedClient implements UpstreamClient {
     return this.inner.ping(opts);
   }
 
-  getCampaign(ref: string, opts?: CallOptions) {
-    return this.#read(
+  async getCampaign(ref: string, opts?: CallOptions) {
+    const found = await this.#read(
       this.groups.campaign(ref),
       'v',
       () => this.inner.getCampaign(ref, opts),
       (found: Campaign | null) => !found || !TRANSITIONAL.has(found.status),
     );
+    if (found) this.freshness.reads?.orders.add(found.uuid);
+    return found;
   }
 
   async getGift(uuid: string, opts?: CallOptions) {
@@ -195,6 +206,7 @@ class CachedClient implements UpstreamClient {
       (found: Page<Gift>) => !byOrder || found.totalCount > 0,
     );
     this.know(page.items);
+    if (query.campaignUuid) this.freshness.reads?.orders.add(query.campaignUuid);
     return page;
   }
 
@@ -268,6 +280,26 @@ class CachedClient implements UpstreamClient {
 /** `client` with reads through `cache` and writes invalidating it, for one operation's `freshness`. */
 export function cachedClient(client: UpstreamClient, cache: ReadCache, freshness: Freshness): UpstreamClient {
   return new CachedClient(client, cache, freshness);
+}
+
+/** What a poll found changed, for dropFound. */
+export interface Found {
+  gifts: Gift[];
+  campaigns: Campaign[];
+}
+
+/**
+ * Drops what changes a poll found make wrong, on every replica. observingClient drops what its own reads see
+ * change since its own last read; a replica that has just taken an order over from another has no last read of
+ * its own, only the snapshot the other left, and what its first poll finds against that snapshot is dropped here
+ * (live/campaign-feed.ts), or live queries would be resolved again from entries the change made wrong.
+ */
+export function dropFound(client: Pick<UpstreamClient, 'identity'>, cache: ReadCache, found: Found): Promise<void> {
+  const groups = new Groups(client.identity);
+  return cache.invalidate(
+    [...found.gifts.flatMap((gift) => groups.giftChanged(gift)), ...found.campaigns.flatMap((c) => groups.campaignChanged(c.id, c.uuid))],
+    'poller',
+  );
 }
 
 /** Fingerprints of what a poller last saw, by object; bounded so an account's history cannot grow it. */

@@ -21,6 +21,12 @@ import { mayAnswerStale } from './stale.js';
 export type ReadOutcome = 'hit' | 'miss' | 'stale';
 export type InvalidationCause = 'write' | 'poller' | 'ttl';
 
+/**
+ * Groups dropped: by this replica (`write`, `poller`), once Redis has them dropped too; or by another replica, as
+ * Redis tells (`remote`; `null`: notifications may have been missed, everything may have changed).
+ */
+export type DropListener = (groups: string[] | null, cause: 'write' | 'poller' | 'remote') => void | Promise<void>;
+
 export interface CacheHooks {
   onRead?(outcome: ReadOutcome): void;
   /** `entries`: groups dropped (write, poller) or entries found expired (ttl). */
@@ -114,7 +120,20 @@ export class ReadCache {
         if (keys?.size === 0) this.#groups.delete(group);
       },
     });
-    options.shared?.onInvalidated((group) => (group === null ? this.#clearMemory() : this.#dropMemory([group])));
+    options.shared?.onInvalidated((group) => {
+      if (group === null) this.#clearMemory();
+      else this.#dropMemory([group]);
+      for (const listener of [...this.#dropListeners])
+        void Promise.resolve(listener(group === null ? null : [group], 'remote')).catch(() => undefined);
+    });
+  }
+
+  readonly #dropListeners = new Set<DropListener>();
+
+  /** Live queries re-resolve on what is dropped (live/live-queries.ts); returns the removal. */
+  onDropped(listener: DropListener): () => void {
+    this.#dropListeners.add(listener);
+    return () => this.#dropListeners.delete(listener);
   }
 
   read<T>(request: ReadRequest<T>): Promise<Answer<T>> {
@@ -148,6 +167,11 @@ export class ReadCache {
     this.#hooks.onInvalidate?.(cause, unique.length);
     // Redis unreachable: the other replicas' memory keeps what it has until CACHE_TTL_MS (docs/caching.md).
     await this.#shared?.invalidate(unique).catch(() => undefined);
+    // After Redis: what listeners read again must not be the dropped answers. A write awaits them, so it answers
+    // only once this replica's live queries have re-resolved; a poll does not wait for them.
+    if (cause === 'ttl') return;
+    const told = Promise.all([...this.#dropListeners].map((listener) => Promise.resolve(listener(unique, cause)).catch(() => undefined)));
+    if (cause === 'write') await told;
   }
 
   #isFresh(entry: Entry): boolean {

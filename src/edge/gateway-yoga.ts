@@ -18,6 +18,8 @@ import { schema } from '../schema/index.js';
 import { isCallerContext } from '../security/caller-context.js';
 import type { Security } from '../security/security.js';
 import { useIncrementalDelivery } from './use-incremental-delivery.js';
+import { useLiveQueries } from './use-live-queries.js';
+import type { LiveQueries } from '../live/live-queries.js';
 import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
 import { useWritePriority } from './use-write-priority.js';
@@ -39,9 +41,20 @@ export interface GatewayYogaOptions {
   redactor: Redactor;
   logger: Logger;
   metrics: GatewayMetrics;
+  /** `@live` queries' shared resolutions (live/live-queries.ts). */
+  liveQueries: LiveQueries;
 }
 
-export function createGatewayYoga({ config, security, readiness, newContext, redactor, logger, metrics }: GatewayYogaOptions): GatewayYoga {
+export function createGatewayYoga({
+  config,
+  security,
+  readiness,
+  newContext,
+  redactor,
+  logger,
+  metrics,
+  liveQueries,
+}: GatewayYogaOptions): GatewayYoga {
   const graphiqlPage = createGraphiqlPage();
   return createYoga<Record<string, unknown>, GatewayContext>({
     schema,
@@ -70,6 +83,8 @@ export function createGatewayYoga({ config, security, readiness, newContext, red
       // @defer and @stream (declared in schema/incremental-delivery.ts), answered as multipart/mixed or SSE.
       ...useIncrementalDelivery(),
       useCompiledExecution({ logger, interpretedRuns: config.COMPILE_AFTER_RUNS }),
+      // After the execution is chosen: each resolution of a live query runs it.
+      useLiveQueries(liveQueries),
       // Last: the operation span wraps the execution the plugins above chose (ops/use-operation-tracing.ts).
       ...(tracingEnabled(config) ? [useOperationTracing(redactor.redact)] : []),
     ],

@@ -54,7 +54,8 @@ export async function prepareAsCaller(
   } catch (thrown) {
     return refused({ stage: 'params', thrown });
   }
-  const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(initial);
+  // `params` as yoga's HTTP context has them: a plugin may read the operation's extensions (use-live-queries.ts).
+  const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...initial, params });
   let document;
   try {
     document = parse(params.query ?? '');

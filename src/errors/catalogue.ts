@@ -574,6 +574,17 @@ export const CATALOGUE = {
     extensions: limitExtension,
     examples: [{ limit: 2000 }],
   }),
+  LIVE_QUERIES_PER_KEY_EXCEEDED: failure<{ limit: number }>({
+    surface: 'operation',
+    status: 200,
+    retryable: false,
+    retryAfter: NO_RETRY_AFTER,
+    when: 'The API key already has `LIVE_QUERY_MAX_PER_KEY` live queries (`@live`) open, WebSocket and SSE together, across the cluster.',
+    message: (p) =>
+      `This API key already has its maximum of ${p.limit} live queries open (LIVE_QUERY_MAX_PER_KEY, counted across every replica); end one first.`,
+    extensions: limitExtension,
+    examples: [{ limit: 500 }],
+  }),
   SUBSCRIPTIONS_PER_SOCKET_EXCEEDED: failure<{ limit: number }>({
     surface: 'field',
     status: 200,

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import { cachedClient, type Freshness } from '../cache/cached-client.js';
+import { cachedClient, type Freshness, type Reads } from '../cache/cached-client.js';
 import type { ReadCache } from '../cache/read-cache.js';
 import type { CatalogCache } from '../catalog/catalog-cache.js';
 import type { Hint } from '../errors/gateway-error.js';
@@ -42,6 +42,13 @@ export interface GatewayContext {
    * upstream call of it, its reads included, at a write's priority in the upstream budget.
    */
   writes(this: GatewayContext): void;
+  /**
+   * What one resolution of a live query runs with in place of the operation's own: fresh loaders (a change must
+   * not be answered from the last round's), no request signal (one viewer leaving must not abort what the others
+   * share), and a record of what it read (live/live-queries.ts); `fresh`
+   * reads past the read cache.
+   */
+  liveRound(fresh: boolean): Pick<GatewayContext, 'client' | 'loaders' | 'freshness' | 'hints'> & { reads: Reads };
 }
 
 export interface ContextDeps {
@@ -97,7 +104,8 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
     const freshness = request.freshness ?? { fresh: false, stale: false };
     // The lane of the caller's key: the bulkhead shares upstream concurrency fairly between keys.
     const scoped = deps.client.inScope({ lane: `key:${caller.name}`, requestId, log });
-    const view = (upstream: UpstreamClient) => (cache ? cachedClient(upstream, cache, freshness) : upstream);
+    const viewWith = (upstream: UpstreamClient, seen: Freshness) => (cache ? cachedClient(upstream, cache, seen) : upstream);
+    const view = (upstream: UpstreamClient) => viewWith(upstream, freshness);
     const client = view(scoped);
     return {
       client,
@@ -114,6 +122,12 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
         const found = forEvent(event);
         this.freshness = found.freshness;
         return found.loaders;
+      },
+      liveRound(fresh) {
+        const reads: Reads = { groups: new Set(), orders: new Set() };
+        const seen: Freshness = { fresh, stale: false, reads };
+        const client = viewWith(scoped, seen);
+        return { client, freshness: seen, hints: [], reads, loaders: createLoaders(client, deps.catalog, undefined, hooks) };
       },
       // On the context the operation runs with, which yoga makes by spreading this one into its own.
       writes(this: GatewayContext) {

@@ -15,6 +15,10 @@ import { GiftBook, type GiftChange } from './gift-diff.js';
 import { listAllGifts } from '../upstream/gift-pages.js';
 import { refreshGifts } from './gift-pages.js';
 import type { Applied, Feed, PollOutcome } from './feed.js';
+import type { Found } from '../cache/cached-client.js';
+
+/** Drops what a poll found changed from the read cache (cache/cached-client.ts dropFound). */
+export type DropFound = (found: Found) => Promise<void>;
 
 export const CAMPAIGN_CREATED = 'CAMPAIGN_CREATED';
 
@@ -40,9 +44,13 @@ export class CampaignFeed implements Feed<CampaignEvent> {
   /** Set by the first full listing made after the order was seen created: no reward appears after that. */
   private allRewardsKnown = false;
 
+  /** Restored from a snapshot (another poller's, or this replica's view) and not polled since. */
+  private restored = false;
+
   constructor(
     private readonly client: UpstreamClient,
     readonly uuid: string,
+    private readonly dropFound?: DropFound,
   ) {}
 
   async poll(signal: AbortSignal, baseline: boolean): Promise<PollOutcome<CampaignEvent>> {
@@ -75,6 +83,15 @@ export class CampaignFeed implements Feed<CampaignEvent> {
     const ended: CampaignEvent['topic'][] = [];
     if (created) ended.push('campaign');
     if (this.allRewardsKnown && this.book.unsettled().length === 0) ended.push('gift');
+    // The first poll after a snapshot: this replica's client never read what the changes are against.
+    const restored = this.restored;
+    this.restored = false;
+    if (restored && !baseline && events.length > 0 && this.dropFound) {
+      await this.dropFound({
+        gifts: events.flatMap((e) => (e.topic === 'gift' ? [e.change.gift] : [])),
+        campaigns: events.flatMap((e) => (e.topic === 'campaign' ? [e.campaign] : [])),
+      });
+    }
     return { events: baseline ? [] : events, ended };
   }
 
@@ -95,6 +112,7 @@ export class CampaignFeed implements Feed<CampaignEvent> {
     this.campaign = campaign;
     this.book.load(gifts);
     this.allRewardsKnown = allRewardsKnown;
+    this.restored = true;
   }
 
   current(topic: CampaignEvent['topic']): CampaignEvent[] {

@@ -22,6 +22,14 @@ export const liveArea = configArea({
       description: 'orders one API key may watch at once (across the cluster in cluster mode)',
     }),
     LIVE_MAX_POLLERS: documented(count.default(2_000), { description: 'keys (orders, the account, funds) one replica watches at most' }),
+    LIVE_QUERY_MAX_WATCHED_ORDERS: documented(count.default(50), {
+      description:
+        'orders one live query (`@live`) has watched by pollers; past them its result is read again every `CACHE_TTL_MS` and `extensions.live` says so',
+    }),
+    LIVE_QUERY_MAX_PER_KEY: documented(count.default(500), {
+      description:
+        'live queries (`@live`) one API key may have open, WebSocket and SSE, across the cluster (`LIVE_QUERIES_PER_KEY_EXCEEDED`); counted apart from subscriptions',
+    }),
     LIVE_MAX_SUBSCRIPTIONS_PER_KEY: documented(count.default(2_000), {
       description:
         'subscriptions one API key may have open, every live root field, WebSocket and SSE, across the cluster (`SUBSCRIPTIONS_PER_KEY_EXCEEDED`)',

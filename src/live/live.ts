@@ -4,7 +4,7 @@
 
 import type { Campaign, Funds, UpstreamClient } from '../upstream/types.js';
 import { AccountFeed, type AccountEvent } from './account-feed.js';
-import { CampaignFeed, type CampaignEvent } from './campaign-feed.js';
+import { CampaignFeed, type CampaignEvent, type DropFound } from './campaign-feed.js';
 import { decodeCursor } from './cursor.js';
 import { balanceChanged, FundsFeed, type FundsEvent } from './funds-feed.js';
 import type { GiftChange } from './gift-diff.js';
@@ -32,6 +32,8 @@ export interface LiveOptions {
   maxSubscriptionsPerKey: number;
   /** Sustained outages and takeovers are logged here. Default: the console. */
   logger?: LiveLogger;
+  /** The read cache's drop of what an order's poll found changed after a takeover (campaign-feed.ts). */
+  dropFound?: DropFound;
 }
 
 /**
@@ -71,6 +73,13 @@ export interface Live {
   campaignStatus(options: Subscription & { ref: string; lookup: CampaignLookup }): Promise<AsyncIterableIterator<CampaignStatusChange> | null>;
   /** The balances each time they change (only those of `currency` count when given). */
   fundsChanges(options: Subscription & { currency: string | null }): Promise<AsyncIterableIterator<FundsChange>>;
+  /**
+   * Watches an order for a live query: its poller runs (one for the cluster, shared with subscriptions and
+   * webhooks) while the watch lasts, and what it sees change drops the read cache, which is what re-resolves the
+   * live query. `onWatched` runs once the poller has its first look (what changed before it drops nothing).
+   * Returns the release. Counted against no API key: a live query bounds its own orders.
+   */
+  watchOrder(uuid: string, onWatched?: () => void): () => void;
   /** Hooks for metrics and tests; returns the removal. */
   listen(listener: LiveListener): () => void;
   stats(): LiveStats;
@@ -100,6 +109,7 @@ export function createLive({
   maxWatchedPerKey,
   maxSubscriptionsPerKey,
   logger = consoleLogger,
+  dropFound,
 }: LiveOptions): Live {
   const hub = new LiveHub({
     store,
@@ -214,7 +224,7 @@ export function createLive({
     const position = after === null ? undefined : decodeCursor(after, key);
     const dismiss = await admitWatch(watcher, key);
     try {
-      const accepted = hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(polling, uuid), {
+      const accepted = hub.subscribe<CampaignEvent, T>(key, () => new CampaignFeed(polling, uuid, dropFound), {
         topic,
         select,
         includeCurrent,
@@ -274,6 +284,27 @@ export function createLive({
       );
     },
 
+    watchOrder(uuid, onWatched) {
+      let released = false;
+      let iterator: AsyncIterableIterator<never> | null = null;
+      // Only the poll matters here, never the events: the select keeps none, so nothing is queued.
+      void hub
+        .subscribe<CampaignEvent, never>(CAMPAIGN_PREFIX + uuid, () => new CampaignFeed(polling, uuid, dropFound), {
+          topic: 'gift',
+          select: () => undefined,
+        })
+        .then((accepted) => {
+          iterator = accepted;
+          if (released) void accepted.return?.();
+          else onWatched?.();
+        })
+        .catch(() => undefined);
+      return () => {
+        if (released) return;
+        released = true;
+        void iterator?.return?.();
+      };
+    },
     listen: (listener) => hub.listen(listener),
     stats: () => hub.stats(),
     leases: () => hub.leases(),

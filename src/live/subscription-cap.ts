@@ -4,6 +4,8 @@
 // Each open subscription is one member of its key's group in the LiveStore, the same shared sets that cap the
 // orders a key watches: in memory for one process, in Redis for a cluster (per replica while Redis is down).
 // Members are renewed every interval, so those of a replica that died lapse without it.
+//
+// LIVE_QUERY_MAX_PER_KEY caps live queries (`@live`) the same way, as a kind of its own (LIVE_QUERIES).
 
 import type { LiveStore } from './store.js';
 import { busyInterval } from '../shared/busy-interval.js';
@@ -16,10 +18,37 @@ export interface SubscriptionCap {
   close(): void;
 }
 
-/** The store group of a key's subscriptions; orders watched use `orders:`, so the two never mix. */
+/** The store group of a key's subscriptions; orders watched use `orders:`, live queries `live-queries:`, so none mix. */
 export const subscriptionGroup = (watcher: string) => `subscriptions:${watcher}`;
 
-export function createSubscriptionCap({ store, max, renewEveryMs }: { store: LiveStore; max: number; renewEveryMs: number }): SubscriptionCap {
+/** A cap of its own: the store group of a key's members, and the refusal past `max`. */
+export interface CapKind {
+  group(watcher: string): string;
+  refuse(max: number): Error;
+}
+
+const SUBSCRIPTIONS: CapKind = {
+  group: subscriptionGroup,
+  refuse: (max) => gatewayError('SUBSCRIPTIONS_PER_KEY_EXCEEDED', { limit: max }),
+};
+
+/** LIVE_QUERY_MAX_PER_KEY: live queries are counted apart from subscriptions, under `live-queries:`. */
+export const LIVE_QUERIES: CapKind = {
+  group: (watcher) => `live-queries:${watcher}`,
+  refuse: (max) => gatewayError('LIVE_QUERIES_PER_KEY_EXCEEDED', { limit: max }),
+};
+
+export function createSubscriptionCap({
+  store,
+  max,
+  renewEveryMs,
+  kind = SUBSCRIPTIONS,
+}: {
+  store: LiveStore;
+  max: number;
+  renewEveryMs: number;
+  kind?: CapKind;
+}): SubscriptionCap {
   // This replica's members per API key. A member names its replica, so replicas never count one another's.
   const open = new Map<string, Set<string>>();
   let next = 0;
@@ -27,7 +56,7 @@ export function createSubscriptionCap({ store, max, renewEveryMs }: { store: Liv
   const renew = busyInterval(
     () => open.size > 0,
     () => {
-      for (const [watcher, members] of open) void store.refresh(subscriptionGroup(watcher), [...members]).catch(() => undefined);
+      for (const [watcher, members] of open) void store.refresh(kind.group(watcher), [...members]).catch(() => undefined);
     },
     renewEveryMs,
   );
@@ -35,7 +64,7 @@ export function createSubscriptionCap({ store, max, renewEveryMs }: { store: Liv
   return {
     async admit(watcher) {
       const member = `${store.owner}#${(next += 1)}`;
-      if (!(await store.admit(subscriptionGroup(watcher), member, max))) throw gatewayError('SUBSCRIPTIONS_PER_KEY_EXCEEDED', { limit: max });
+      if (!(await store.admit(kind.group(watcher), member, max))) throw kind.refuse(max);
       let members = open.get(watcher);
       if (!members) open.set(watcher, (members = new Set()));
       members.add(member);
@@ -46,7 +75,7 @@ export function createSubscriptionCap({ store, max, renewEveryMs }: { store: Liv
         released = true;
         members.delete(member);
         if (members.size === 0 && open.get(watcher) === members) open.delete(watcher);
-        void store.dismiss(subscriptionGroup(watcher), member).catch(() => undefined);
+        void store.dismiss(kind.group(watcher), member).catch(() => undefined);
       };
     },
     close: () => renew.close(),

@@ -6,6 +6,7 @@ import type { CallEvent } from '../upstream/call-event.js';
 import { cacheMetrics } from './cache-metrics.js';
 import { eventLoopLagMetrics, EVENT_LOOP_LAG_SERIES } from './event-loop-lag.js';
 import { liveMetrics } from './live-metrics.js';
+import { liveQueryMetrics } from './live-query-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
 import { readinessMetrics } from './readiness-metrics.js';
 import { shieldMetrics } from './shield-metrics.js';
@@ -25,6 +26,8 @@ export interface GatewayMetrics {
   cache: CacheHooks;
   /** Connects the live hub's counts and hooks; returns the disconnection. */
   watchLive: ReturnType<typeof liveMetrics>;
+  /** Connects the live queries' counts and hooks; returns the disconnection. */
+  watchLiveQueries: ReturnType<typeof liveQueryMetrics>;
   /** Connects the upstream client's budget and circuit breaker. */
   watchShield: ReturnType<typeof shieldMetrics>;
   /** Connects what /ready reports (the upstream's reachability, the issuers' keys). */
@@ -55,6 +58,7 @@ export function createMetrics(): GatewayMetrics {
     loaderBatch: loaderMetrics(registry),
     cache: cacheMetrics(registry),
     watchLive: liveMetrics(registry),
+    watchLiveQueries: liveQueryMetrics(registry),
     watchShield: shieldMetrics(registry),
     watchReadiness: readinessMetrics(registry),
     async respond(res, redact) {

@@ -1,3 +1,4 @@
+import { GraphQLLiveDirective } from '@n1ru4l/graphql-live-query';
 import { specifiedDirectives } from 'graphql';
 import { builder } from './builder.js';
 import { deferDirective, streamDirective } from './incremental-delivery.js';
@@ -21,4 +22,4 @@ import './add-funds.js';
 import './webhook-endpoint.js';
 import './webhook-delivery.js';
 
-export const schema = builder.toSchema({ directives: [...specifiedDirectives, deferDirective, streamDirective] });
+export const schema = builder.toSchema({ directives: [...specifiedDirectives, deferDirective, streamDirective, GraphQLLiveDirective] });

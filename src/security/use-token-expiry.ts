@@ -3,20 +3,32 @@ import type { Plugin } from 'graphql-yoga';
 import type { Caller } from './scopes.js';
 import { gatewayError } from '../errors/gateway-error.js';
 
-// A subscription over SSE lives no longer than the access token it was opened with: at `exp` plus the clock
+// A subscription or a live query (a query answered as a stream, edge/use-live-queries.ts) over SSE lives no
+// longer than the access token it was opened with: at `exp` plus the clock
 // tolerance (AUTH_JWT_CLOCK_TOLERANCE_S) the stream sends one error, INVALID_TOKEN saying the token expired, and
 // ends; the client reconnects with a fresh token and resumes from its cursor. Keys do not expire. WebSocket
 // connections are closed with 4401 instead (edge/ws-admission.ts), so their subscriptions are left to that.
 
 export function useTokenExpiry(graceMs: number): Plugin<{ caller?: Caller; transport?: string }> {
+  /** When a stream of this operation must end; null when it may last (a key, or a socket that closes itself). */
+  const endOf = ({ caller, transport }: { caller?: Caller; transport?: string }): number | null =>
+    caller?.expiresAt == null || transport === 'websocket' ? null : caller.expiresAt + graceMs;
   return {
     onSubscribe({ args }) {
-      const { caller, transport } = args.contextValue;
-      const expiresAt = caller?.expiresAt;
-      if (expiresAt == null || transport === 'websocket') return;
+      const endAt = endOf(args.contextValue);
+      if (endAt === null) return;
       return {
         onSubscribeResult({ result, setResult }) {
-          if (Symbol.asyncIterator in result) setResult(untilExpiry(result, expiresAt + graceMs));
+          if (Symbol.asyncIterator in result) setResult(untilExpiry(result, endAt));
+        },
+      };
+    },
+    onExecute({ args }) {
+      const endAt = endOf(args.contextValue);
+      if (endAt === null) return;
+      return {
+        onExecuteDone({ result, setResult }) {
+          if (Symbol.asyncIterator in result) setResult(untilExpiry(result, endAt));
         },
       };
     },

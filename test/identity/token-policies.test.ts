@@ -120,4 +120,22 @@ describe('live connections', () => {
     expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
     expect(await stream.ended).toBe('complete');
   });
+
+  it('ends an SSE live query with an error saying the token expired', async () => {
+    const url = await gateway.listen();
+    const exp = Math.floor(Date.now() / 1000) + 2;
+    const token = await bare.sign({ sub: 'user-sse', scope: 'funds:read' }, { expiresIn: exp });
+    const stream = subscribeSse<{ data?: unknown; errors?: { extensions: { code: string; reason: string } }[] }>(
+      url,
+      'query @live { funds { balances { currency } } }',
+      undefined,
+      { authorization: `Bearer ${token}` },
+    );
+    expect((await stream.next()).data).toBeTruthy();
+    let result = await stream.next();
+    while (!result.errors) result = await stream.next();
+    expect(result.errors[0]!.extensions).toMatchObject({ code: 'INVALID_TOKEN', reason: 'expired' });
+    expect(Date.now()).toBeGreaterThanOrEqual(exp * 1000);
+    expect(await stream.ended).toBe('complete');
+  });
 });

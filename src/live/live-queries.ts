@@ -1,0 +1,371 @@
+// Live queries (`query … @live`): a read that is sent again, as a JSON patch or whole, whenever what it read
+// changes. One replica keeps one **shared query** per distinct live query (document, variables, the caller and
+// its scopes), however many viewers hold it: a change costs one re-resolution per replica, and its patch is
+// computed once for every viewer.
+//
+// What invalidates a result is what it read, as the read cache names it (cache/cached-client.ts: an order, its
+// rewards' pages, a reward, the balances). The cache already learns of every change the gateway can see, on
+// every replica: its own writes (dropped before the mutation answers), the pollers' observations (observingClient),
+// and both from other replicas through Redis. So a shared query re-resolves when one of its groups is dropped
+// (cache/read-cache.ts onDropped), and reads what was dropped once more: one read per change for the cluster,
+// the cache's fills being shared. The orders a result holds are watched through the live hub (live.ts
+// watchOrder: one poller per order for the cluster, shared with subscriptions and webhooks), up to
+// LIVE_QUERY_MAX_WATCHED_ORDERS; whatever nothing watches (orders past the cap, the balances, account-wide
+// lists) is read again every `refreshMs` (CACHE_TTL_MS), and the result says so in `extensions.live`.
+//
+// @n1ru4l/in-memory-live-query-store was read and not taken: it re-executes every viewer's query on its own (no
+// sharing between identical ones), with the viewer's own context (its DataLoaders' cache would answer a
+// re-resolution from the first one), collects identifiers by wrapping every resolver of a copy of the schema
+// (which the compiled execution would not run), and pushes unchanged results. Its way of keying results by the
+// entities read is kept, the keys being the read cache's groups. Patches are the JSON patches (RFC 6902) of
+// @n1ru4l/graphql-live-query-patch-json-patch, made once per change with its generateJSONPatch and sent with each
+// viewer's own revision, so `applyLiveQueryJSONPatch` on the client rebuilds every result.
+
+import { noDiffSymbol } from '@n1ru4l/graphql-live-query-patch';
+import { generateJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
+import { Channel } from './channel.js';
+import type { SubscriptionCap } from './subscription-cap.js';
+import type { SpanContext } from '@opentelemetry/api';
+import { causeOfWork, inRootSpan } from '../telemetry/spans.js';
+
+/** One JSON Patch operation (RFC 6902). */
+type Operation = Exclude<ReturnType<typeof generateJSONPatch>, typeof noDiffSymbol>[number];
+
+/** What one resolution of a live query gives. */
+export interface LiveRound {
+  data?: Record<string, unknown> | null;
+  errors?: readonly unknown[];
+  extensions?: Record<string, unknown>;
+  /** Read-cache groups the round read. */
+  groups: ReadonlySet<string>;
+  /** Uuids of the orders it read. */
+  orders: ReadonlySet<string>;
+}
+
+/** What a viewer receives: a whole result, or (asked for patches) the first result and then patches, with revisions. */
+export interface LivePayload {
+  data?: Record<string, unknown> | null;
+  errors?: readonly unknown[];
+  extensions?: Record<string, unknown>;
+  patch?: Operation[];
+  revision?: number;
+}
+
+/**
+ * Why a live query was resolved: its first result; a change the read cache was told of (a write here, a poll, a
+ * drop on another replica); a refresh of what nothing watches; or `watched`: the poller of one of its orders has
+ * just taken its first look, and what changed before that look drops nothing, so this resolution reads past the
+ * cache (the one upstream read a new watch costs).
+ */
+export type LiveCause = 'first' | 'write' | 'poller' | 'remote' | 'refresh' | 'watched';
+
+/** What live queries tell metrics and tests (listen). */
+export interface LiveQueryListener {
+  /** A resolution finished: `changed` whether it sent anything, `seconds` how long it took. */
+  onRound?(cause: LiveCause, changed: boolean, seconds: number): void;
+  /** A payload sent to one viewer, with its JSON size. */
+  onSend?(kind: 'result' | 'patch', bytes: number): void;
+}
+
+export interface LiveQueriesOptions {
+  /** Starts watching an order (live.ts watchOrder), `onWatched` once its poller has a first look; returns the release. */
+  watchOrder(uuid: string, onWatched: () => void): () => void;
+  /** LIVE_QUERY_MAX_WATCHED_ORDERS */
+  maxWatchedOrders: number;
+  /** How often what nothing watches is read again: CACHE_TTL_MS. */
+  refreshMs: number;
+  /** LIVE_QUERY_MAX_PER_KEY, across the cluster (subscription-cap.ts, LIVE_QUERIES). */
+  cap: SubscriptionCap;
+}
+
+interface Viewer {
+  channel: Channel<LivePayload>;
+  patches: boolean;
+  /** The last revision this viewer was sent (patch mode). */
+  revision: number;
+}
+
+interface Shared {
+  key: string;
+  resolve: (fresh: boolean) => Promise<LiveRound>;
+  viewers: Set<Viewer>;
+  /** The last result sent, and its JSON (what an unchanged re-resolution is compared with). */
+  last: LivePayload | null;
+  lastJson: string | null;
+  groups: ReadonlySet<string>;
+  watches: Map<string, () => void>;
+  running: Promise<void> | null;
+  again: LiveCause | null;
+  /** What caused the resolutions coalesced into `again`, for its span's links. */
+  againLinks: SpanContext[];
+  refresh: NodeJS.Timeout | null;
+  closed: boolean;
+}
+
+// Groups of the balances and of the unfiltered reward pages: no poller watches them for a live query.
+const UNWATCHED_GROUP = /:(funds|gifts:all)$/;
+
+export interface LiveQueryStats {
+  /** Live queries open (viewers). */
+  viewers: number;
+  /** Distinct live queries among them: one resolution each per change. */
+  shared: number;
+  /** Order watches they hold (an order held by two distinct live queries counts twice; its poller is one). */
+  watchedOrders: number;
+}
+
+export class LiveQueries {
+  readonly #shared = new Map<string, Shared>();
+  /** Read-cache group → the shared queries that read it. */
+  readonly #byGroup = new Map<string, Set<Shared>>();
+
+  readonly #listeners = new Set<LiveQueryListener>();
+
+  constructor(private readonly options: LiveQueriesOptions) {}
+
+  /** Adds a listener; returns its removal. */
+  listen(listener: LiveQueryListener): () => void {
+    this.#listeners.add(listener);
+    return () => this.#listeners.delete(listener);
+  }
+
+  /** Live queries open on this replica, the distinct ones among them, and the orders they have watched. */
+  stats(): LiveQueryStats {
+    let viewers = 0;
+    let watchedOrders = 0;
+    for (const shared of this.#shared.values()) {
+      viewers += shared.viewers.size;
+      watchedOrders += shared.watches.size;
+    }
+    return { viewers, shared: this.#shared.size, watchedOrders };
+  }
+
+  #notify(call: (listener: LiveQueryListener) => void): void {
+    for (const listener of this.#listeners) {
+      try {
+        call(listener);
+      } catch {
+        // A failing metrics hook must never stop a live query.
+      }
+    }
+  }
+
+  /**
+   * A viewer of the live query `key` (equal for identical queries) for the API key `watcher`, the first
+   * resolution run by `resolve` when no viewer holds it yet. The iterator yields the current result at once when
+   * there is one, then changes. Rejects with LIVE_QUERIES_PER_KEY_EXCEEDED past the watcher's cap.
+   */
+  async open(
+    key: string,
+    watcher: string,
+    resolve: (fresh: boolean) => Promise<LiveRound>,
+    patches: boolean,
+  ): Promise<AsyncIterableIterator<LivePayload, undefined>> {
+    const onClose = await this.options.cap.admit(watcher);
+    let shared = this.#shared.get(key);
+    const viewer: Viewer = {
+      patches,
+      revision: 0,
+      channel: new Channel<LivePayload>(() => {
+        this.#leave(shared!, viewer);
+        onClose();
+      }),
+    };
+    if (!shared) {
+      shared = {
+        key,
+        resolve,
+        viewers: new Set([viewer]),
+        last: null,
+        lastJson: null,
+        groups: new Set(),
+        watches: new Map(),
+        running: null,
+        again: null,
+        againLinks: [],
+        refresh: null,
+        closed: false,
+      };
+      this.#shared.set(key, shared);
+      void this.#round(shared, 'first');
+    } else {
+      shared.viewers.add(viewer);
+      if (shared.last) this.#send(viewer, shared.last, null);
+    }
+    return viewer.channel;
+  }
+
+  /** Re-resolves the live queries that read one of `groups` (null: all); resolves once they have sent. */
+  async invalidate(groups: readonly string[] | null, cause: LiveCause): Promise<void> {
+    const hit = new Set<Shared>();
+    if (groups === null) for (const shared of this.#shared.values()) hit.add(shared);
+    else for (const group of groups) for (const shared of this.#byGroup.get(group) ?? []) hit.add(shared);
+    await Promise.all([...hit].map((shared) => this.#round(shared, cause)));
+  }
+
+  /** Ends every viewer (shutdown). */
+  close(): void {
+    this.options.cap.close();
+    for (const shared of [...this.#shared.values()]) for (const viewer of [...shared.viewers]) viewer.channel.end();
+  }
+
+  /**
+   * One resolution, or (one already running) one more after it: a change seen meanwhile may not be in it. Each
+   * is a trace of its own (`live.query.resolve`), linked to what caused it where this replica saw that: the poll
+   * or the operation (a write, the first result) it was started in.
+   */
+  #round(shared: Shared, cause: LiveCause): Promise<void> {
+    const link = causeOfWork();
+    if (shared.running) {
+      // A fresh read covers every other cause, not the other way round.
+      if (shared.again !== 'watched') shared.again = cause;
+      if (link) shared.againLinks.push(link);
+      return shared.running;
+    }
+    const run = async () => {
+      let next: LiveCause | null = cause;
+      let links = link ? [link] : [];
+      while (next && !shared.closed) {
+        shared.again = null;
+        shared.againLinks = [];
+        const resolving = next;
+        await inRootSpan(
+          'live.query.resolve',
+          () => ({ links, attributes: { 'reward.live_query.cause': resolving, 'reward.live_query.viewers': shared.viewers.size } }),
+          async (span) => {
+            const changed = await this.#resolveOnce(shared, resolving);
+            if (span.isRecording()) span.setAttribute('reward.live_query.changed', changed);
+          },
+        );
+        next = shared.again;
+        links = shared.againLinks;
+      }
+    };
+    shared.running = run().finally(() => (shared.running = null));
+    return shared.running;
+  }
+
+  /** Whether it sent anything. */
+  async #resolveOnce(shared: Shared, cause: LiveCause): Promise<boolean> {
+    const started = performance.now();
+    let round: LiveRound;
+    try {
+      round = await shared.resolve(cause === 'watched');
+    } catch (error) {
+      // A re-resolution that fails keeps what viewers have; the first one has nothing to keep.
+      if (!shared.last) for (const viewer of [...shared.viewers]) viewer.channel.fail(error);
+      return false;
+    }
+    if (shared.closed) return false;
+    this.#track(shared, round);
+    const unwatchedOrders = this.#watch(shared, round.orders);
+    // Read nothing the cache tracks (the catalogue only, or the cache is off), or something no poller watches.
+    const untracked = round.groups.size === 0 || [...round.groups].some((group) => UNWATCHED_GROUP.test(group));
+    const refreshed = unwatchedOrders > 0 || untracked;
+    this.#scheduleRefresh(shared, refreshed);
+    const extensions = {
+      ...round.extensions,
+      ...(refreshed ? { live: { refreshMs: this.options.refreshMs, unwatchedOrders } } : {}),
+    };
+    const payload: LivePayload = {
+      ...(round.errors?.length ? { errors: round.errors } : {}),
+      data: round.data ?? null,
+      ...(Object.keys(extensions).length > 0 ? { extensions } : {}),
+    };
+    const json = JSON.stringify(payload);
+    const changed = json !== shared.lastJson;
+    const seconds = (performance.now() - started) / 1000;
+    this.#notify((l) => l.onRound?.(cause, changed, seconds));
+    if (!changed) return false;
+    const previous = shared.last;
+    shared.last = payload;
+    shared.lastJson = json;
+    let patch: Operation[] | null = null;
+    for (const viewer of [...shared.viewers]) {
+      if (viewer.patches && viewer.revision > 0 && previous && !patch) {
+        const made = generateJSONPatch(previous.data ?? {}, payload.data ?? {});
+        // Only the errors or extensions changed: the patch is empty, the revision still moves on.
+        patch = made === noDiffSymbol ? [] : made;
+      }
+      this.#send(viewer, payload, patch);
+    }
+    return true;
+  }
+
+  #send(viewer: Viewer, payload: LivePayload, patch: Operation[] | null): void {
+    let sent: LivePayload;
+    if (!viewer.patches) sent = payload;
+    else if (viewer.revision === 0 || !patch) {
+      viewer.revision = 1;
+      sent = { ...payload, revision: 1 };
+    } else {
+      viewer.revision += 1;
+      sent = { patch, revision: viewer.revision };
+      if (payload.errors) sent.errors = payload.errors;
+      if (payload.extensions) sent.extensions = payload.extensions;
+    }
+    if (this.#listeners.size > 0) {
+      const kind = sent.patch ? 'patch' : 'result';
+      const bytes = Buffer.byteLength(JSON.stringify(sent));
+      this.#notify((l) => l.onSend?.(kind, bytes));
+    }
+    viewer.channel.push(sent);
+  }
+
+  #track(shared: Shared, round: LiveRound): void {
+    for (const group of shared.groups) if (!round.groups.has(group)) this.#untrackGroup(shared, group);
+    for (const group of round.groups) {
+      let set = this.#byGroup.get(group);
+      if (!set) this.#byGroup.set(group, (set = new Set()));
+      set.add(shared);
+    }
+    shared.groups = new Set(round.groups);
+  }
+
+  #untrackGroup(shared: Shared, group: string): void {
+    const set = this.#byGroup.get(group);
+    set?.delete(shared);
+    if (set?.size === 0) this.#byGroup.delete(group);
+  }
+
+  /** Watches the result's orders up to the cap, releases those it no longer holds; returns how many go unwatched. */
+  #watch(shared: Shared, orders: ReadonlySet<string>): number {
+    const kept = [...orders].slice(0, this.options.maxWatchedOrders);
+    const keep = new Set(kept);
+    for (const [uuid, release] of shared.watches) {
+      if (keep.has(uuid)) continue;
+      release();
+      shared.watches.delete(uuid);
+    }
+    for (const uuid of kept) {
+      if (!shared.watches.has(uuid))
+        shared.watches.set(
+          uuid,
+          this.options.watchOrder(uuid, () => void this.#round(shared, 'watched')),
+        );
+    }
+    return orders.size - kept.length;
+  }
+
+  #scheduleRefresh(shared: Shared, needed: boolean): void {
+    if (!needed) {
+      if (shared.refresh) clearInterval(shared.refresh);
+      shared.refresh = null;
+      return;
+    }
+    if (shared.refresh) return;
+    shared.refresh = setInterval(() => void this.#round(shared, 'refresh'), this.options.refreshMs);
+    shared.refresh.unref();
+  }
+
+  #leave(shared: Shared, viewer: Viewer): void {
+    shared.viewers.delete(viewer);
+    if (shared.viewers.size > 0 || this.#shared.get(shared.key) !== shared) return;
+    shared.closed = true;
+    this.#shared.delete(shared.key);
+    for (const group of shared.groups) this.#untrackGroup(shared, group);
+    for (const release of shared.watches.values()) release();
+    shared.watches.clear();
+    if (shared.refresh) clearInterval(shared.refresh);
+  }
+}

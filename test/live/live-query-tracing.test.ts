@@ -1,0 +1,52 @@
+import { context, propagation, trace } from '@opentelemetry/api';
+import { node, tracing } from '@opentelemetry/sdk-node';
+import { afterAll, beforeAll, expect, it } from 'vitest';
+import { LiveQueries, type LiveRound } from '../../src/live/live-queries.js';
+
+// Each resolution of a live query is a trace of its own, `live.query.resolve`, linked to the poll (or the
+// operation) that caused it. In process, an in-memory exporter behind the SDK's tracer provider: global, so this
+// file runs in a process of its own (vitest.config.ts processSuites) and takes it down after.
+
+const exporter = new tracing.InMemorySpanExporter();
+const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
+
+beforeAll(() => provider.register());
+
+afterAll(async () => {
+  await provider.shutdown();
+  trace.disable();
+  context.disable();
+  propagation.disable();
+});
+
+it('a re-resolution caused by a poll is a span linked to the poll, saying why and whether it changed', async () => {
+  const liveQueries = new LiveQueries({
+    watchOrder: () => () => undefined,
+    maxWatchedOrders: 10,
+    refreshMs: 60_000,
+    cap: { admit: () => Promise.resolve(() => undefined), close: () => undefined },
+  });
+  let balance = 1;
+  const resolve = (): Promise<LiveRound> => Promise.resolve({ data: { balance }, groups: new Set(['ns:gifts:c:1']), orders: new Set() });
+  const viewer = await liveQueries.open('dashboard', 'key', resolve, false);
+  await viewer.next();
+
+  balance = 2;
+  const poll = trace.getTracer('test').startSpan('live.poll');
+  await context.with(trace.setSpan(context.active(), poll), () => liveQueries.invalidate(['ns:gifts:c:1'], 'poller'));
+  poll.end();
+  expect((await viewer.next()).value).toEqual({ data: { balance: 2 } });
+  // The same result again: a resolution, a span, nothing sent.
+  await liveQueries.invalidate(['ns:gifts:c:1'], 'poller');
+
+  const resolutions = exporter.getFinishedSpans().filter((span) => span.name === 'live.query.resolve');
+  expect(resolutions.map((span) => [span.attributes['reward.live_query.cause'], span.attributes['reward.live_query.changed']])).toEqual([
+    ['first', true],
+    ['poller', true],
+    ['poller', false],
+  ]);
+  expect(resolutions[1]!.links.map((link) => link.context.spanId)).toEqual([poll.spanContext().spanId]);
+  expect(resolutions[1]!.parentSpanContext).toBeUndefined();
+  await viewer.return?.();
+  liveQueries.close();
+});
