@@ -55,7 +55,9 @@ export async function prepareAsCaller(
     return refused({ stage: 'params', thrown });
   }
   // `params` as yoga's HTTP context has them: a plugin may read the operation's extensions (use-live-queries.ts).
-  const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped({ ...initial, params });
+  // Added to the very object the params stage saw, not a copy: plugins keep per-operation state by it (the
+  // automatic persisted query waiting to be registered once its operation has run).
+  const { schema, execute, subscribe, contextFactory, parse, validate } = yoga.getEnveloped(Object.assign(initial, { params }));
   let document;
   try {
     document = parse(params.query ?? '');
