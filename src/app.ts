@@ -15,6 +15,7 @@ import type { LiveLogger } from './live/listener.js';
 import { liveFromConfig } from './live/from-config.js';
 import type { Live } from './live/live.js';
 import { createLiveStore } from './live/live-store.js';
+import { mcpFromConfig } from './mcp/from-config.js';
 import { createDrain } from './ops/drain.js';
 import { createLogger, logLevel, type Logger } from './ops/logger.js';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
@@ -164,7 +165,18 @@ export function createGateway({
     logger,
     metrics,
   });
-  const entry = createHttpEntry({ config, yoga, drain, hostAllowed: security.hostAllowed, metrics, redact: redactor.redact, logger });
+  // Agents (MCP): each tool call runs through the same yoga as the caller.
+  const mcp = mcpFromConfig(config, { yoga, authenticate: security.authenticate, logger });
+  const entry = createHttpEntry({
+    config,
+    yoga,
+    drain,
+    hostAllowed: security.hostAllowed,
+    metrics,
+    redact: redactor.redact,
+    logger,
+    routes: mcp?.routes,
+  });
   const http = createGatewayServer(config, entry.handle);
   const websocket = attachWebSocket(http.server, yoga, security.websocket, webSocketLimits(config), logger);
 

@@ -58,6 +58,8 @@ export interface Security {
   callerOf(request: Request): Caller;
   /** The caller an Authorization value names, or null (no rate accounting). */
   identify: Authentication['identify'];
+  /** The caller an Authorization value names, or the refusal that says why not (no rate accounting): for /mcp. */
+  authenticate: Authentication['authenticate'];
   /** The access pipeline: yoga plugins in the order a request meets them, to run before all others. */
   plugins: Plugin[];
   cors: { origin: string[]; methods: string[]; credentials: false } | false;
@@ -179,6 +181,7 @@ export function createSecurity(config: AccessSettings, shared?: SharedLimits): S
   return {
     callerOf: authentication.callerOf,
     identify: authentication.identify,
+    authenticate: authentication.authenticate,
     plugins,
     cors: config.CORS_ORIGINS?.length ? { origin: config.CORS_ORIGINS, methods: ['GET', 'POST'], credentials: false } : false,
     host,

@@ -1,0 +1,171 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import type { GraphQLSchema } from 'graphql';
+import type { YogaServerInstance } from 'graphql-yoga';
+import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
+import type { Logger } from '../ops/logger.js';
+import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
+import type { Admission } from '../security/token-callers.js';
+import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
+import { errorTypes, toolResult, type GraphQLAnswer } from './tool-results.js';
+
+// /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: any replica answers any call, as
+// for /graphql), answering JSON rather than event streams. Each POST is authenticated as /graphql's are (the same
+// API keys and access tokens); a refusal is the catalogue's 401 with the WWW-Authenticate MCP's authorization
+// asks for, pointing at /.well-known/oauth-protected-resource. The caller sees and may call only the tools its
+// scopes allow, and each call runs as one GraphQL request through yoga (`yoga.handleRequest`) with the caller's
+// own Authorization: the whole access pipeline applies to it as to any client (rate limit, trusted documents,
+// cost, scopes per field, redaction, the operation log and metrics under the tool's operation name).
+
+export const MCP_PATH = '/mcp';
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+export interface McpEndpointOptions {
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any yoga instance: see edge/run-as-caller.ts
+  yoga: YogaServerInstance<any, any>;
+  schema: GraphQLSchema;
+  tools: readonly OperationTool[];
+  /** Authentication of the access pipeline (use-api-keys.ts): the caller an Authorization value names, or why not. */
+  authenticate(authorization: string | undefined): Admission | Promise<Admission>;
+  /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
+  issuers: readonly string[];
+  version: string;
+  logger: Logger;
+}
+
+export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+export interface McpEndpoint {
+  /**
+   * By path: POST /mcp (one JSON-RPC message or batch of a client), and the protected resource metadata (RFC
+   * 9728), at the root and under /mcp's path suffix, where clients of MCP's authorization look first.
+   */
+  routes: Readonly<Record<string, Route>>;
+}
+
+const INSTRUCTIONS =
+  'Tools of a reward (gift card) gateway. A tool that creates an order or adds funds takes an idempotency `id`: make ' +
+  'a new one per new order, and reuse exactly the same input (same id) to retry after a timeout or a failure; the ' +
+  'order is then made once. A failure comes back as a result with `isError` and `structuredContent.error`, whose ' +
+  '`next` or `message` says what to do.';
+
+/** The URL the gateway is reached at, as the client named it (metadata must name the resource the client called). */
+function origin(req: IncomingMessage): string {
+  const forwarded = req.headers['x-forwarded-proto'];
+  const https = (req.socket as { encrypted?: boolean }).encrypted || forwarded === 'https';
+  return `${https ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
+}
+
+function answerJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** The catalogue's refusal, its challenge naming where the resource's metadata is (MCP authorization). */
+function refuse(req: IncomingMessage, res: ServerResponse, refusal: DescribedFailure): void {
+  const headers = { ...refusal.headers };
+  const challenge = headers['www-authenticate'];
+  if (challenge) {
+    const metadata = `resource_metadata="${origin(req)}${RESOURCE_METADATA_PATH}${MCP_PATH}"`;
+    headers['www-authenticate'] = challenge === 'Bearer' ? `Bearer ${metadata}` : `${challenge}, ${metadata}`;
+  }
+  answerJson(res, refusal.status, errorBody(refusal), headers);
+}
+
+function listed(tool: OperationTool): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as Tool['inputSchema'],
+    annotations: { readOnlyHint: tool.kind === 'query', openWorldHint: false },
+  };
+}
+
+export function createMcpEndpoint({ yoga, schema, tools, authenticate, issuers, version, logger }: McpEndpointOptions): McpEndpoint {
+  const failures = errorTypes(schema);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+
+  /** Runs the tool's operation as the caller, through yoga as any GraphQL request. */
+  async function run(tool: OperationTool, args: Record<string, unknown>, req: IncomingMessage): Promise<CallToolResult> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
+    if (req.headers.authorization) headers.authorization = req.headers.authorization;
+    const requestId = req.headers['x-request-id'];
+    if (typeof requestId === 'string') headers['x-request-id'] = requestId;
+    const request = new yoga.fetchAPI.Request(`${origin(req)}/graphql`, {
+      method: 'POST',
+      headers,
+      body: JSON.stringify({ ...tool.request, operationName: tool.name, variables: args }),
+    });
+    // The Node request as server context: keyless development's rate limit counts by its remote address.
+    const response = await yoga.handleRequest(request, { req });
+    const text = await response.text();
+    let body: GraphQLAnswer;
+    try {
+      body = JSON.parse(text) as GraphQLAnswer;
+    } catch {
+      body = { errors: [{ message: `The gateway answered ${response.status} without a GraphQL body.` }] };
+    }
+    return toolResult(body, failures);
+  }
+
+  function serverFor(caller: Caller, req: IncomingMessage): Server {
+    const server = new Server({ name: 'reward-gateway', version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed) }));
+    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+      const tool = byName.get(params.name);
+      if (!tool) {
+        const unknown = { error: { message: `No tool is named ${params.name}: list the tools to see those you may call.` } };
+        return { content: [{ type: 'text', text: JSON.stringify(unknown) }], structuredContent: unknown, isError: true };
+      }
+      if (!mayCall(tool, caller.scopes)) {
+        const missing = missingScopesFor(tool, caller.scopes);
+        const { message, extensions } = describeFailure('FORBIDDEN', {
+          apiKey: caller.name,
+          byToken: caller.kind === 'token',
+          field: `the tool ${tool.name}`,
+          missing: describeMissing({ kind: 'AllAuthScopes', failures: missing.map((scope) => ({ kind: 'AuthScope', scope })) }),
+          missingScopes: missing,
+        });
+        const refused = { error: { ...extensions, message, retryable: false } };
+        return { content: [{ type: 'text', text: JSON.stringify(refused) }], structuredContent: refused, isError: true };
+      }
+      logger.debug({ tool: tool.name, caller: caller.name }, 'mcp: tool call');
+      return run(tool, params.arguments ?? {}, req);
+    });
+    return server;
+  }
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Stateless: no stream of the server's own to open (GET) and no session to end (DELETE).
+    if (req.method !== 'POST')
+      return answerJson(
+        res,
+        405,
+        { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC to /mcp.' }, id: null },
+        { allow: 'POST' },
+      );
+    const admission = await authenticate(req.headers.authorization);
+    if ('refusal' in admission) return refuse(req, res, admission.refusal);
+    const server = serverFor(admission.caller, req);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.once('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res);
+  }
+
+  const metadata: Route = (req, res) =>
+    answerJson(res, 200, {
+      resource: `${origin(req)}${MCP_PATH}`,
+      authorization_servers: issuers,
+      scopes_supported: SCOPES,
+      bearer_methods_supported: ['header'],
+      resource_name: 'reward-gateway',
+    });
+
+  return { routes: { [MCP_PATH]: handle, [RESOURCE_METADATA_PATH]: metadata, [`${RESOURCE_METADATA_PATH}${MCP_PATH}`]: metadata } };
+}

@@ -1,0 +1,40 @@
+import type { YogaServerInstance } from 'graphql-yoga';
+import { configuredIssuers, type IdentitySettings } from '../identity/config.js';
+import type { Logger } from '../ops/logger.js';
+import { schema } from '../schema/index.js';
+import type { SecuritySettings } from '../security/config.js';
+import { loadTrustedDocuments } from '../security/use-trusted-documents.js';
+import type { McpSettings } from './config.js';
+import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from './endpoint.js';
+import { loadOperationTools } from './operation-tools.js';
+
+// /mcp as the configuration has it: on when MCP_ENABLED says so, or, unset, in keyless development only (there
+// the development caller has every scope and the gateway listens on loopback, so a local agent connects with no
+// set-up; anywhere else an operator turns it on knowingly).
+
+/** The version the MCP server names in its handshake: of its tools' contract, not of the package. */
+const SERVER_VERSION = '1.0.0';
+
+type McpFromConfigSettings = McpSettings & IdentitySettings & Pick<SecuritySettings, 'GATEWAY_API_KEYS' | 'TRUSTED_DOCUMENTS'>;
+
+export function mcpEnabled(config: McpFromConfigSettings): boolean {
+  const keyless = !config.GATEWAY_API_KEYS?.length && configuredIssuers(config).length === 0;
+  return config.MCP_ENABLED ?? keyless;
+}
+
+/** The endpoint, or null when MCP is off. */
+export function mcpFromConfig(
+  config: McpFromConfigSettings,
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any yoga instance: see edge/run-as-caller.ts
+  deps: { yoga: YogaServerInstance<any, any>; authenticate: McpEndpointOptions['authenticate']; logger: Logger },
+): McpEndpoint | null {
+  if (!mcpEnabled(config)) return null;
+  const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
+  return createMcpEndpoint({
+    ...deps,
+    schema,
+    tools: loadOperationTools(schema, config.MCP_OPERATIONS_DIR, trusted),
+    issuers: configuredIssuers(config).map((issuer) => issuer.issuer),
+    version: SERVER_VERSION,
+  });
+}
