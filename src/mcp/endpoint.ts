@@ -8,6 +8,7 @@ import { describeFailure, errorBody, type DescribedFailure } from '../errors/gat
 import type { Logger } from '../ops/logger.js';
 import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
+import { bodyLimitFailure } from '../security/use-body-limit.js';
 import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
 import { errorTypes, toolResult, type GraphQLAnswer } from './tool-results.js';
 
@@ -29,6 +30,8 @@ export interface McpEndpointOptions {
   tools: readonly OperationTool[];
   /** Authentication of the access pipeline (use-api-keys.ts): the caller an Authorization value names, or why not. */
   authenticate(authorization: string | undefined): Admission | Promise<Admission>;
+  /** MAX_BODY_BYTES: a message's bound, as a GraphQL request's. */
+  maxBodyBytes: number;
   /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
   issuers: readonly string[];
   version: string;
@@ -83,7 +86,7 @@ function listed(tool: OperationTool): Tool {
   };
 }
 
-export function createMcpEndpoint({ yoga, schema, tools, authenticate, issuers, version, logger }: McpEndpointOptions): McpEndpoint {
+export function createMcpEndpoint({ yoga, schema, tools, authenticate, maxBodyBytes, issuers, version, logger }: McpEndpointOptions): McpEndpoint {
   const failures = errorTypes(schema);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -146,6 +149,9 @@ export function createMcpEndpoint({ yoga, schema, tools, authenticate, issuers, 
         { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC to /mcp.' }, id: null },
         { allow: 'POST' },
       );
+    // In the access pipeline's order: the body's bound, then who is calling.
+    const tooLarge = bodyLimitFailure(req.method, req.headers['content-length'], maxBodyBytes);
+    if (tooLarge) return refuse(req, res, tooLarge);
     const admission = await authenticate(req.headers.authorization);
     if ('refusal' in admission) return refuse(req, res, admission.refusal);
     const server = serverFor(admission.caller, req);

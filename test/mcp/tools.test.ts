@@ -120,6 +120,16 @@ describe('authentication (MCP authorization)', () => {
     }
   });
 
+  it('a message over MAX_BODY_BYTES is the catalogue 413, as a GraphQL request is', async ({ gateway }) => {
+    const res = await fetch(`${await gateway.listen()}/mcp`, {
+      method: 'POST',
+      headers: { authorization: auth(KEYS.reader), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list', params: { padding: 'x'.repeat(100_001) } }),
+    });
+    expect(res.status).toBe(413);
+    expect((await res.json()).errors[0].extensions.code).toBe('BAD_REQUEST');
+  });
+
   it('GET /mcp is 405: the server is stateless and opens no stream of its own', async ({ gateway }) => {
     const res = await fetch(`${await gateway.listen()}/mcp`, { headers: { authorization: auth(KEYS.reader), accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
