@@ -9,6 +9,7 @@ import type { Logger } from '../ops/logger.js';
 import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
 import { bodyLimitFailure } from '../security/use-body-limit.js';
+import { originAllowed } from '../security/use-csrf-prevention.js';
 import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
 import { errorTypes, toolResult, type GraphQLAnswer } from './tool-results.js';
 
@@ -30,6 +31,8 @@ export interface McpEndpointOptions {
   tools: readonly OperationTool[];
   /** Authentication of the access pipeline (use-api-keys.ts): the caller an Authorization value names, or why not. */
   authenticate(authorization: string | undefined): Admission | Promise<Admission>;
+  /** CORS_ORIGINS: the browser origins besides the gateway's own whose pages may call it. */
+  corsOrigins: readonly string[];
   /** MAX_BODY_BYTES: a message's bound, as a GraphQL request's. */
   maxBodyBytes: number;
   /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
@@ -86,7 +89,17 @@ function listed(tool: OperationTool): Tool {
   };
 }
 
-export function createMcpEndpoint({ yoga, schema, tools, authenticate, maxBodyBytes, issuers, version, logger }: McpEndpointOptions): McpEndpoint {
+export function createMcpEndpoint({
+  yoga,
+  schema,
+  tools,
+  authenticate,
+  corsOrigins,
+  maxBodyBytes,
+  issuers,
+  version,
+  logger,
+}: McpEndpointOptions): McpEndpoint {
   const failures = errorTypes(schema);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -149,7 +162,9 @@ export function createMcpEndpoint({ yoga, schema, tools, authenticate, maxBodyBy
         { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC to /mcp.' }, id: null },
         { allow: 'POST' },
       );
-    // In the access pipeline's order: the body's bound, then who is calling.
+    // MCP's transport asks every server to check Origin (DNS rebinding); a browser's page calls only from the
+    // origins /graphql serves. Then, in the access pipeline's order, the body's bound and who is calling.
+    if (!originAllowed(req, corsOrigins)) return refuse(req, res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
     const tooLarge = bodyLimitFailure(req.method, req.headers['content-length'], maxBodyBytes);
     if (tooLarge) return refuse(req, res, tooLarge);
     const admission = await authenticate(req.headers.authorization);

@@ -15,7 +15,9 @@ import { loadOperationTools } from './operation-tools.js';
 /** The version the MCP server names in its handshake: of its tools' contract, not of the package. */
 const SERVER_VERSION = '1.0.0';
 
-type McpFromConfigSettings = McpSettings & IdentitySettings & Pick<SecuritySettings, 'GATEWAY_API_KEYS' | 'TRUSTED_DOCUMENTS' | 'MAX_BODY_BYTES'>;
+type McpFromConfigSettings = McpSettings &
+  IdentitySettings &
+  Pick<SecuritySettings, 'GATEWAY_API_KEYS' | 'TRUSTED_DOCUMENTS' | 'MAX_BODY_BYTES' | 'CORS_ORIGINS'>;
 
 export function mcpEnabled(config: McpFromConfigSettings): boolean {
   const keyless = !config.GATEWAY_API_KEYS?.length && configuredIssuers(config).length === 0;
@@ -34,6 +36,7 @@ export function mcpFromConfig(
     ...deps,
     schema,
     tools: loadOperationTools(schema, config.MCP_OPERATIONS_DIR, trusted),
+    corsOrigins: config.CORS_ORIGINS ?? [],
     maxBodyBytes: config.MAX_BODY_BYTES,
     issuers: configuredIssuers(config).map((issuer) => issuer.issuer),
     version: SERVER_VERSION,

@@ -130,6 +130,21 @@ describe('authentication (MCP authorization)', () => {
     expect((await res.json()).errors[0].extensions.code).toBe('BAD_REQUEST');
   });
 
+  it('a browser page of an origin not in CORS_ORIGINS is refused 403 (DNS rebinding), before its key is read', async ({ gateway }) => {
+    const res = await fetch(`${await gateway.listen()}/mcp`, {
+      method: 'POST',
+      headers: {
+        origin: 'https://elsewhere.example',
+        authorization: auth(KEYS.reader),
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+    });
+    expect(res.status).toBe(403);
+    expect((await res.json()).errors[0].extensions.code).toBe('CORS_ORIGIN_NOT_ALLOWED');
+  });
+
   it('GET /mcp is 405: the server is stateless and opens no stream of its own', async ({ gateway }) => {
     const res = await fetch(`${await gateway.listen()}/mcp`, { headers: { authorization: auth(KEYS.reader), accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
