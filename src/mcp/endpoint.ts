@@ -1,9 +1,8 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type CallToolResult, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
-import type { YogaServerInstance } from 'graphql-yoga';
 import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
 import type { Logger } from '../ops/logger.js';
 import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
@@ -11,7 +10,8 @@ import type { Admission } from '../security/token-callers.js';
 import { bodyLimitFailure } from '../security/use-body-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
 import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
-import { errorTypes, toolResult, type GraphQLAnswer } from './tool-results.js';
+import { origin, runOperation, type AnyYoga } from './run-operation.js';
+import { errorTypes, toolResult } from './tool-results.js';
 
 // /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: any replica answers any call, as
 // for /graphql), answering JSON rather than event streams. Each POST is authenticated as /graphql's are (the same
@@ -25,8 +25,7 @@ export const MCP_PATH = '/mcp';
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 export interface McpEndpointOptions {
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any yoga instance: see edge/run-as-caller.ts
-  yoga: YogaServerInstance<any, any>;
+  yoga: AnyYoga;
   schema: GraphQLSchema;
   tools: readonly OperationTool[];
   /** Authentication of the access pipeline (use-api-keys.ts): the caller an Authorization value names, or why not. */
@@ -56,13 +55,6 @@ const INSTRUCTIONS =
   'a new one per new order, and reuse exactly the same input (same id) to retry after a timeout or a failure; the ' +
   'order is then made once. A failure comes back as a result with `isError` and `structuredContent.error`, whose ' +
   '`next` or `message` says what to do.';
-
-/** The URL the gateway is reached at, as the client named it (metadata must name the resource the client called). */
-function origin(req: IncomingMessage): string {
-  const forwarded = req.headers['x-forwarded-proto'];
-  const https = (req.socket as { encrypted?: boolean }).encrypted || forwarded === 'https';
-  return `${https ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
-}
 
 function answerJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
@@ -103,29 +95,6 @@ export function createMcpEndpoint({
   const failures = errorTypes(schema);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
-  /** Runs the tool's operation as the caller, through yoga as any GraphQL request. */
-  async function run(tool: OperationTool, args: Record<string, unknown>, req: IncomingMessage): Promise<CallToolResult> {
-    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
-    if (req.headers.authorization) headers.authorization = req.headers.authorization;
-    const requestId = req.headers['x-request-id'];
-    if (typeof requestId === 'string') headers['x-request-id'] = requestId;
-    const request = new yoga.fetchAPI.Request(`${origin(req)}/graphql`, {
-      method: 'POST',
-      headers,
-      body: JSON.stringify({ ...tool.request, operationName: tool.name, variables: args }),
-    });
-    // The Node request as server context: keyless development's rate limit counts by its remote address.
-    const response = await yoga.handleRequest(request, { req });
-    const text = await response.text();
-    let body: GraphQLAnswer;
-    try {
-      body = JSON.parse(text) as GraphQLAnswer;
-    } catch {
-      body = { errors: [{ message: `The gateway answered ${response.status} without a GraphQL body.` }] };
-    }
-    return toolResult(body, failures);
-  }
-
   function serverFor(caller: Caller, req: IncomingMessage): Server {
     const server = new Server({ name: 'reward-gateway', version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed) }));
@@ -148,7 +117,7 @@ export function createMcpEndpoint({
         return { content: [{ type: 'text', text: JSON.stringify(refused) }], structuredContent: refused, isError: true };
       }
       logger.debug({ tool: tool.name, caller: caller.name }, 'mcp: tool call');
-      return run(tool, params.arguments ?? {}, req);
+      return toolResult(await runOperation(yoga, tool, params.arguments ?? {}, req), failures);
     });
     return server;
   }

@@ -1,4 +1,3 @@
-import type { YogaServerInstance } from 'graphql-yoga';
 import { configuredIssuers, type IdentitySettings } from '../identity/config.js';
 import type { Logger } from '../ops/logger.js';
 import { schema } from '../schema/index.js';
@@ -7,6 +6,7 @@ import { loadTrustedDocuments } from '../security/use-trusted-documents.js';
 import type { McpSettings } from './config.js';
 import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from './endpoint.js';
 import { loadOperationTools } from './operation-tools.js';
+import type { AnyYoga } from './run-operation.js';
 
 // /mcp as the configuration has it: on when MCP_ENABLED says so, or, unset, in keyless development only (there
 // the development caller has every scope and the gateway listens on loopback, so a local agent connects with no
@@ -27,8 +27,7 @@ export function mcpEnabled(config: McpFromConfigSettings): boolean {
 /** The endpoint, or null when MCP is off. */
 export function mcpFromConfig(
   config: McpFromConfigSettings,
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- any yoga instance: see edge/run-as-caller.ts
-  deps: { yoga: YogaServerInstance<any, any>; authenticate: McpEndpointOptions['authenticate']; logger: Logger },
+  deps: { yoga: AnyYoga; authenticate: McpEndpointOptions['authenticate']; logger: Logger },
 ): McpEndpoint | null {
   if (!mcpEnabled(config)) return null;
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
