@@ -1,17 +1,26 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { CallToolRequestSchema, ListToolsRequestSchema, type Tool } from '@modelcontextprotocol/sdk/types.js';
+import {
+  CallToolRequestSchema,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  ErrorCode,
+  McpError,
+  ReadResourceRequestSchema,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
 import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
-import type { Logger } from '../ops/logger.js';
 import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
 import { bodyLimitFailure } from '../security/use-body-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
 import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
+import { ORDER_TEMPLATE, orderLinks, orderUuidOf, READ_ORDER_TOOL } from './order-resource.js';
 import { origin, runOperation, type AnyYoga } from './run-operation.js';
-import { errorTypes, toolResult } from './tool-results.js';
+import { errorTypes, failedResult, toolResult } from './tool-results.js';
 
 // /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: any replica answers any call, as
 // for /graphql), answering JSON rather than event streams. Each POST is authenticated as /graphql's are (the same
@@ -37,7 +46,6 @@ export interface McpEndpointOptions {
   /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
   issuers: readonly string[];
   version: string;
-  logger: Logger;
 }
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -72,6 +80,21 @@ function refuse(req: IncomingMessage, res: ServerResponse, refusal: DescribedFai
   answerJson(res, refusal.status, errorBody(refusal), headers);
 }
 
+/** MCP's error code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** The catalogue's FORBIDDEN for a tool (or the resource read with it) the caller's scopes do not allow. */
+function forbidden(caller: Caller, tool: OperationTool): DescribedFailure {
+  const missing = missingScopesFor(tool, caller.scopes);
+  return describeFailure('FORBIDDEN', {
+    apiKey: caller.name,
+    byToken: caller.kind === 'token',
+    field: `the tool ${tool.name}`,
+    missing: describeMissing({ kind: 'AllAuthScopes', failures: missing.map((scope) => ({ kind: 'AuthScope', scope })) }),
+    missingScopes: missing,
+  });
+}
+
 function listed(tool: OperationTool): Tool {
   return {
     name: tool.name,
@@ -90,35 +113,52 @@ export function createMcpEndpoint({
   maxBodyBytes,
   issuers,
   version,
-  logger,
 }: McpEndpointOptions): McpEndpoint {
   const failures = errorTypes(schema);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
+  const readOrder = byName.get(READ_ORDER_TOOL);
+
   function serverFor(caller: Caller, req: IncomingMessage): Server {
-    const server = new Server({ name: 'reward-gateway', version }, { capabilities: { tools: { listChanged: false } }, instructions: INSTRUCTIONS });
+    const server = new Server(
+      { name: 'reward-gateway', version },
+      { capabilities: { tools: { listChanged: false }, ...(readOrder ? { resources: {} } : {}) }, instructions: INSTRUCTIONS },
+    );
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed) }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const tool = byName.get(params.name);
-      if (!tool) {
-        const unknown = { error: { message: `No tool is named ${params.name}: list the tools to see those you may call.` } };
-        return { content: [{ type: 'text', text: JSON.stringify(unknown) }], structuredContent: unknown, isError: true };
-      }
+      if (!tool) return failedResult({ message: `No tool is named ${params.name}: list the tools to see those you may call.` });
       if (!mayCall(tool, caller.scopes)) {
-        const missing = missingScopesFor(tool, caller.scopes);
-        const { message, extensions } = describeFailure('FORBIDDEN', {
-          apiKey: caller.name,
-          byToken: caller.kind === 'token',
-          field: `the tool ${tool.name}`,
-          missing: describeMissing({ kind: 'AllAuthScopes', failures: missing.map((scope) => ({ kind: 'AuthScope', scope })) }),
-          missingScopes: missing,
-        });
-        const refused = { error: { ...extensions, message, retryable: false } };
-        return { content: [{ type: 'text', text: JSON.stringify(refused) }], structuredContent: refused, isError: true };
+        const { message, extensions } = forbidden(caller, tool);
+        return failedResult({ ...extensions, message, retryable: false });
       }
-      logger.debug({ tool: tool.name, caller: caller.name }, 'mcp: tool call');
-      return toolResult(await runOperation(yoga, tool, params.arguments ?? {}, req), failures);
+      const answer = await runOperation(yoga, tool, params.arguments ?? {}, req);
+      const result = toolResult(answer, failures);
+      if (!result.isError) result.content.push(...orderLinks(answer.data));
+      return result;
     });
+    if (readOrder) {
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+        resourceTemplates: mayCall(readOrder, caller.scopes) ? [ORDER_TEMPLATE] : [],
+      }));
+      // Orders are many and found with the tools: none is listed, each is read by the URI a tool answered with.
+      server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+      server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
+        const uuid = orderUuidOf(params.uri);
+        if (uuid === null)
+          throw new McpError(RESOURCE_NOT_FOUND, `No resource is named ${params.uri}: orders are reward://campaign/<uuid>.`, { uri: params.uri });
+        if (!mayCall(readOrder, caller.scopes)) {
+          const { message, extensions } = forbidden(caller, readOrder);
+          throw new McpError(ErrorCode.InvalidRequest, message, extensions);
+        }
+        const answer = await runOperation(yoga, readOrder, { ref: uuid }, req);
+        const order = answer.data?.campaign;
+        if (order) return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(order) }] };
+        const error = answer.errors?.[0];
+        if (error) throw new McpError(ErrorCode.InternalError, error.message, error.extensions);
+        throw new McpError(RESOURCE_NOT_FOUND, `No order has the uuid ${uuid}.`, { uri: params.uri });
+      });
+    }
     return server;
   }
 

@@ -1,5 +1,4 @@
 import { configuredIssuers, type IdentitySettings } from '../identity/config.js';
-import type { Logger } from '../ops/logger.js';
 import { schema } from '../schema/index.js';
 import type { SecuritySettings } from '../security/config.js';
 import { loadTrustedDocuments } from '../security/use-trusted-documents.js';
@@ -27,7 +26,7 @@ export function mcpEnabled(config: McpFromConfigSettings): boolean {
 /** The endpoint, or null when MCP is off. */
 export function mcpFromConfig(
   config: McpFromConfigSettings,
-  deps: { yoga: AnyYoga; authenticate: McpEndpointOptions['authenticate']; logger: Logger },
+  deps: { yoga: AnyYoga; authenticate: McpEndpointOptions['authenticate'] },
 ): McpEndpoint | null {
   if (!mcpEnabled(config)) return null;
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;

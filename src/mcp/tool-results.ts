@@ -34,6 +34,9 @@ function answered(structured: Record<string, unknown>, isError: boolean): CallTo
   return { content: [{ type: 'text', text: JSON.stringify(structured) }], structuredContent: structured, ...(isError ? { isError } : {}) };
 }
 
+/** A failure of the gateway's own making, before any operation ran (an unknown tool, missing scopes). */
+export const failedResult = (error: Record<string, unknown>): CallToolResult => answered({ error }, true);
+
 /** A GraphQL error as a model reads it: the catalogue's code, message and retry rule. */
 function describeError({ message, path, extensions = {} }: GraphQLErrorJson): Record<string, unknown> {
   // `http` is how a refusal told yoga its status: not the client's to read (yoga strips it from bodies too).
