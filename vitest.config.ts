@@ -17,6 +17,7 @@ const processSuites = [
   'test/live/cluster*.test.ts',
   'test/live/redis-hang.test.ts',
   'test/live/takeover.test.ts',
+  'test/mcp/inspector.test.ts',
   'test/ops/main-process.test.ts',
   'test/ops/production-build.test.ts',
   'test/ops/start-up-failures.test.ts',
