@@ -13,6 +13,7 @@ import {
 } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
 import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
+import type { McpToolOutcome } from '../ops/mcp-metrics.js';
 import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
 import { bodyLimitFailure } from '../security/use-body-limit.js';
@@ -46,6 +47,8 @@ export interface McpEndpointOptions {
   /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
   issuers: readonly string[];
   version: string;
+  /** Counts each tool call by its outcome (ops/mcp-metrics.ts). */
+  onToolCall(tool: string, outcome: McpToolOutcome): void;
 }
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -113,6 +116,7 @@ export function createMcpEndpoint({
   maxBodyBytes,
   issuers,
   version,
+  onToolCall,
 }: McpEndpointOptions): McpEndpoint {
   const failures = errorTypes(schema);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
@@ -127,13 +131,18 @@ export function createMcpEndpoint({
     server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed) }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
       const tool = byName.get(params.name);
-      if (!tool) return failedResult({ message: `No tool is named ${params.name}: list the tools to see those you may call.` });
+      if (!tool) {
+        onToolCall('unknown', 'refused');
+        return failedResult({ message: `No tool is named ${params.name}: list the tools to see those you may call.` });
+      }
       if (!mayCall(tool, caller.scopes)) {
+        onToolCall(tool.name, 'refused');
         const { message, extensions } = forbidden(caller, tool);
         return failedResult({ ...extensions, message, retryable: false });
       }
       const answer = await runOperation(yoga, tool, params.arguments ?? {}, req);
       const result = toolResult(answer, failures);
+      onToolCall(tool.name, result.isError ? 'failed' : 'ok');
       if (!result.isError) result.content.push(...orderLinks(answer.data));
       return result;
     });

@@ -5,7 +5,6 @@ import { loadTrustedDocuments } from '../security/use-trusted-documents.js';
 import type { McpSettings } from './config.js';
 import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from './endpoint.js';
 import { loadOperationTools } from './operation-tools.js';
-import type { AnyYoga } from './run-operation.js';
 
 // /mcp as the configuration has it: on when MCP_ENABLED says so, or, unset, in keyless development only (there
 // the development caller has every scope and the gateway listens on loopback, so a local agent connects with no
@@ -26,7 +25,7 @@ export function mcpEnabled(config: McpFromConfigSettings): boolean {
 /** The endpoint, or null when MCP is off. */
 export function mcpFromConfig(
   config: McpFromConfigSettings,
-  deps: { yoga: AnyYoga; authenticate: McpEndpointOptions['authenticate'] },
+  deps: Pick<McpEndpointOptions, 'yoga' | 'authenticate' | 'onToolCall'>,
 ): McpEndpoint | null {
   if (!mcpEnabled(config)) return null;
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;

@@ -7,6 +7,7 @@ import { cacheMetrics } from './cache-metrics.js';
 import { eventLoopLagMetrics, EVENT_LOOP_LAG_SERIES } from './event-loop-lag.js';
 import { liveMetrics } from './live-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
+import { mcpMetrics, type McpToolOutcome } from './mcp-metrics.js';
 import { readinessMetrics } from './readiness-metrics.js';
 import { shieldMetrics } from './shield-metrics.js';
 import { upstreamMetrics } from './upstream-metrics.js';
@@ -23,6 +24,8 @@ export interface GatewayMetrics {
   loaderBatch(loader: string, size: number): void;
   /** The read cache's hooks. */
   cache: CacheHooks;
+  /** Counts an MCP tool call (mcp/endpoint.ts); `tool` is a tool's name, or `unknown`. */
+  mcpToolCall(tool: string, outcome: McpToolOutcome): void;
   /** Connects the live hub's counts and hooks; returns the disconnection. */
   watchLive: ReturnType<typeof liveMetrics>;
   /** Connects the upstream client's budget and circuit breaker. */
@@ -54,6 +57,7 @@ export function createMetrics(): GatewayMetrics {
     upstreamCall: upstreamMetrics(registry),
     loaderBatch: loaderMetrics(registry),
     cache: cacheMetrics(registry),
+    mcpToolCall: mcpMetrics(registry),
     watchLive: liveMetrics(registry),
     watchShield: shieldMetrics(registry),
     watchReadiness: readinessMetrics(registry),

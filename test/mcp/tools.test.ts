@@ -82,6 +82,23 @@ describe('scopes', () => {
     }
   });
 
+  it('/metrics counts tool calls by tool and outcome, refusals included', async ({ gateway }) => {
+    const url = await gateway.listen();
+    const mcp = await connectMcp(url, auth(KEYS.reader));
+    try {
+      await mcp.client.callTool({ name: 'GetReward', arguments: { uuid: 'no-such-reward' } });
+      await mcp.client.callTool({ name: 'ReadBalances', arguments: {} });
+      await mcp.client.callTool({ name: 'NoSuchTool', arguments: {} });
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toMatch(/^reward_gateway_mcp_tool_calls_total\{tool="GetReward",outcome="ok"\} [1-9]/m);
+      expect(metrics).toMatch(/^reward_gateway_mcp_tool_calls_total\{tool="ReadBalances",outcome="refused"\} [1-9]/m);
+      expect(metrics).toMatch(/^reward_gateway_mcp_tool_calls_total\{tool="unknown",outcome="refused"\} [1-9]/m);
+      expect(metrics).toMatch(/^reward_gateway_graphql_operations_total\{operation_name="GetReward",[^}]*\} [1-9]/m);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('the treasurer sees the balance tools and not the reward ones', async ({ gateway }) => {
     const mcp = await connectMcp(await gateway.listen(), auth(KEYS.treasurer));
     try {
