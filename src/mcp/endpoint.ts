@@ -9,6 +9,7 @@ import {
   ErrorCode,
   McpError,
   ReadResourceRequestSchema,
+  type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
@@ -18,6 +19,7 @@ import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
 import { bodyLimitFailure } from '../security/use-body-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
+import { DEVELOPMENT_TOOLS, EXECUTE_TOOL, SEARCH_SCHEMA_TOOL, searchSchema } from './development-tools.js';
 import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
 import { ORDER_TEMPLATE, orderLinks, orderUuidOf, READ_ORDER_TOOL } from './order-resource.js';
 import { origin, runOperation, type AnyYoga } from './run-operation.js';
@@ -47,6 +49,8 @@ export interface McpEndpointOptions {
   /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
   issuers: readonly string[];
   version: string;
+  /** SearchSchema and ExecuteGraphQL besides the operations' tools (development-tools.ts). */
+  developmentTools: boolean;
   /** Counts each tool call by its outcome (ops/mcp-metrics.ts). */
   onToolCall(tool: string, outcome: McpToolOutcome): void;
 }
@@ -116,6 +120,7 @@ export function createMcpEndpoint({
   maxBodyBytes,
   issuers,
   version,
+  developmentTools,
   onToolCall,
 }: McpEndpointOptions): McpEndpoint {
   const failures = errorTypes(schema);
@@ -123,13 +128,32 @@ export function createMcpEndpoint({
 
   const readOrder = byName.get(READ_ORDER_TOOL);
 
+  async function developmentTool(name: string, args: Record<string, unknown>, req: IncomingMessage): Promise<CallToolResult> {
+    let result: CallToolResult;
+    if (name === SEARCH_SCHEMA_TOOL) {
+      result = toolResult({ data: { matches: searchSchema(schema, typeof args.query === 'string' ? args.query : '') } }, failures);
+    } else if (typeof args.query !== 'string') {
+      result = failedResult({ message: 'ExecuteGraphQL needs `query`, the GraphQL document to run.' });
+    } else {
+      const operation = { query: args.query, operationName: typeof args.operationName === 'string' ? args.operationName : undefined };
+      const variables = args.variables && typeof args.variables === 'object' ? (args.variables as Record<string, unknown>) : {};
+      result = toolResult(await runOperation(yoga, operation, variables, req), failures);
+    }
+    onToolCall(name, result.isError ? 'failed' : 'ok');
+    return result;
+  }
+
   function serverFor(caller: Caller, req: IncomingMessage): Server {
     const server = new Server(
       { name: 'reward-gateway', version },
       { capabilities: { tools: { listChanged: false }, ...(readOrder ? { resources: {} } : {}) }, instructions: INSTRUCTIONS },
     );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({ tools: tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed) }));
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [...tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed), ...(developmentTools ? DEVELOPMENT_TOOLS : [])],
+    }));
     server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+      if (developmentTools && (params.name === SEARCH_SCHEMA_TOOL || params.name === EXECUTE_TOOL))
+        return developmentTool(params.name, params.arguments ?? {}, req);
       const tool = byName.get(params.name);
       if (!tool) {
         onToolCall('unknown', 'refused');
@@ -140,7 +164,7 @@ export function createMcpEndpoint({
         const { message, extensions } = forbidden(caller, tool);
         return failedResult({ ...extensions, message, retryable: false });
       }
-      const answer = await runOperation(yoga, tool, params.arguments ?? {}, req);
+      const answer = await runOperation(yoga, { ...tool.request, operationName: tool.name }, params.arguments ?? {}, req);
       const result = toolResult(answer, failures);
       onToolCall(tool.name, result.isError ? 'failed' : 'ok');
       if (!result.isError) result.content.push(...orderLinks(answer.data));
@@ -160,7 +184,7 @@ export function createMcpEndpoint({
           const { message, extensions } = forbidden(caller, readOrder);
           throw new McpError(ErrorCode.InvalidRequest, message, extensions);
         }
-        const answer = await runOperation(yoga, readOrder, { ref: uuid }, req);
+        const answer = await runOperation(yoga, { ...readOrder.request, operationName: readOrder.name }, { ref: uuid }, req);
         const order = answer.data?.campaign;
         if (order) return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(order) }] };
         const error = answer.errors?.[0];

@@ -37,5 +37,6 @@ export function mcpFromConfig(
     maxBodyBytes: config.MAX_BODY_BYTES,
     issuers: configuredIssuers(config).map((issuer) => issuer.issuer),
     version: SERVER_VERSION,
+    developmentTools: config.MCP_DEVELOPMENT_TOOLS,
   });
 }

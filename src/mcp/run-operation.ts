@@ -3,7 +3,7 @@ import type { YogaServerInstance } from 'graphql-yoga';
 import type { OperationTool } from './operation-tools.js';
 import type { GraphQLAnswer } from './tool-results.js';
 
-// A tool's operation run as the caller of an MCP message: one GraphQL request through yoga with the message's
+// An operation run as the caller of an MCP message: one GraphQL request through yoga with the message's
 // own Authorization (and request id), so the access pipeline sees it as any client's: authentication, the rate
 // limit, trusted documents, limits and cost, scopes per field, redaction, the operation log and metrics under
 // the operation's name, which is the tool's. Through yoga's fetch handler rather than run-as-caller.ts: the
@@ -19,9 +19,12 @@ export function origin(req: IncomingMessage): string {
   return `${https ? 'https' : 'http'}://${req.headers.host ?? 'localhost'}`;
 }
 
+/** What is sent to /graphql besides the variables: a document or a trusted document's id, and which operation. */
+export type OperationRequest = OperationTool['request'] & { operationName?: string | undefined };
+
 export async function runOperation(
   yoga: AnyYoga,
-  tool: OperationTool,
+  operation: OperationRequest,
   variables: Record<string, unknown>,
   req: IncomingMessage,
 ): Promise<GraphQLAnswer> {
@@ -32,7 +35,7 @@ export async function runOperation(
   const request = new yoga.fetchAPI.Request(`${origin(req)}/graphql`, {
     method: 'POST',
     headers,
-    body: JSON.stringify({ ...tool.request, operationName: tool.name, variables }),
+    body: JSON.stringify({ ...operation, variables }),
   });
   // The Node request as server context: keyless development's rate limit counts by its remote address.
   const response = await yoga.handleRequest(request, { req });
