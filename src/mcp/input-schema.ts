@@ -6,6 +6,7 @@ import {
   isListType,
   isNonNullType,
   isScalarType,
+  isSpecifiedScalarType,
   typeFromAST,
   TypeInfo,
   valueFromASTUntyped,
@@ -50,7 +51,8 @@ function described(schema: JsonSchema, description: string | null | undefined): 
 function typeSchema(type: GraphQLInputType, seen: ReadonlySet<string> = new Set()): JsonSchema {
   if (isNonNullType(type)) return typeSchema(type.ofType, seen);
   if (isListType(type)) return { type: 'array', items: typeSchema(type.ofType, seen) };
-  if (isScalarType(type)) return described(SCALARS[type.name] ?? {}, type.description);
+  // The built-in scalars' descriptions say what a string or an integer is: nothing a model needs, at every field.
+  if (isScalarType(type)) return isSpecifiedScalarType(type) ? SCALARS[type.name]! : described(SCALARS[type.name] ?? {}, type.description);
   if (isEnumType(type)) return described({ type: 'string', enum: type.getValues().map((value) => value.name) }, type.description);
   if (!isInputObjectType(type) || seen.has(type.name)) return described({ type: 'object' }, type.description);
   const within = new Set([...seen, type.name]);

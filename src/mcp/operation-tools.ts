@@ -89,9 +89,16 @@ function idsByName(trusted: TrustedDocuments): Map<string, string> {
 export function loadOperationTools(schema: GraphQLSchema, folder: string, trusted: TrustedDocuments | null): OperationTool[] {
   const ids = trusted ? idsByName(trusted) : null;
   const tools: OperationTool[] = [];
-  for (const file of readdirSync(folder)
-    .filter((name) => name.endsWith('.graphql'))
-    .sort()) {
+  let files: string[];
+  try {
+    files = readdirSync(folder).filter((name) => name.endsWith('.graphql'));
+  } catch (error) {
+    throw new Error(
+      `MCP_OPERATIONS_DIR ${folder} cannot be read (${(error as NodeJS.ErrnoException).code}): it holds the operations that become MCP tools`,
+      { cause: error },
+    );
+  }
+  for (const file of files.sort()) {
     const source = readFileSync(join(folder, file), 'utf8');
     const operation = soleOperation(file, source);
     const name = operation.name!.value;
