@@ -67,12 +67,14 @@ function failureInData(data: Record<string, unknown>, failures: ReadonlyMap<stri
 /** The tool result of the answer `body` (any HTTP status: a refused request is a failure like any other). */
 export function toolResult(body: GraphQLAnswer, failures: ReadonlyMap<string, string>): CallToolResult {
   const errors = body.errors?.map(describeError);
-  if (!body.data)
-    return answered(
-      { error: errors?.[0] ?? { message: 'The gateway answered without data or errors.' }, ...(errors && errors.length > 1 ? { errors } : {}) },
-      true,
-    );
-  const failure = failureInData(body.data, failures);
-  if (failure) return answered({ error: failure, data: body.data }, true);
-  return answered({ ...body.data, ...(errors ? { errors } : {}) }, false);
+  const data = body.data ?? null;
+  // Nothing answered (a refused request, or every root field null beside its error) is a failure; some data
+  // beside errors is a partial answer, its errors listed with it.
+  if (!data || (errors?.length && Object.values(data).every((value) => value === null))) {
+    const error = errors?.[0] ?? { message: 'The gateway answered without data or errors.' };
+    return answered({ error, ...(errors && errors.length > 1 ? { errors } : {}), ...(data ? { data } : {}) }, true);
+  }
+  const failure = failureInData(data, failures);
+  if (failure) return answered({ error: failure, data }, true);
+  return answered({ ...data, ...(errors ? { errors } : {}) }, false);
 }

@@ -104,6 +104,48 @@ describe('failures are results that say what to do next', () => {
     }
   });
 
+  it('ValidationError: the issues, and nothing sent', async ({ gateway }) => {
+    const mcp = await connectMcp(await gateway.listen());
+    try {
+      await gateway.upstreamDelta();
+      const invalid = await create(mcp, orderInput({ contacts: [{ email: 'not-an-address' }] }));
+      expect(invalid.isError).toBe(true);
+      expect(structured(invalid).error).toMatchObject({
+        type: 'ValidationError',
+        issues: [expect.objectContaining({ path: expect.arrayContaining(['contacts']) })],
+        next: 'The input broke one or more rules; nothing was sent upstream.',
+      });
+      expect((await gateway.upstreamDelta())['POST /campaign'] ?? 0).toBe(0);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('UpstreamUnavailable while the circuit is open: retry the same input after retryAfterSeconds; nothing was sent', async ({ gatewayWith }) => {
+    const gw = await gatewayWith({ listen: true, env: { UPSTREAM_BREAKER_FAILURES: '3', UPSTREAM_RETRY_ATTEMPTS: '2' } });
+    const mcp = await connectMcp(gw.url);
+    try {
+      expect((await mcp.client.callTool({ name: 'FindRewards', arguments: { first: 1 } })).isError).toBeFalsy();
+      await gw.sandbox.control.fault({ status: 503, rate: 1 });
+      // Two reads of two failed attempts each: the third failure in a row opens the circuit.
+      for (let i = 0; i < 2; i++) {
+        const read = await mcp.client.callTool({ name: 'ReadBalances', arguments: {} });
+        expect(structured(read).error).toMatchObject({ code: 'UPSTREAM_UNAVAILABLE', retryable: true });
+      }
+      const input = orderInput();
+      const unavailable = await create(mcp, input);
+      expect(unavailable.isError).toBe(true);
+      expect(structured(unavailable).error).toMatchObject({
+        type: 'UpstreamUnavailable',
+        retryAfterSeconds: expect.any(Number),
+        next: expect.stringContaining('Send the very same request again, with the same id'),
+      });
+      expect(await creates(gw.sandbox, input.id)).toBe(0);
+    } finally {
+      await mcp.close();
+    }
+  });
+
   it('input the operation cannot take is a failed result, not a protocol error, and nothing is sent', async ({ gateway }) => {
     const mcp = await connectMcp(await gateway.listen());
     try {
