@@ -18,6 +18,7 @@ import type { McpToolOutcome } from '../ops/mcp-metrics.js';
 import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
 import { bodyLimitFailure } from '../security/use-body-limit.js';
+import type { RateLimit } from '../security/use-rate-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
 import { DEVELOPMENT_TOOLS, EXECUTE_TOOL, SEARCH_SCHEMA_TOOL, searchSchema } from './development-tools.js';
 import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
@@ -42,6 +43,8 @@ export interface McpEndpointOptions {
   tools: readonly OperationTool[];
   /** Authentication of the access pipeline (use-api-keys.ts): the caller an Authorization value names, or why not. */
   authenticate(authorization: string | undefined): Admission | Promise<Admission>;
+  /** The access pipeline's rate per caller (use-rate-limit.ts), which messages that run no operation spend from. */
+  rateLimit: RateLimit;
   /** CORS_ORIGINS: the browser origins besides the gateway's own whose pages may call it. */
   corsOrigins: readonly string[];
   /** MAX_BODY_BYTES: a message's bound, as a GraphQL request's. */
@@ -87,6 +90,26 @@ function refuse(req: IncomingMessage, res: ServerResponse, refusal: DescribedFai
   answerJson(res, refusal.status, errorBody(refusal), headers);
 }
 
+/** The methods whose work is an operation run through yoga, which spends from the rate there. */
+const RUN_IN_YOGA = new Set(['tools/call', 'resources/read']);
+
+/** Whether a JSON-RPC message spends from the rate at /mcp: a request (it has an id) that runs no operation. */
+const spendsHere = (message: unknown): boolean => {
+  const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
+  return typeof method === 'string' && id !== undefined && !RUN_IN_YOGA.has(method);
+};
+
+/** The body's JSON (its length already bounded by Content-Length), or null when it is not JSON. */
+async function readMessages(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return null;
+  }
+}
+
 /** MCP's error code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
 
@@ -116,6 +139,7 @@ export function createMcpEndpoint({
   schema,
   tools,
   authenticate,
+  rateLimit,
   corsOrigins,
   maxBodyBytes,
   issuers,
@@ -211,6 +235,15 @@ export function createMcpEndpoint({
     if (tooLarge) return refuse(req, res, tooLarge);
     const admission = await authenticate(req.headers.authorization);
     if ('refusal' in admission) return refuse(req, res, admission.refusal);
+    const messages = await readMessages(req);
+    if (messages === null)
+      return answerJson(res, 400, { jsonrpc: '2.0', error: { code: ErrorCode.ParseError, message: 'The body is not JSON.' }, id: null });
+    // A message that runs an operation spends from the caller's rate in yoga, as that operation; any other request
+    // (initialize, listing) spends here, so that listing in a loop is bounded like querying in one.
+    if ([messages].flat().some(spendsHere)) {
+      const refusal = await rateLimit.spend(admission.caller, req.socket.remoteAddress);
+      if (refusal) return refuse(req, res, refusal);
+    }
     const server = serverFor(admission.caller, req);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {
@@ -218,7 +251,7 @@ export function createMcpEndpoint({
       void server.close();
     });
     await server.connect(transport);
-    await transport.handleRequest(req, res);
+    await transport.handleRequest(req, res, messages);
   }
 
   const metadata: Route = (req, res) =>

@@ -25,7 +25,7 @@ export function mcpEnabled(config: McpFromConfigSettings): boolean {
 /** The endpoint, or null when MCP is off. */
 export function mcpFromConfig(
   config: McpFromConfigSettings,
-  deps: Pick<McpEndpointOptions, 'yoga' | 'authenticate' | 'onToolCall'>,
+  deps: Pick<McpEndpointOptions, 'yoga' | 'authenticate' | 'rateLimit' | 'onToolCall'>,
 ): McpEndpoint | null {
   if (!mcpEnabled(config)) return null;
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;

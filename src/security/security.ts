@@ -60,6 +60,8 @@ export interface Security {
   identify: Authentication['identify'];
   /** The caller an Authorization value names, or the refusal that says why not (no rate accounting): for /mcp. */
   authenticate: Authentication['authenticate'];
+  /** The rate per caller the pipeline spends from, for what spends outside it (/mcp's messages that run no operation). */
+  rateLimit: RateLimit;
   /** The access pipeline: yoga plugins in the order a request meets them, to run before all others. */
   plugins: Plugin[];
   cors: { origin: string[]; methods: string[]; credentials: false } | false;
@@ -182,6 +184,7 @@ export function createSecurity(config: AccessSettings, shared?: SharedLimits): S
     callerOf: authentication.callerOf,
     identify: authentication.identify,
     authenticate: authentication.authenticate,
+    rateLimit,
     plugins,
     cors: config.CORS_ORIGINS?.length ? { origin: config.CORS_ORIGINS, methods: ['GET', 'POST'], credentials: false } : false,
     host,

@@ -162,6 +162,35 @@ describe('authentication (MCP authorization)', () => {
     expect((await res.json()).errors[0].extensions.code).toBe('CORS_ORIGIN_NOT_ALLOWED');
   });
 
+  it('messages that run no operation spend from the caller’s rate, and past it are the catalogue 429', async ({ gatewayWith }) => {
+    const gw = await gatewayWith({
+      listen: true,
+      env: { ...KEYS_ENV, MCP_ENABLED: 'true', RATE_LIMIT_PER_SECOND: '0.001', RATE_LIMIT_BURST: '2' },
+    });
+    const list = () =>
+      fetch(`${gw.url}/mcp`, {
+        method: 'POST',
+        headers: { authorization: auth(KEYS.reader), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
+      });
+    expect((await list()).status).toBe(200);
+    expect((await list()).status).toBe(200);
+    const refused = await list();
+    expect(refused.status).toBe(429);
+    expect(refused.headers.get('retry-after')).toMatch(/^\d+$/);
+    expect((await refused.json()).errors[0].extensions.code).toBe('RATE_LIMITED');
+  });
+
+  it('a body that is not JSON is a JSON-RPC parse error', async ({ gateway }) => {
+    const res = await fetch(`${await gateway.listen()}/mcp`, {
+      method: 'POST',
+      headers: { authorization: auth(KEYS.reader), 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+      body: '{"jsonrpc": ',
+    });
+    expect(res.status).toBe(400);
+    expect(await res.json()).toMatchObject({ error: { code: -32700 } });
+  });
+
   it('GET /mcp is 405: the server is stateless and opens no stream of its own', async ({ gateway }) => {
     const res = await fetch(`${await gateway.listen()}/mcp`, { headers: { authorization: auth(KEYS.reader), accept: 'text/event-stream' } });
     expect(res.status).toBe(405);
