@@ -1,46 +1,28 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
-import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import {
-  CallToolRequestSchema,
-  ListResourcesRequestSchema,
-  ListResourceTemplatesRequestSchema,
-  ListToolsRequestSchema,
-  ErrorCode,
-  McpError,
-  ReadResourceRequestSchema,
-  type CallToolResult,
-  type Tool,
-} from '@modelcontextprotocol/sdk/types.js';
-import type { GraphQLSchema } from 'graphql';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
 import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
-import type { McpToolOutcome } from '../ops/mcp-metrics.js';
-import { describeMissing, SCOPES, type Caller } from '../security/scopes.js';
+import { SCOPES } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
 import { bodyLimitFailure } from '../security/use-body-limit.js';
 import type { RateLimit } from '../security/use-rate-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
-import { DEVELOPMENT_TOOLS, EXECUTE_TOOL, SEARCH_SCHEMA_TOOL, searchSchema } from './development-tools.js';
-import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
-import { ORDER_TEMPLATE, orderLinks, orderUuidOf, READ_ORDER_TOOL } from './order-resource.js';
-import { origin, runOperation, type AnyYoga } from './run-operation.js';
-import { errorTypes, failedResult, toolResult } from './tool-results.js';
+import { mcpServerFactory, type McpServerOptions } from './mcp-server.js';
+import { origin } from './run-operation.js';
 
 // /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: any replica answers any call, as
-// for /graphql), answering JSON rather than event streams. Each POST is authenticated as /graphql's are (the same
-// API keys and access tokens); a refusal is the catalogue's 401 with the WWW-Authenticate MCP's authorization
-// asks for, pointing at /.well-known/oauth-protected-resource. The caller sees and may call only the tools its
-// scopes allow, and each call runs as one GraphQL request through yoga (`yoga.handleRequest`) with the caller's
-// own Authorization: the whole access pipeline applies to it as to any client (rate limit, trusted documents,
-// cost, scopes per field, redaction, the operation log and metrics under the tool's operation name).
+// for /graphql), answering JSON rather than event streams. Each POST meets what a GraphQL request meets before
+// yoga, in the same order and with the same refusals: Origin, the body's bound, authentication (the same API keys
+// and access tokens; a 401 carries the WWW-Authenticate MCP's authorization asks for, pointing at
+// /.well-known/oauth-protected-resource), the caller's rate; then the MCP server made for that caller
+// (mcp-server.ts) answers it.
 
 export const MCP_PATH = '/mcp';
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 export interface McpEndpointOptions {
-  yoga: AnyYoga;
-  schema: GraphQLSchema;
-  tools: readonly OperationTool[];
+  /** The server each message meets (mcp-server.ts). */
+  server: McpServerOptions;
   /** Authentication of the access pipeline (use-api-keys.ts): the caller an Authorization value names, or why not. */
   authenticate(authorization: string | undefined): Admission | Promise<Admission>;
   /** The access pipeline's rate per caller (use-rate-limit.ts), which messages that run no operation spend from. */
@@ -51,11 +33,6 @@ export interface McpEndpointOptions {
   maxBodyBytes: number;
   /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
   issuers: readonly string[];
-  version: string;
-  /** SearchSchema and ExecuteGraphQL besides the operations' tools (development-tools.ts). */
-  developmentTools: boolean;
-  /** Counts each tool call by its outcome (ops/mcp-metrics.ts). */
-  onToolCall(tool: string, outcome: McpToolOutcome): void;
 }
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -67,12 +44,6 @@ export interface McpEndpoint {
    */
   routes: Readonly<Record<string, Route>>;
 }
-
-const INSTRUCTIONS =
-  'Tools of a reward (gift card) gateway. A tool that creates an order or adds funds takes an idempotency `id`: make ' +
-  'a new one per new order, and reuse exactly the same input (same id) to retry after a timeout or a failure; the ' +
-  'order is then made once. A failure comes back as a result with `isError` and `structuredContent.error`, whose ' +
-  '`next` or `message` says what to do.';
 
 function answerJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
@@ -110,114 +81,8 @@ async function readMessages(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-/** MCP's error code for a resource that does not exist. */
-const RESOURCE_NOT_FOUND = -32002;
-
-/** The catalogue's FORBIDDEN for a tool (or the resource read with it) the caller's scopes do not allow. */
-function forbidden(caller: Caller, tool: OperationTool): DescribedFailure {
-  const missing = missingScopesFor(tool, caller.scopes);
-  return describeFailure('FORBIDDEN', {
-    apiKey: caller.name,
-    byToken: caller.kind === 'token',
-    field: `the tool ${tool.name}`,
-    missing: describeMissing({ kind: 'AllAuthScopes', failures: missing.map((scope) => ({ kind: 'AuthScope', scope })) }),
-    missingScopes: missing,
-  });
-}
-
-function listed(tool: OperationTool): Tool {
-  return {
-    name: tool.name,
-    description: tool.description,
-    inputSchema: tool.inputSchema as Tool['inputSchema'],
-    annotations: { readOnlyHint: tool.kind === 'query', openWorldHint: false },
-  };
-}
-
-export function createMcpEndpoint({
-  yoga,
-  schema,
-  tools,
-  authenticate,
-  rateLimit,
-  corsOrigins,
-  maxBodyBytes,
-  issuers,
-  version,
-  developmentTools,
-  onToolCall,
-}: McpEndpointOptions): McpEndpoint {
-  const failures = errorTypes(schema);
-  const byName = new Map(tools.map((tool) => [tool.name, tool]));
-
-  const readOrder = byName.get(READ_ORDER_TOOL);
-
-  async function developmentTool(name: string, args: Record<string, unknown>, req: IncomingMessage): Promise<CallToolResult> {
-    let result: CallToolResult;
-    if (name === SEARCH_SCHEMA_TOOL) {
-      result = toolResult({ data: { matches: searchSchema(schema, typeof args.query === 'string' ? args.query : '') } }, failures);
-    } else if (typeof args.query !== 'string') {
-      result = failedResult({ message: 'ExecuteGraphQL needs `query`, the GraphQL document to run.' });
-    } else {
-      const operation = { query: args.query, operationName: typeof args.operationName === 'string' ? args.operationName : undefined };
-      const variables = args.variables && typeof args.variables === 'object' ? (args.variables as Record<string, unknown>) : {};
-      result = toolResult(await runOperation(yoga, operation, variables, req), failures);
-    }
-    onToolCall(name, result.isError ? 'failed' : 'ok');
-    return result;
-  }
-
-  function serverFor(caller: Caller, req: IncomingMessage): Server {
-    const server = new Server(
-      { name: 'reward-gateway', version },
-      { capabilities: { tools: { listChanged: false }, ...(readOrder ? { resources: {} } : {}) }, instructions: INSTRUCTIONS },
-    );
-    server.setRequestHandler(ListToolsRequestSchema, () => ({
-      tools: [...tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed), ...(developmentTools ? DEVELOPMENT_TOOLS : [])],
-    }));
-    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-      if (developmentTools && (params.name === SEARCH_SCHEMA_TOOL || params.name === EXECUTE_TOOL))
-        return developmentTool(params.name, params.arguments ?? {}, req);
-      const tool = byName.get(params.name);
-      if (!tool) {
-        onToolCall('unknown', 'refused');
-        return failedResult({ message: `No tool is named ${params.name}: list the tools to see those you may call.` });
-      }
-      if (!mayCall(tool, caller.scopes)) {
-        onToolCall(tool.name, 'refused');
-        const { message, extensions } = forbidden(caller, tool);
-        return failedResult({ ...extensions, message, retryable: false });
-      }
-      const answer = await runOperation(yoga, { ...tool.request, operationName: tool.name }, params.arguments ?? {}, req);
-      const result = toolResult(answer, failures);
-      onToolCall(tool.name, result.isError ? 'failed' : 'ok');
-      if (!result.isError) result.content.push(...orderLinks(answer.data));
-      return result;
-    });
-    if (readOrder) {
-      server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
-        resourceTemplates: mayCall(readOrder, caller.scopes) ? [ORDER_TEMPLATE] : [],
-      }));
-      // Orders are many and found with the tools: none is listed, each is read by the URI a tool answered with.
-      server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
-      server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
-        const uuid = orderUuidOf(params.uri);
-        if (uuid === null)
-          throw new McpError(RESOURCE_NOT_FOUND, `No resource is named ${params.uri}: orders are reward://campaign/<uuid>.`, { uri: params.uri });
-        if (!mayCall(readOrder, caller.scopes)) {
-          const { message, extensions } = forbidden(caller, readOrder);
-          throw new McpError(ErrorCode.InvalidRequest, message, extensions);
-        }
-        const answer = await runOperation(yoga, { ...readOrder.request, operationName: readOrder.name }, { ref: uuid }, req);
-        const order = answer.data?.campaign;
-        if (order) return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(order) }] };
-        const error = answer.errors?.[0];
-        if (error) throw new McpError(ErrorCode.InternalError, error.message, error.extensions);
-        throw new McpError(RESOURCE_NOT_FOUND, `No order has the uuid ${uuid}.`, { uri: params.uri });
-      });
-    }
-    return server;
-  }
+export function createMcpEndpoint({ server, authenticate, rateLimit, corsOrigins, maxBodyBytes, issuers }: McpEndpointOptions): McpEndpoint {
+  const serverFor = mcpServerFactory(server);
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     // Stateless: no stream of the server's own to open (GET) and no session to end (DELETE).

@@ -4,6 +4,7 @@ import type { SecuritySettings } from '../security/config.js';
 import { loadTrustedDocuments } from '../security/use-trusted-documents.js';
 import type { McpSettings } from './config.js';
 import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from './endpoint.js';
+import type { McpServerOptions } from './mcp-server.js';
 import { loadOperationTools } from './operation-tools.js';
 
 // /mcp as the configuration has it: on when MCP_ENABLED says so, or, unset, in keyless development only (there
@@ -25,18 +26,28 @@ export function mcpEnabled(config: McpFromConfigSettings): boolean {
 /** The endpoint, or null when MCP is off. */
 export function mcpFromConfig(
   config: McpFromConfigSettings,
-  deps: Pick<McpEndpointOptions, 'yoga' | 'authenticate' | 'rateLimit' | 'onToolCall'>,
+  {
+    yoga,
+    authenticate,
+    rateLimit,
+    onToolCall,
+  }: Pick<McpServerOptions, 'yoga' | 'onToolCall'> & Pick<McpEndpointOptions, 'authenticate' | 'rateLimit'>,
 ): McpEndpoint | null {
   if (!mcpEnabled(config)) return null;
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
   return createMcpEndpoint({
-    ...deps,
-    schema,
-    tools: loadOperationTools(schema, config.MCP_OPERATIONS_DIR, trusted),
+    server: {
+      yoga,
+      schema,
+      tools: loadOperationTools(schema, config.MCP_OPERATIONS_DIR, trusted),
+      version: SERVER_VERSION,
+      developmentTools: config.MCP_DEVELOPMENT_TOOLS,
+      onToolCall,
+    },
+    authenticate,
+    rateLimit,
     corsOrigins: config.CORS_ORIGINS ?? [],
     maxBodyBytes: config.MAX_BODY_BYTES,
     issuers: configuredIssuers(config).map((issuer) => issuer.issuer),
-    version: SERVER_VERSION,
-    developmentTools: config.MCP_DEVELOPMENT_TOOLS,
   });
 }
