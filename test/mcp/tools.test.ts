@@ -99,6 +99,28 @@ describe('scopes', () => {
     }
   });
 
+  it('a tool call is logged as its operation, under the tool’s name, with the caller’s request id', async ({ gatewayWith }) => {
+    const lines: string[] = [];
+    const gw = await gatewayWith({
+      listen: true,
+      env: { ...KEYS_ENV, MCP_ENABLED: 'true', LOG_LEVEL: 'info' },
+      logTo: { write: (line: string) => void lines.push(line) },
+    });
+    const res = await fetch(`${gw.url}/mcp`, {
+      method: 'POST',
+      headers: {
+        authorization: auth(KEYS.reader),
+        'x-request-id': 'agent-request-1',
+        'content-type': 'application/json',
+        accept: 'application/json, text/event-stream',
+      },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/call', params: { name: 'FindRewards', arguments: { first: 1 } } }),
+    });
+    expect(res.status).toBe(200);
+    const logged = lines.map((line) => JSON.parse(line) as Record<string, unknown>).find((line) => line.msg === 'operation completed');
+    expect(logged).toMatchObject({ operationName: 'FindRewards', operationType: 'query', requestId: 'agent-request-1', outcome: 'ok' });
+  });
+
   it('the treasurer sees the balance tools and not the reward ones', async ({ gateway }) => {
     const mcp = await connectMcp(await gateway.listen(), auth(KEYS.treasurer));
     try {
