@@ -166,12 +166,16 @@ export function createGateway({
     metrics,
   });
   // Agents (MCP): each tool call runs through the same yoga as the caller.
-  const mcp = mcpFromConfig(config, {
-    yoga,
-    authenticate: security.authenticate,
-    rateLimit: security.rateLimit,
-    onToolCall: metrics.mcpToolCall,
-  });
+  const mcp = mcpFromConfig(
+    config,
+    {
+      yoga,
+      authenticate: security.authenticate,
+      rateLimit: security.rateLimit,
+      onToolCall: metrics.mcpToolCall,
+    },
+    (warning) => logger.warn(warning),
+  );
   const entry = createHttpEntry({
     config,
     yoga,

@@ -1,3 +1,4 @@
+import { existsSync } from 'node:fs';
 import { configuredIssuers, type IdentitySettings } from '../identity/config.js';
 import { schema } from '../schema/index.js';
 import type { SecuritySettings } from '../security/config.js';
@@ -23,7 +24,11 @@ export function mcpEnabled(config: McpFromConfigSettings): boolean {
   return config.MCP_ENABLED ?? keyless;
 }
 
-/** The endpoint, or null when MCP is off. */
+/**
+ * The endpoint, or null when MCP is off. On by default (keyless development) and without its operations folder
+ * (a copy of the built gateway alone), MCP stays off with a warning rather than keep the gateway from starting;
+ * asked for with MCP_ENABLED=true, a folder that cannot be read fails the start.
+ */
 export function mcpFromConfig(
   config: McpFromConfigSettings,
   {
@@ -32,8 +37,13 @@ export function mcpFromConfig(
     rateLimit,
     onToolCall,
   }: Pick<McpServerOptions, 'yoga' | 'onToolCall'> & Pick<McpEndpointOptions, 'authenticate' | 'rateLimit'>,
+  warn: (message: string) => void,
 ): McpEndpoint | null {
   if (!mcpEnabled(config)) return null;
+  if (config.MCP_ENABLED === undefined && !existsSync(config.MCP_OPERATIONS_DIR)) {
+    warn(`MCP is off: MCP_OPERATIONS_DIR ${config.MCP_OPERATIONS_DIR} does not exist, so there are no tools to serve at /mcp.`);
+    return null;
+  }
   const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
   return createMcpEndpoint({
     server: {
