@@ -10,7 +10,7 @@ export const mcpArea = configArea({
     MCP_ENABLED: documented(flag.optional(), {
       description:
         '`/mcp` serves the Model Context Protocol (Streamable HTTP, stateless): each operation of `MCP_OPERATIONS_DIR` is a tool, called with the same API keys and tokens as GraphQL ([docs/mcp.md](docs/mcp.md))',
-      unsetMeans: 'on in keyless development only (no API keys, no token issuer), off otherwise',
+      unsetMeans: 'on in keyless development only (no API keys, no token issuer) and when `MCP_OPERATIONS_DIR` exists, off otherwise',
     }),
     MCP_DEVELOPMENT_TOOLS: documented(flag.default(false), {
       description:
