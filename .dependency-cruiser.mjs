@@ -28,6 +28,9 @@ const GROUPS = [
   { name: 'src/config.ts', level: 11.5, path: CONFIG },
   // What a request meets before and after yoga, on every transport, and the Node server that serves it.
   { name: 'edge/', level: 11, path: '^src/edge/' },
+  // Agents' entry (MCP): tools made of the trusted operations and checked against the schema, each call run
+  // through the edge's yoga, which app.ts hands it.
+  { name: 'mcp/', level: 10.5, path: '^src/mcp/' },
   { name: 'schema/', level: 10, path: '^src/schema/' },
   { name: 'security/', level: 7, path: '^src/security/' },
   { name: 'ops/', level: 7, path: '^src/ops/' },
@@ -253,6 +256,9 @@ export default {
     // Type-only imports are edges of the layers too (they vanish from the JavaScript, not from the design).
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.json' },
+    // A package's subpaths resolved through its `exports` with Node's conditions, as Node resolves them at run
+    // time: @modelcontextprotocol/sdk is imported by subpath (`/server/index.js`) through a wildcard export.
+    enhancedResolveOptions: { exportsFields: ['exports'], conditionNames: ['import', 'require', 'node', 'default'] },
     // Unchanged files are not parsed again (node_modules/.cache/dependency-cruiser; git tells what changed).
     cache: true,
     progress: { type: 'none' },

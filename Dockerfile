@@ -28,6 +28,8 @@ WORKDIR /app
 COPY --from=build /app/package.json ./package.json
 COPY --from=build /app/node_modules ./node_modules
 COPY --from=build /app/dist ./dist
+# The operations MCP_ENABLED=true serves as tools (MCP_OPERATIONS_DIR, docs/mcp.md).
+COPY --from=build /app/operations/*.graphql ./operations/
 # Numeric, so Kubernetes' runAsNonRoot can check it; owns nothing, so the image's files are read-only to it.
 USER 10001:10001
 EXPOSE 4000

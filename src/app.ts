@@ -15,6 +15,7 @@ import type { LiveLogger } from './live/listener.js';
 import { liveFromConfig, liveQueriesFromConfig } from './live/from-config.js';
 import type { Live } from './live/live.js';
 import { createLiveStore } from './live/live-store.js';
+import { mcpFromConfig } from './mcp/from-config.js';
 import { createDrain } from './ops/drain.js';
 import { createLogger, logLevel, type Logger } from './ops/logger.js';
 import { createMetrics, type GatewayMetrics } from './ops/metrics.js';
@@ -168,7 +169,27 @@ export function createGateway({
     metrics,
     liveQueries,
   });
-  const entry = createHttpEntry({ config, yoga, drain, hostAllowed: security.hostAllowed, metrics, redact: redactor.redact, logger });
+  // Agents (MCP): each tool call runs through the same yoga as the caller.
+  const mcp = mcpFromConfig(
+    config,
+    {
+      yoga,
+      authenticate: security.authenticate,
+      rateLimit: security.rateLimit,
+      onToolCall: metrics.mcpToolCall,
+    },
+    (warning) => logger.warn(warning),
+  );
+  const entry = createHttpEntry({
+    config,
+    yoga,
+    drain,
+    hostAllowed: security.hostAllowed,
+    metrics,
+    redact: redactor.redact,
+    logger,
+    routes: mcp?.routes,
+  });
   const http = createGatewayServer(config, entry.handle);
   const websocket = attachWebSocket(http.server, yoga, security.websocket, webSocketLimits(config), logger);
 

@@ -5,6 +5,7 @@ import { clusterArea } from './cluster/config.js';
 import type { ConfigArea, Deployment, VariableDocs } from './shared/config-area.js';
 import { identityArea } from './identity/config.js';
 import { liveArea, withLeaseDefault } from './live/config.js';
+import { mcpArea } from './mcp/config.js';
 import { connectionsArea, processArea } from './ops/config.js';
 import { securityArea, withApiKeysFile } from './security/config.js';
 import { telemetryArea } from './telemetry/config.js';
@@ -28,6 +29,7 @@ const AREAS = [
   identityArea,
   liveArea,
   webhooksArea,
+  mcpArea,
   clusterArea,
   connectionsArea,
   telemetryArea,
@@ -42,6 +44,7 @@ const configSchema = z.object({
   ...identityArea.variables,
   ...liveArea.variables,
   ...webhooksArea.variables,
+  ...mcpArea.variables,
   ...clusterArea.variables,
   ...connectionsArea.variables,
   ...telemetryArea.variables,

@@ -27,6 +27,8 @@ export interface HttpEntryOptions {
   metrics: GatewayMetrics;
   redact: Redact;
   logger: Logger;
+  /** Served by path after the Host rule, beside yoga rather than through it (/mcp and its metadata). */
+  routes?: Readonly<Record<string, (req: IncomingMessage, res: ServerResponse) => void | Promise<void>>>;
 }
 
 export interface HttpEntry {
@@ -45,6 +47,22 @@ function json(res: ServerResponse, status: number, body: unknown): void {
 function refuse(res: ServerResponse, failure: DescribedFailure): void {
   res.writeHead(failure.status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...failure.headers });
   res.end(JSON.stringify(errorBody(failure)));
+}
+
+/** A route of `routes`; one that throws answers the catalogue's 500 and is logged, as yoga's would be. */
+async function serveRoute(
+  route: NonNullable<HttpEntryOptions['routes']>[string],
+  req: IncomingMessage,
+  res: ServerResponse,
+  logger: Logger,
+): Promise<void> {
+  try {
+    await route(req, res);
+  } catch (error) {
+    logger.error({ err: error, path: req.url }, 'route failed');
+    if (!res.headersSent) refuse(res, describeFailure('INTERNAL_SERVER_ERROR'));
+    else res.destroy();
+  }
 }
 
 /** `/` serves nothing itself: browsers go on to GraphiQL (when served), other clients hear where to go. */
@@ -66,7 +84,7 @@ function preflightRefused(req: IncomingMessage, allowed: readonly string[]): boo
   return req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined && !allowed.includes(origin);
 }
 
-export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, redact, logger }: HttpEntryOptions): HttpEntry {
+export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, redact, logger, routes = {} }: HttpEntryOptions): HttpEntry {
   const graphiql = graphiqlEnabled(config);
   const corsOrigins = config.CORS_ORIGINS ?? [];
   const eventStreams = new Set<ServerResponse>();
@@ -84,6 +102,8 @@ export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, red
       if (path === '/') return pointToGraphql(req, res, graphiql);
       if (path === '/health') return json(res, 200, { status: 'ok' });
       if (path === '/metrics') return void metrics.respond(res, redact);
+      const route = path !== undefined && Object.hasOwn(routes, path) ? routes[path] : undefined;
+      if (route) return void serveRoute(route, req, res, logger);
       // yoga answers a refused preflight with no CORS headers and nothing to read: this names the variable.
       if (preflightRefused(req, corsOrigins)) return refuse(res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
       if (req.headers.accept?.includes('text/event-stream')) {

@@ -270,7 +270,7 @@ export const CATALOGUE = {
     retryable: false,
     retryAfter: NO_RETRY_AFTER,
     headers: { vary: 'origin' },
-    when: "A browser's CORS preflight (OPTIONS) from an origin that is not in `CORS_ORIGINS`; the browser then sends nothing.",
+    when: "A browser's CORS preflight (OPTIONS) from an origin that is not in `CORS_ORIGINS`, the browser then sending nothing; or a request to `/mcp` with such an `Origin` (MCP's check against DNS rebinding).",
     message: () =>
       'This origin is not in CORS_ORIGINS: add it there (comma-separated origins, e.g. https://app.example.com) to let its pages call the gateway.',
     examples: [{}],

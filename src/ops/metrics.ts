@@ -8,6 +8,7 @@ import { eventLoopLagMetrics, EVENT_LOOP_LAG_SERIES } from './event-loop-lag.js'
 import { liveMetrics } from './live-metrics.js';
 import { liveQueryMetrics } from './live-query-metrics.js';
 import { loaderMetrics } from './loader-metrics.js';
+import { mcpMetrics, type McpToolOutcome } from './mcp-metrics.js';
 import { readinessMetrics } from './readiness-metrics.js';
 import { shieldMetrics } from './shield-metrics.js';
 import { upstreamMetrics } from './upstream-metrics.js';
@@ -24,6 +25,8 @@ export interface GatewayMetrics {
   loaderBatch(loader: string, size: number): void;
   /** The read cache's hooks. */
   cache: CacheHooks;
+  /** Counts an MCP tool call (mcp/endpoint.ts); `tool` is a tool's name, or `unknown`. */
+  mcpToolCall(tool: string, outcome: McpToolOutcome): void;
   /** Connects the live hub's counts and hooks; returns the disconnection. */
   watchLive: ReturnType<typeof liveMetrics>;
   /** Connects the live queries' counts and hooks; returns the disconnection. */
@@ -57,6 +60,7 @@ export function createMetrics(): GatewayMetrics {
     upstreamCall: upstreamMetrics(registry),
     loaderBatch: loaderMetrics(registry),
     cache: cacheMetrics(registry),
+    mcpToolCall: mcpMetrics(registry),
     watchLive: liveMetrics(registry),
     watchLiveQueries: liveQueryMetrics(registry),
     watchShield: shieldMetrics(registry),

@@ -58,6 +58,10 @@ export interface Security {
   callerOf(request: Request): Caller;
   /** The caller an Authorization value names, or null (no rate accounting). */
   identify: Authentication['identify'];
+  /** The caller an Authorization value names, or the refusal that says why not (no rate accounting): for /mcp. */
+  authenticate: Authentication['authenticate'];
+  /** The rate per caller the pipeline spends from, for what spends outside it (/mcp's messages that run no operation). */
+  rateLimit: RateLimit;
   /** The access pipeline: yoga plugins in the order a request meets them, to run before all others. */
   plugins: Plugin[];
   cors: { origin: string[]; methods: string[]; credentials: false } | false;
@@ -179,6 +183,8 @@ export function createSecurity(config: AccessSettings, shared?: SharedLimits): S
   return {
     callerOf: authentication.callerOf,
     identify: authentication.identify,
+    authenticate: authentication.authenticate,
+    rateLimit,
     plugins,
     cors: config.CORS_ORIGINS?.length ? { origin: config.CORS_ORIGINS, methods: ['GET', 'POST'], credentials: false } : false,
     host,

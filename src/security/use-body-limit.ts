@@ -12,16 +12,22 @@ export interface BodyLimit {
   maxBytes: number;
 }
 
+/** Why a request's body is refused by its headers, or null: /graphql's plugin below and /mcp (mcp/endpoint.ts) alike. */
+export function bodyLimitFailure(method: string | undefined, contentLength: string | null | undefined, maxBytes: number): DescribedFailure | null {
+  if (method !== 'POST') return null;
+  if (contentLength === null || contentLength === undefined) {
+    return describeFailure('BAD_REQUEST', { status: 411, problem: 'POST bodies need a Content-Length header.' });
+  }
+  if (Number(contentLength) > maxBytes) {
+    return describeFailure('BAD_REQUEST', { status: 413, problem: `Request body too large: at most ${maxBytes} bytes (MAX_BODY_BYTES).` });
+  }
+  return null;
+}
+
 export function useBodyLimit({ maxBytes }: BodyLimit): Plugin {
   return {
     onRequest({ request, fetchAPI, endResponse }) {
-      if (request.method !== 'POST') return;
-      const length = request.headers.get('content-length');
-      let failure: DescribedFailure | null = null;
-      if (length === null) failure = describeFailure('BAD_REQUEST', { status: 411, problem: 'POST bodies need a Content-Length header.' });
-      else if (Number(length) > maxBytes) {
-        failure = describeFailure('BAD_REQUEST', { status: 413, problem: `Request body too large: at most ${maxBytes} bytes (MAX_BODY_BYTES).` });
-      }
+      const failure = bodyLimitFailure(request.method, request.headers.get('content-length'), maxBytes);
       if (!failure) return;
       endResponse(
         new fetchAPI.Response(JSON.stringify(errorBody(failure)), {

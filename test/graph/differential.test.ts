@@ -35,6 +35,52 @@ const OPERATIONS: Baseline[] = [
     variables: () => ({ filter: { region: 'USA', minPriceInCents: 500 }, first: 3 }),
   },
   { name: 'operations/funds-widget.graphql', kind: 'read', query: readFileSync('operations/funds-widget.graphql', 'utf8'), variables: () => ({}) },
+  // The operations an agent calls as MCP tools (docs/mcp.md).
+  {
+    name: 'operations/find-rewards.graphql',
+    kind: 'read',
+    query: readFileSync('operations/find-rewards.graphql', 'utf8'),
+    variables: (f) => ({ recipientEmail: 'recipient0@example.com', orderUuid: f.email.uuid, status: 'SENT_AND_REDEEMABLE', first: 5 }),
+  },
+  {
+    name: 'operations/get-reward.graphql',
+    kind: 'read',
+    query: readFileSync('operations/get-reward.graphql', 'utf8'),
+    variables: (f) => ({ uuid: f.giftUuid }),
+  },
+  {
+    name: 'operations/get-order.graphql',
+    kind: 'read',
+    query: readFileSync('operations/get-order.graphql', 'utf8'),
+    variables: (f) => ({ ref: f.email.id, rewards: 5 }),
+  },
+  { name: 'operations/read-balances.graphql', kind: 'read', query: readFileSync('operations/read-balances.graphql', 'utf8'), variables: () => ({}) },
+  {
+    name: 'operations/resend-reward.graphql',
+    kind: 'write',
+    query: readFileSync('operations/resend-reward.graphql', 'utf8'),
+    variables: (f) => ({ uuid: f.giftUuid }),
+  },
+  {
+    name: 'operations/cancel-reward.graphql',
+    kind: 'write',
+    query: readFileSync('operations/cancel-reward.graphql', 'utf8'),
+    variables: (f) => ({ uuid: f.giftUuid }),
+  },
+  {
+    name: 'operations/create-reward.graphql',
+    kind: 'write',
+    query: readFileSync('operations/create-reward.graphql', 'utf8'),
+    variables: () => ({
+      input: { id: 'differential-create-reward', priceInCents: 1000, reward: { brand: 'sbxcoffeeus' }, contacts: [{ email: 'agent@example.com' }] },
+    }),
+  },
+  {
+    name: 'operations/add-funds.graphql',
+    kind: 'write',
+    query: readFileSync('operations/add-funds.graphql', 'utf8'),
+    variables: () => ({ input: { id: 'differential-add-funds', currency: 'USD', amountInCents: 25_000 } }),
+  },
 ];
 
 const SUITE: Variant[] = (JSON.parse(readFileSync('test/graph/differential/suite-documents.json', 'utf8')) as Request[]).map((request, i) => ({

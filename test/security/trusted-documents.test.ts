@@ -22,7 +22,19 @@ describe('trusted documents', () => {
   it('the manifest holds every operation in operations/, keyed by its sha256', async () => {
     const { createHash } = await import('node:crypto');
     const names = Object.values(manifest).map((doc) => (parse(doc).definitions[0] as { name?: { value: string } }).name?.value);
-    expect(names.sort()).toEqual(['BrandPicker', 'CampaignDashboard', 'FundsWidget']);
+    expect(names.sort()).toEqual([
+      'AddFunds',
+      'BrandPicker',
+      'CampaignDashboard',
+      'CancelReward',
+      'CreateReward',
+      'FindRewards',
+      'FundsWidget',
+      'GetOrder',
+      'GetReward',
+      'ReadBalances',
+      'ResendReward',
+    ]);
     for (const [id, doc] of Object.entries(manifest)) {
       expect(id).toBe(`sha256:${createHash('sha256').update(doc).digest('hex')}`);
     }

@@ -1,0 +1,132 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
+import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
+import { SCOPES } from '../security/scopes.js';
+import type { Admission } from '../security/token-callers.js';
+import { bodyLimitFailure } from '../security/use-body-limit.js';
+import type { RateLimit } from '../security/use-rate-limit.js';
+import { originAllowed } from '../security/use-csrf-prevention.js';
+import { mcpServerFactory, type McpServerOptions } from './mcp-server.js';
+import { origin } from './run-operation.js';
+
+// /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: any replica answers any call, as
+// for /graphql), answering JSON rather than event streams. Each POST meets what a GraphQL request meets before
+// yoga, in the same order and with the same refusals: Origin, the body's bound, authentication (the same API keys
+// and access tokens; a 401 carries the WWW-Authenticate MCP's authorization asks for, pointing at
+// /.well-known/oauth-protected-resource), the caller's rate; then the MCP server made for that caller
+// (mcp-server.ts) answers it.
+
+export const MCP_PATH = '/mcp';
+export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
+
+export interface McpEndpointOptions {
+  /** The server each message meets (mcp-server.ts). */
+  server: McpServerOptions;
+  /** Authentication of the access pipeline (use-api-keys.ts): the caller an Authorization value names, or why not. */
+  authenticate(authorization: string | undefined): Admission | Promise<Admission>;
+  /** The access pipeline's rate per caller (use-rate-limit.ts), which messages that run no operation spend from. */
+  rateLimit: RateLimit;
+  /** CORS_ORIGINS: the browser origins besides the gateway's own whose pages may call it. */
+  corsOrigins: readonly string[];
+  /** MAX_BODY_BYTES: a message's bound, as a GraphQL request's. */
+  maxBodyBytes: number;
+  /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
+  issuers: readonly string[];
+}
+
+export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
+
+export interface McpEndpoint {
+  /**
+   * By path: POST /mcp (one JSON-RPC message or batch of a client), and the protected resource metadata (RFC
+   * 9728), at the root and under /mcp's path suffix, where clients of MCP's authorization look first.
+   */
+  routes: Readonly<Record<string, Route>>;
+}
+
+function answerJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
+  res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
+  res.end(JSON.stringify(body));
+}
+
+/** The catalogue's refusal, its challenge naming where the resource's metadata is (MCP authorization). */
+function refuse(req: IncomingMessage, res: ServerResponse, refusal: DescribedFailure): void {
+  const headers = { ...refusal.headers };
+  const challenge = headers['www-authenticate'];
+  if (challenge) {
+    const metadata = `resource_metadata="${origin(req)}${RESOURCE_METADATA_PATH}${MCP_PATH}"`;
+    headers['www-authenticate'] = challenge === 'Bearer' ? `Bearer ${metadata}` : `${challenge}, ${metadata}`;
+  }
+  answerJson(res, refusal.status, errorBody(refusal), headers);
+}
+
+/** The methods whose work is an operation run through yoga, which spends from the rate there. */
+const RUN_IN_YOGA = new Set(['tools/call', 'resources/read']);
+
+/** Whether a JSON-RPC message spends from the rate at /mcp: a request (it has an id) that runs no operation. */
+const spendsHere = (message: unknown): boolean => {
+  const { method, id } = (message ?? {}) as { method?: unknown; id?: unknown };
+  return typeof method === 'string' && id !== undefined && !RUN_IN_YOGA.has(method);
+};
+
+/** The body's JSON (its length already bounded by Content-Length), or null when it is not JSON. */
+async function readMessages(req: IncomingMessage): Promise<unknown> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of req) chunks.push(chunk as Buffer);
+  try {
+    return JSON.parse(Buffer.concat(chunks).toString('utf8')) as unknown;
+  } catch {
+    return null;
+  }
+}
+
+export function createMcpEndpoint({ server, authenticate, rateLimit, corsOrigins, maxBodyBytes, issuers }: McpEndpointOptions): McpEndpoint {
+  const serverFor = mcpServerFactory(server);
+
+  async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // Stateless: no stream of the server's own to open (GET) and no session to end (DELETE).
+    if (req.method !== 'POST')
+      return answerJson(
+        res,
+        405,
+        { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC to /mcp.' }, id: null },
+        { allow: 'POST' },
+      );
+    // MCP's transport asks every server to check Origin (DNS rebinding); a browser's page calls only from the
+    // origins /graphql serves. Then, in the access pipeline's order, the body's bound and who is calling.
+    if (!originAllowed(req, corsOrigins)) return refuse(req, res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
+    const tooLarge = bodyLimitFailure(req.method, req.headers['content-length'], maxBodyBytes);
+    if (tooLarge) return refuse(req, res, tooLarge);
+    const admission = await authenticate(req.headers.authorization);
+    if ('refusal' in admission) return refuse(req, res, admission.refusal);
+    const messages = await readMessages(req);
+    if (messages === null)
+      return answerJson(res, 400, { jsonrpc: '2.0', error: { code: ErrorCode.ParseError, message: 'The body is not JSON.' }, id: null });
+    // A message that runs an operation spends from the caller's rate in yoga, as that operation; any other request
+    // (initialize, listing) spends here, so that listing in a loop is bounded like querying in one.
+    if ([messages].flat().some(spendsHere)) {
+      const refusal = await rateLimit.spend(admission.caller, req.socket.remoteAddress);
+      if (refusal) return refuse(req, res, refusal);
+    }
+    const server = serverFor(admission.caller, req);
+    const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
+    res.once('close', () => {
+      void transport.close();
+      void server.close();
+    });
+    await server.connect(transport);
+    await transport.handleRequest(req, res, messages);
+  }
+
+  const metadata: Route = (req, res) =>
+    answerJson(res, 200, {
+      resource: `${origin(req)}${MCP_PATH}`,
+      authorization_servers: issuers,
+      scopes_supported: SCOPES,
+      bearer_methods_supported: ['header'],
+      resource_name: 'reward-gateway',
+    });
+
+  return { routes: { [MCP_PATH]: handle, [RESOURCE_METADATA_PATH]: metadata, [`${RESOURCE_METADATA_PATH}${MCP_PATH}`]: metadata } };
+}

@@ -1,0 +1,63 @@
+import { existsSync } from 'node:fs';
+import { configuredIssuers, type IdentitySettings } from '../identity/config.js';
+import { schema } from '../schema/index.js';
+import type { SecuritySettings } from '../security/config.js';
+import { loadTrustedDocuments } from '../security/use-trusted-documents.js';
+import type { McpSettings } from './config.js';
+import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from './endpoint.js';
+import type { McpServerOptions } from './mcp-server.js';
+import { loadOperationTools } from './operation-tools.js';
+
+// /mcp as the configuration has it: on when MCP_ENABLED says so, or, unset, in keyless development only (there
+// the development caller has every scope and the gateway listens on loopback, so a local agent connects with no
+// set-up; anywhere else an operator turns it on knowingly).
+
+/** The version the MCP server names in its handshake: of its tools' contract, not of the package. */
+const SERVER_VERSION = '1.0.0';
+
+type McpFromConfigSettings = McpSettings &
+  IdentitySettings &
+  Pick<SecuritySettings, 'GATEWAY_API_KEYS' | 'TRUSTED_DOCUMENTS' | 'MAX_BODY_BYTES' | 'CORS_ORIGINS'>;
+
+export function mcpEnabled(config: McpFromConfigSettings): boolean {
+  const keyless = !config.GATEWAY_API_KEYS?.length && configuredIssuers(config).length === 0;
+  return config.MCP_ENABLED ?? keyless;
+}
+
+/**
+ * The endpoint, or null when MCP is off. On by default (keyless development) and without its operations folder
+ * (a copy of the built gateway alone), MCP stays off with a warning rather than keep the gateway from starting;
+ * asked for with MCP_ENABLED=true, a folder that cannot be read fails the start.
+ */
+export function mcpFromConfig(
+  config: McpFromConfigSettings,
+  {
+    yoga,
+    authenticate,
+    rateLimit,
+    onToolCall,
+  }: Pick<McpServerOptions, 'yoga' | 'onToolCall'> & Pick<McpEndpointOptions, 'authenticate' | 'rateLimit'>,
+  warn: (message: string) => void,
+): McpEndpoint | null {
+  if (!mcpEnabled(config)) return null;
+  if (config.MCP_ENABLED === undefined && !existsSync(config.MCP_OPERATIONS_DIR)) {
+    warn(`MCP is off: MCP_OPERATIONS_DIR ${config.MCP_OPERATIONS_DIR} does not exist, so there are no tools to serve at /mcp.`);
+    return null;
+  }
+  const trusted = config.TRUSTED_DOCUMENTS ? loadTrustedDocuments(config.TRUSTED_DOCUMENTS) : null;
+  return createMcpEndpoint({
+    server: {
+      yoga,
+      schema,
+      tools: loadOperationTools(schema, config.MCP_OPERATIONS_DIR, trusted),
+      version: SERVER_VERSION,
+      developmentTools: config.MCP_DEVELOPMENT_TOOLS,
+      onToolCall,
+    },
+    authenticate,
+    rateLimit,
+    corsOrigins: config.CORS_ORIGINS ?? [],
+    maxBodyBytes: config.MAX_BODY_BYTES,
+    issuers: configuredIssuers(config).map((issuer) => issuer.issuer),
+  });
+}

@@ -1,0 +1,152 @@
+import type { IncomingMessage } from 'node:http';
+import { Server } from '@modelcontextprotocol/sdk/server/index.js';
+import {
+  CallToolRequestSchema,
+  ErrorCode,
+  ListResourcesRequestSchema,
+  ListResourceTemplatesRequestSchema,
+  ListToolsRequestSchema,
+  McpError,
+  ReadResourceRequestSchema,
+  type CallToolResult,
+  type Tool,
+} from '@modelcontextprotocol/sdk/types.js';
+import type { GraphQLSchema } from 'graphql';
+import { describeFailure, type DescribedFailure } from '../errors/gateway-error.js';
+import type { McpToolOutcome } from '../ops/mcp-metrics.js';
+import { describeMissing, type Caller } from '../security/scopes.js';
+import { DEVELOPMENT_TOOLS, EXECUTE_TOOL, SEARCH_SCHEMA_TOOL, searchSchema } from './development-tools.js';
+import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
+import { ORDER_TEMPLATE, orderLinks, orderUuidOf, READ_ORDER_TOOL } from './order-resource.js';
+import { runOperation, type AnyYoga } from './run-operation.js';
+import { errorTypes, failedResult, toolResult } from './tool-results.js';
+
+// The MCP server one message meets, made for its caller (the transport is stateless: a server per message, so
+// nothing of one caller's outlives its message): the tools and the order resource its scopes allow, each tool
+// call and resource read run as the caller through yoga (run-operation.ts), its answer a tool result
+// (tool-results.ts), counted by tool and outcome.
+
+export interface McpServerOptions {
+  yoga: AnyYoga;
+  schema: GraphQLSchema;
+  tools: readonly OperationTool[];
+  version: string;
+  /** SearchSchema and ExecuteGraphQL besides the operations' tools (development-tools.ts). */
+  developmentTools: boolean;
+  /** Counts each tool call by its outcome (ops/mcp-metrics.ts). */
+  onToolCall(tool: string, outcome: McpToolOutcome): void;
+}
+
+const INSTRUCTIONS =
+  'Tools of a reward (gift card) gateway. A tool that creates an order or adds funds takes an idempotency `id`: make ' +
+  'a new one per new order, and reuse exactly the same input (same id) to retry after a timeout or a failure; the ' +
+  'order is then made once. A failure comes back as a result with `isError` and `structuredContent.error`, whose ' +
+  '`next` or `message` says what to do.';
+
+/** MCP's error code for a resource that does not exist. */
+const RESOURCE_NOT_FOUND = -32002;
+
+/** The catalogue's FORBIDDEN for a tool (or the resource read with it) the caller's scopes do not allow. */
+function forbidden(caller: Caller, tool: OperationTool): DescribedFailure {
+  const missing = missingScopesFor(tool, caller.scopes);
+  return describeFailure('FORBIDDEN', {
+    apiKey: caller.name,
+    byToken: caller.kind === 'token',
+    field: `the tool ${tool.name}`,
+    missing: describeMissing({ kind: 'AllAuthScopes', failures: missing.map((scope) => ({ kind: 'AuthScope', scope })) }),
+    missingScopes: missing,
+  });
+}
+
+function listed(tool: OperationTool): Tool {
+  return {
+    name: tool.name,
+    description: tool.description,
+    inputSchema: tool.inputSchema as Tool['inputSchema'],
+    annotations: { readOnlyHint: tool.kind === 'query', openWorldHint: false },
+  };
+}
+
+/** A server for one message of `caller`, whose HTTP request `req` carries its credentials to the operations. */
+export function mcpServerFactory({
+  yoga,
+  schema,
+  tools,
+  version,
+  developmentTools,
+  onToolCall,
+}: McpServerOptions): (caller: Caller, req: IncomingMessage) => Server {
+  const failures = errorTypes(schema);
+  const byName = new Map(tools.map((tool) => [tool.name, tool]));
+
+  const readOrder = byName.get(READ_ORDER_TOOL);
+
+  async function developmentTool(name: string, args: Record<string, unknown>, req: IncomingMessage): Promise<CallToolResult> {
+    let result: CallToolResult;
+    if (name === SEARCH_SCHEMA_TOOL) {
+      result = toolResult({ data: { matches: searchSchema(schema, typeof args.query === 'string' ? args.query : '') } }, failures);
+    } else if (typeof args.query !== 'string') {
+      result = failedResult({ message: 'ExecuteGraphQL needs `query`, the GraphQL document to run.' });
+    } else {
+      const operation = { query: args.query, operationName: typeof args.operationName === 'string' ? args.operationName : undefined };
+      const variables = args.variables && typeof args.variables === 'object' ? (args.variables as Record<string, unknown>) : {};
+      result = toolResult(await runOperation(yoga, operation, variables, req), failures);
+    }
+    onToolCall(name, result.isError ? 'failed' : 'ok');
+    return result;
+  }
+
+  function serverFor(caller: Caller, req: IncomingMessage): Server {
+    const server = new Server(
+      { name: 'reward-gateway', version },
+      { capabilities: { tools: { listChanged: false }, ...(readOrder ? { resources: {} } : {}) }, instructions: INSTRUCTIONS },
+    );
+    server.setRequestHandler(ListToolsRequestSchema, () => ({
+      tools: [...tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed), ...(developmentTools ? DEVELOPMENT_TOOLS : [])],
+    }));
+    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
+      if (developmentTools && (params.name === SEARCH_SCHEMA_TOOL || params.name === EXECUTE_TOOL))
+        return developmentTool(params.name, params.arguments ?? {}, req);
+      const tool = byName.get(params.name);
+      if (!tool) {
+        onToolCall('unknown', 'refused');
+        return failedResult({ message: `No tool is named ${params.name}: list the tools to see those you may call.` });
+      }
+      if (!mayCall(tool, caller.scopes)) {
+        onToolCall(tool.name, 'refused');
+        const { message, extensions } = forbidden(caller, tool);
+        return failedResult({ ...extensions, message, retryable: false });
+      }
+      const answer = await runOperation(yoga, { ...tool.request, operationName: tool.name }, params.arguments ?? {}, req);
+      const result = toolResult(answer, failures);
+      onToolCall(tool.name, result.isError ? 'failed' : 'ok');
+      if (!result.isError) result.content.push(...orderLinks(answer.data));
+      return result;
+    });
+    if (readOrder) {
+      server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
+        resourceTemplates: mayCall(readOrder, caller.scopes) ? [ORDER_TEMPLATE] : [],
+      }));
+      // Orders are many and found with the tools: none is listed, each is read by the URI a tool answered with.
+      server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
+      server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
+        const uuid = orderUuidOf(params.uri);
+        if (uuid === null)
+          throw new McpError(RESOURCE_NOT_FOUND, `No resource is named ${params.uri}: orders are reward://campaign/<uuid>.`, { uri: params.uri });
+        if (!mayCall(readOrder, caller.scopes)) {
+          const { message, extensions } = forbidden(caller, readOrder);
+          throw new McpError(ErrorCode.InvalidRequest, message, extensions);
+        }
+        const answer = await runOperation(yoga, { ...readOrder.request, operationName: readOrder.name }, { ref: uuid }, req);
+        const order = answer.data?.campaign;
+        if (order) return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(order) }] };
+        const error = answer.errors?.[0];
+        if (error) throw new McpError(ErrorCode.InternalError, error.message, error.extensions);
+        throw new McpError(RESOURCE_NOT_FOUND, `No order has the uuid ${uuid}.`, { uri: params.uri });
+      });
+    }
+    return server;
+  }
+
+  return serverFor;
+}
