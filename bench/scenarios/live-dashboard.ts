@@ -1,5 +1,6 @@
 import { applyJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
 import { createClient, type Client } from 'graphql-ws';
+import WebSocket from 'ws';
 import { percentile, sleep } from '../context.js';
 import { AUTH_HEADERS, TARGET_LABELS, type Target } from '../targets.js';
 import type { CompareContext } from './compare.js';
