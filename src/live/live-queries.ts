@@ -93,8 +93,11 @@ export const RESUMABLE_RESULTS = 8;
 const hashOf = (data: unknown): string => createHash('sha256').update(JSON.stringify(data)).digest('base64url').slice(0, 22);
 
 export interface LiveQueriesOptions {
-  /** Starts watching an order (live.ts watchOrder), `onWatched` once its poller has a first look; returns the release. */
-  watchOrder(uuid: string, onWatched: () => void): () => void;
+  /**
+   * Starts watching an order (live.ts watchOrder), `onWatched` once its poller has a first look, `onRefused` if
+   * no poller can start (LIVE_MAX_POLLERS); returns the release.
+   */
+  watchOrder(uuid: string, onWatched: () => void, onRefused: () => void): () => void;
   /** LIVE_QUERY_MAX_WATCHED_ORDERS */
   maxWatchedOrders: number;
   /** How often what nothing watches is read again: CACHE_TTL_MS. */
@@ -125,6 +128,8 @@ interface Shared {
   history: Map<string, Record<string, unknown> | null>;
   groups: ReadonlySet<string>;
   watches: Map<string, () => void>;
+  /** Orders no poller could watch (LIVE_MAX_POLLERS) when last asked. */
+  refused: Set<string>;
   running: Promise<void> | null;
   again: LiveCause | null;
   /** What caused the resolutions coalesced into `again`, for its span's links. */
@@ -215,6 +220,7 @@ export class LiveQueries {
         history: new Map(),
         groups: new Set(),
         watches: new Map(),
+        refused: new Set(),
         running: null,
         again: null,
         againLinks: [],
@@ -301,14 +307,14 @@ export class LiveQueries {
     }
     if (shared.closed) return false;
     this.#track(shared, round);
-    const unwatchedOrders = this.#watch(shared, round.orders);
+    const { unwatchedOrders, overPollerCap } = this.#watch(shared, round.orders);
     // Read nothing the cache tracks (the catalogue only, or the cache is off), or something no poller watches.
     const untracked = round.groups.size === 0 || [...round.groups].some((group) => UNWATCHED_GROUP.test(group));
     const refreshed = unwatchedOrders > 0 || untracked;
     this.#scheduleRefresh(shared, refreshed);
     const extensions = {
       ...round.extensions,
-      ...(refreshed ? { live: { refreshMs: this.options.refreshMs, unwatchedOrders } } : {}),
+      ...(refreshed ? { live: { refreshMs: this.options.refreshMs, unwatchedOrders, ...(overPollerCap ? { overPollerCap } : {}) } } : {}),
     };
     const payload: LivePayload = {
       ...(round.errors?.length ? { errors: round.errors } : {}),
@@ -387,8 +393,11 @@ export class LiveQueries {
     if (set?.size === 0) this.#byGroup.delete(group);
   }
 
-  /** Watches the result's orders up to the cap, releases those it no longer holds; returns how many go unwatched. */
-  #watch(shared: Shared, orders: ReadonlySet<string>): number {
+  /**
+   * Watches the result's orders up to the cap, releases those it no longer holds; returns how many go unwatched,
+   * and how many of those because this replica's pollers are all taken.
+   */
+  #watch(shared: Shared, orders: ReadonlySet<string>): { unwatchedOrders: number; overPollerCap: number } {
     const kept = [...orders].slice(0, this.options.maxWatchedOrders);
     const keep = new Set(kept);
     for (const [uuid, release] of shared.watches) {
@@ -397,13 +406,28 @@ export class LiveQueries {
       shared.watches.delete(uuid);
     }
     for (const uuid of kept) {
-      if (!shared.watches.has(uuid))
-        shared.watches.set(
-          uuid,
-          this.options.watchOrder(uuid, () => void this.#round(shared, 'watched')),
-        );
+      // A refused order is asked again at each resolution (a poller may have been freed), counted as refused
+      // until a poller takes it.
+      if (shared.watches.has(uuid)) continue;
+      const release = this.options.watchOrder(
+        uuid,
+        () => {
+          shared.refused.delete(uuid);
+          void this.#round(shared, 'watched');
+        },
+        () => {
+          if (shared.watches.get(uuid) !== release) return;
+          shared.watches.delete(uuid);
+          if (shared.refused.has(uuid)) return;
+          shared.refused.add(uuid);
+          // So that the result says so, and is refreshed by time.
+          void this.#round(shared, 'refresh');
+        },
+      );
+      shared.watches.set(uuid, release);
     }
-    return orders.size - kept.length;
+    const overPollerCap = kept.filter((uuid) => shared.refused.has(uuid)).length;
+    return { unwatchedOrders: orders.size - kept.length + overPollerCap, overPollerCap };
   }
 
   #scheduleRefresh(shared: Shared, needed: boolean): void {
