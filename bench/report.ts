@@ -8,6 +8,7 @@ import type { OutageResult } from './scenarios/outage.js';
 import { HEAVY_CONNECTIONS, type CompareResult, type GoalFigure, type RoundFigures, type TargetResult } from './scenarios/compare.js';
 import type { CreateResult } from './scenarios/create.js';
 import type { DashboardResult } from './scenarios/dashboard.js';
+import type { LiveDashboardResult } from './scenarios/live-dashboard.js';
 import type { FanOutResult } from './scenarios/fan-out.js';
 import type { NestedReadResult } from './scenarios/nested-read.js';
 import type { OverheadResult } from './scenarios/overhead.js';
@@ -27,6 +28,7 @@ export interface BenchResults {
   /** Each scenario is there when BENCH_SCENARIOS ran it. */
   compare?: CompareResult;
   dashboard?: DashboardResult;
+  liveDashboard?: LiveDashboardResult;
   outage?: OutageResult;
   capacity?: CapacityResult;
   overhead?: OverheadResult;
@@ -57,6 +59,11 @@ const n = (v: number, digits = 1) => String(Math.round(v * 10 ** digits) / 10 **
 export function checksOf(r: Omit<BenchResults, 'checks' | 'totalSeconds'>): Check[] {
   const checks: Check[] = [];
   if (r.dashboard) checks.push({ name: 'dashboard: no errors', ok: r.dashboard.rows.every((row) => row.errors === 0) });
+  if (r.liveDashboard)
+    checks.push({
+      name: 'live dashboard: no errors, every redemption shown to every viewer',
+      ok: r.liveDashboard.rows.every((row) => row.errors === 0 && row.missed === 0),
+    });
   const c = r.compare;
   if (c) {
     const first = c.targets[0]!;
@@ -494,6 +501,62 @@ export function renderDashboard(d: DashboardResult): string {
   ].join('\n');
 }
 
+/** Issue 38's goals: change → patch within a poll and 500 ms, the upstream cost flat in viewers, small patches. */
+export function liveDashboardGoals(d: LiveDashboardResult): Goal[] {
+  const goals: Goal[] = [];
+  const bound = d.pollIntervalMs + 500;
+  const worst = Math.max(...d.rows.map((row) => row.p99Ms));
+  goals.push(
+    boundGoal('live dashboard: change → patch p99 (worst viewer count)', `${worst} ms`, `≤ ${bound} ms (POLL_INTERVAL_MS + 500)`, worst <= bound),
+  );
+  const one = d.rows.find((row) => row.viewers === 1);
+  const most = d.rows.reduce<LiveDashboardResult['rows'][number] | undefined>(
+    (best, row) => (!best || row.viewers > best.viewers ? row : best),
+    undefined,
+  );
+  if (one && most && most !== one) {
+    const ratio = one.upstreamPerSecond ? most.upstreamPerSecond / one.upstreamPerSecond : most.upstreamPerSecond ? Infinity : 1;
+    goals.push({
+      ...boundGoal(
+        `live dashboard: upstream requests of ${most.viewers} viewers ÷ one viewer`,
+        `${most.upstreamPerSecond}/s`,
+        '≤ 1.1×',
+        ratio <= 1.1,
+        `1 viewer: ${one.upstreamPerSecond}/s`,
+      ),
+      ratio: Math.round(ratio * 100) / 100,
+    });
+  }
+  const share = Math.max(...d.rows.map((row) => (row.fullResultBytes ? row.meanPatchBytes / row.fullResultBytes : 0)));
+  goals.push(
+    boundGoal(
+      'live dashboard: bytes of a change ÷ the whole result (worst viewer count)',
+      pct(share),
+      '≤ 10 %',
+      share <= 0.1,
+      `whole result ${kb(Math.max(...d.rows.map((row) => row.fullResultBytes)))}`,
+    ),
+  );
+  return goals;
+}
+
+export function renderLiveDashboard(d: LiveDashboardResult): string {
+  return [
+    `Live dashboard (\`live-dashboard\`): the dashboard's 10-order view held as one \`@live\` query with JSON patches by each viewer (one WebSocket each) for ${d.seconds} s while a reward is redeemed every 500 ms; ${d.label} with its read cache, POLL_INTERVAL_MS=${d.pollIntervalMs}. Change → patch: from a redemption's answer to the first payload showing it, per viewer.`,
+    '',
+    '| viewers | changes | missed | errors | upstream req/s | change → patch p50 ms | p99 ms | bytes / viewer / min | whole result | mean patch payload |',
+    '|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|',
+    ...d.rows.map(
+      (row) =>
+        `| ${row.viewers} | ${row.changes} | ${row.missed} | ${row.errors} | ${row.upstreamPerSecond} | ${row.p50Ms} | ${row.p99Ms} | ${kb(row.bytesPerViewerPerMinute)} | ${kb(row.fullResultBytes)} | ${row.meanPatchBytes} B |`,
+    ),
+    '',
+    'Goals of issue 38:',
+    '',
+    renderGoals(liveDashboardGoals(d)),
+  ].join('\n');
+}
+
 export function renderGenerated(r: BenchResults): string {
   const { machine: m, settings: s } = r;
   const env = Object.entries(r.gatewayEnv ?? {})
@@ -522,6 +585,7 @@ export function renderGenerated(r: BenchResults): string {
         ]
       : []),
     ...(r.dashboard ? [renderDashboard(r.dashboard), ''] : []),
+    ...(r.liveDashboard ? [renderLiveDashboard(r.liveDashboard), ''] : []),
     ...(r.outage ? [renderOutage(r.outage), ''] : []),
     ...(r.capacity ? [renderCapacity(r.capacity), ''] : []),
     ...(r.dashboard || r.outage || r.capacity ? ['Goals of issue 24 (dashboard, outage, capacity):', '', renderGoals(shieldGoals(r)), ''] : []),

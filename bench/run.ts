@@ -12,6 +12,7 @@ import {
   renderCluster,
   renderCompare,
   renderDashboard,
+  renderLiveDashboard,
   renderOutage,
   renderTable,
   renderWebhooks,
@@ -24,6 +25,7 @@ import { cluster } from './scenarios/cluster.js';
 import { compare } from './scenarios/compare.js';
 import { create } from './scenarios/create.js';
 import { dashboard } from './scenarios/dashboard.js';
+import { liveDashboard } from './scenarios/live-dashboard.js';
 import { fanOut } from './scenarios/fan-out.js';
 import { budgetNeighbour } from './scenarios/budget-neighbour.js';
 import { hostileNeighbour } from './scenarios/hostile-neighbour.js';
@@ -75,6 +77,8 @@ try {
   const compared = wanted.has('compare') ? await compare({ settings, sandbox, upstream, log }) : undefined;
   // Likewise the dashboard: the gateway with its read cache and the peers, one after the other.
   const dashboarded = wanted.has('dashboard') ? await dashboard({ settings, sandbox, upstream, log }) : undefined;
+  // The same view held live by the gateway alone (issue 38), on a gateway of its own.
+  const liveDashboarded = wanted.has('live-dashboard') ? await liveDashboard({ settings, sandbox, upstream, log }) : undefined;
   // Outage and capacity: every target at once, each on a sandbox of its own (faults there touch nothing else).
   const outaged = wanted.has('outage') ? await outage({ settings, log }) : undefined;
   const capacitied = wanted.has('capacity') ? await capacity({ settings, log }) : undefined;
@@ -85,7 +89,7 @@ try {
       'overhead' | 'nestedRead' | 'create' | 'fanOut' | 'soak' | 'hostileNeighbour' | 'budgetNeighbour' | 'cluster' | 'webhooks' | 'gatewayEnv'
     >
   > = {};
-  if ([...wanted].some((s) => !['compare', 'dashboard', 'outage', 'capacity'].includes(s))) {
+  if ([...wanted].some((s) => !['compare', 'dashboard', 'live-dashboard', 'outage', 'capacity'].includes(s))) {
     gateway = await startGatewayProcess({
       upstream: sandbox,
       pollIntervalMs: settings.BENCH_POLL_INTERVAL_MS,
@@ -106,7 +110,16 @@ try {
       webhooks: wanted.has('webhooks') ? await webhooks(ctx) : undefined,
     };
   }
-  const measured = { machine, settings, compare: compared, dashboard: dashboarded, outage: outaged, capacity: capacitied, ...own };
+  const measured = {
+    machine,
+    settings,
+    compare: compared,
+    dashboard: dashboarded,
+    liveDashboard: liveDashboarded,
+    outage: outaged,
+    capacity: capacitied,
+    ...own,
+  };
   const results: BenchResults = { ...measured, totalSeconds: Math.round((performance.now() - began) / 1000), checks: checksOf(measured) };
   const written = writeResults(BENCH_DIR, results);
   const h = results.hostileNeighbour;
@@ -127,6 +140,7 @@ try {
   if (results.cluster) process.stdout.write(`\nCluster:\n${renderCluster(results.cluster)}\n`);
   if (results.webhooks) process.stdout.write(`\nWebhooks:\n${renderWebhooks(results.webhooks)}\n`);
   if (results.dashboard) process.stdout.write(`\n${renderDashboard(results.dashboard)}\n`);
+  if (results.liveDashboard) process.stdout.write(`\n${renderLiveDashboard(results.liveDashboard)}\n`);
   if (results.outage) process.stdout.write(`\n${renderOutage(results.outage)}\n`);
   if (results.capacity) process.stdout.write(`\n${renderCapacity(results.capacity)}\n`);
   if (results.dashboard || results.outage || results.capacity) process.stdout.write(`\nGoals of issue 24:\n${renderGoals(shieldGoals(results))}\n`);

@@ -11,6 +11,7 @@ import { z } from 'zod';
 export const SCENARIOS = [
   'compare',
   'dashboard',
+  'live-dashboard',
   'outage',
   'capacity',
   'overhead',

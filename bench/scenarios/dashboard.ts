@@ -1,16 +1,8 @@
 import type { SandboxClient } from '../clients.js';
 import { percentile, sleep } from '../context.js';
-import {
-  AUTH_HEADERS,
-  compiledEntry,
-  productionNodeFlags,
-  startGatewayTarget,
-  startPeer,
-  TARGET_LABELS,
-  type Target,
-  type TargetName,
-} from '../targets.js';
+import { AUTH_HEADERS, startPeer, TARGET_LABELS, type Target, type TargetName } from '../targets.js';
 import type { CompareContext } from './compare.js';
+import { CACHE_TTL_MS, createOrders, gatewayStarter, ORDERS, redeemUntil, REWARDS, upstreamPerSecond } from './dashboard-workload.js';
 import { NESTED } from './nested-read.js';
 
 // Dashboard: 1, 10 and 50 viewers (BENCH_DASHBOARD_VIEWERS) each reload a 10-order view (orders → rewards →
@@ -22,13 +14,7 @@ import { NESTED } from './nested-read.js';
 // rewards no subscription watches; the peers cache nothing).
 // Reported: upstream requests per second, latency p50 and p99, and the oldest answer's age.
 
-const ORDERS = 10;
-const REWARDS = 20;
-const BRANDS = ['sbxcoffeeus', 'sbxbooksus', 'sbxgroceryus'];
 const RELOAD_MS = 1_000;
-const REDEEM_EVERY_MS = 500;
-/** The gateway's CACHE_TTL_MS in this scenario (its default): the freshness guarantee of an unwatched view. */
-const CACHE_TTL_MS = 5_000;
 
 export interface DashboardRow {
   target: TargetName;
@@ -49,20 +35,6 @@ export interface DashboardResult {
   rows: DashboardRow[];
 }
 
-interface Order {
-  ref: string;
-  gifts: string[];
-}
-
-async function createOrders(upstream: SandboxClient, prefix: string): Promise<Order[]> {
-  const orders: Order[] = [];
-  for (let i = 0; i < ORDERS; i++) {
-    const order = await upstream.createEmailOrder(`${prefix}-${i}`, { recipients: REWARDS, brandCode: BRANDS[i % BRANDS.length]! });
-    orders.push({ ref: i % 2 === 0 ? order.id : order.uuid, gifts: order.gifts });
-  }
-  return orders;
-}
-
 async function view(url: string, refs: string[]): Promise<{ ok: boolean; statuses: Map<string, string> }> {
   const res = await fetch(`${url}/graphql`, {
     method: 'POST',
@@ -78,7 +50,6 @@ async function view(url: string, refs: string[]): Promise<{ ok: boolean; statuse
 async function run(target: Target, viewers: number, seconds: number, upstream: SandboxClient): Promise<DashboardRow> {
   const orders = await createOrders(upstream, `bench-dashboard-${target.name}-${viewers}-${Date.now()}`);
   const refs = orders.map((o) => o.ref);
-  const open = orders.flatMap((o) => o.gifts);
   // Warm: brands in every target's catalogue, the view once.
   await view(target.url, refs);
   const redeemedAt = new Map<string, number>();
@@ -89,14 +60,7 @@ async function run(target: Target, viewers: number, seconds: number, upstream: S
   const started = Date.now();
   const ends = started + seconds * 1_000;
 
-  const redeemer = (async () => {
-    while (Date.now() < ends && open.length > 0) {
-      const uuid = open.splice(Math.floor(Math.random() * open.length), 1)[0]!;
-      await upstream.redeem(uuid);
-      redeemedAt.set(uuid, Date.now());
-      await sleep(REDEEM_EVERY_MS);
-    }
-  })();
+  const redeemer = redeemUntil(upstream, orders, ends, (uuid, at) => redeemedAt.set(uuid, at));
   const viewer = async () => {
     await sleep(Math.random() * RELOAD_MS);
     while (Date.now() < ends) {
@@ -118,7 +82,6 @@ async function run(target: Target, viewers: number, seconds: number, upstream: S
   await Promise.all([redeemer, ...Array.from({ length: viewers }, viewer)]);
   const elapsed = (Date.now() - started) / 1_000;
   const after = await upstream.stats();
-  const sent = Object.entries(after.requests).reduce((sum, [route, n]) => sum + n - (before.requests[route] ?? 0), 0);
   const sorted = [...latencies].sort((a, b) => a - b);
   return {
     target: target.name,
@@ -126,7 +89,7 @@ async function run(target: Target, viewers: number, seconds: number, upstream: S
     viewers,
     answers: latencies.length,
     errors,
-    upstreamPerSecond: Math.round((sent / elapsed) * 10) / 10,
+    upstreamPerSecond: upstreamPerSecond(before, after, elapsed),
     p50Ms: Math.round(percentile(sorted, 50) * 10) / 10,
     p99Ms: Math.round(percentile(sorted, 99) * 10) / 10,
     oldestAgeMs,
@@ -137,20 +100,10 @@ export async function dashboard(ctx: CompareContext): Promise<DashboardResult> {
   const { settings, sandbox, upstream, log } = ctx;
   const seconds = settings.BENCH_DASHBOARD_S;
   const wanted = new Set(settings.BENCH_TARGETS);
-  const cache = { CACHE_TTL_MS: String(CACHE_TTL_MS) };
   // The gateway as production starts it (compiled), through tsx only when asked for instead; issue 24's peers.
-  const entry = wanted.has('gateway-compiled') ? compiledEntry(settings.BENCH_COMPILED_ENTRY, log) : null;
+  const gateway = gatewayStarter(settings, sandbox, { CACHE_TTL_MS: String(CACHE_TTL_MS) }, log);
   const starters: [TargetName, () => Promise<Target>][] = [
-    ...(entry
-      ? [
-          ['gateway-compiled', () => startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags(), cache)] as [
-            TargetName,
-            () => Promise<Target>,
-          ],
-        ]
-      : wanted.has('gateway-tsx')
-        ? [['gateway-tsx', () => startGatewayTarget('gateway-tsx', 'src/main.ts', sandbox, [], cache)] as [TargetName, () => Promise<Target>]]
-        : []),
+    ...(gateway ? [gateway] : []),
     ['apollo', () => startPeer('apollo', sandbox)],
     ['yoga', () => startPeer('yoga', sandbox)],
   ];

@@ -3,7 +3,9 @@
 // documents). The first result comes from the operation's first resolution; then live/live-queries.ts sends
 // what changes. A client asks for JSON patches (RFC 6902, with a revision; applyLiveQueryJSONPatch of
 // @n1ru4l/graphql-live-query-patch-json-patch rebuilds the results) with the request extension
-// `"livePatch": "json-patch"`; without it, every change is sent as a whole result.
+// `"livePatch": "json-patch"`; without it, every change is sent as a whole result. With patches, the request
+// extension `"liveResume": true` asks for each payload's hash, and a reconnect sends
+// `"liveResume": { "revision": n, "hash": "…" }` from the last payload it applied (live-queries.ts says what follows).
 //
 // Each resolution runs the execution the plugins before this one chose (compiled or interpreted) with the
 // context's liveRound(): its own loaders and a record of what it read. Identical live queries (document,
@@ -23,10 +25,15 @@ import {
 import type { GraphQLParams, Plugin } from 'graphql-yoga';
 import type { GatewayContext } from '../graph/context.js';
 import { stableKey } from '../graph/loaders.js';
-import type { LiveQueries, LiveRound } from '../live/live-queries.js';
+import { z } from 'zod';
+import type { LiveMode, LiveQueries, LiveRound } from '../live/live-queries.js';
 
 /** The request extension a client sends to receive patches. */
 export const LIVE_PATCH_EXTENSION = 'livePatch';
+/** The request extension a client sends to be able to resume patches after a reconnect, and to resume them. */
+export const LIVE_RESUME_EXTENSION = 'liveResume';
+
+const resumeBase = z.object({ revision: z.number().int().positive(), hash: z.string().min(1).max(64) });
 
 const printed = new WeakMap<DocumentNode, string>();
 const textOf = (document: DocumentNode): string => {
@@ -84,7 +91,14 @@ function sharingKey(args: ExecutionArgs, context: GatewayContext): string {
 const streams = (context: { request?: Request }): boolean =>
   !context.request || /text\/event-stream|multipart\/mixed/.test(context.request.headers.get('accept') ?? '');
 
-const wantsPatches = (context: { params?: GraphQLParams }): boolean => context.params?.extensions?.[LIVE_PATCH_EXTENSION] === 'json-patch';
+/** What the request's extensions ask for; a malformed resume base counts as none (the whole result, revision 1). */
+function modeOf(context: { params?: GraphQLParams }): LiveMode {
+  const extensions = context.params?.extensions;
+  const patches = extensions?.[LIVE_PATCH_EXTENSION] === 'json-patch';
+  const resume = extensions?.[LIVE_RESUME_EXTENSION];
+  const base = resumeBase.safeParse(resume);
+  return { patches, resume: resume !== undefined && resume !== false, ...(base.success ? { base: base.data } : {}) };
+}
 
 export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext> {
   return {
@@ -102,7 +116,7 @@ export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext>
           const extensions = round.freshness.stale ? { ...result.extensions, stale: true } : result.extensions;
           return { data: result.data ?? null, errors: result.errors, extensions, groups: reads.groups, orders: reads.orders };
         };
-        return liveQueries.open(sharingKey(run, context), context.caller.name, resolve, wantsPatches(context)).then(
+        return liveQueries.open(sharingKey(run, context), context.caller.name, resolve, modeOf(context)).then(
           (iterator) => iterator as AsyncIterableIterator<ExecutionResult>,
           // A refusal of the operation (the cap), answered as the operation's errors, not thrown as a fault.
           (error: unknown) => {

@@ -49,7 +49,7 @@ export function liveQueriesFromConfig(
   { live, cache, store }: { live: Live; cache: ReadCache | null; store: LiveStore },
 ): LiveQueries {
   const liveQueries = new LiveQueries({
-    watchOrder: (uuid, onWatched) => live.watchOrder(uuid, onWatched),
+    watchOrder: (uuid, onWatched, onRefused) => live.watchOrder(uuid, onWatched, onRefused),
     maxWatchedOrders: cache ? config.LIVE_QUERY_MAX_WATCHED_ORDERS : 0,
     refreshMs: cache ? config.CACHE_TTL_MS : config.POLL_INTERVAL_MS,
     cap: createSubscriptionCap({ store, max: config.LIVE_QUERY_MAX_PER_KEY, renewEveryMs: config.POLL_INTERVAL_MS, kind: LIVE_QUERIES }),

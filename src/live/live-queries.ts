@@ -20,7 +20,17 @@
 // entities read is kept, the keys being the read cache's groups. Patches are the JSON patches (RFC 6902) of
 // @n1ru4l/graphql-live-query-patch-json-patch, made once per change with its generateJSONPatch and sent with each
 // viewer's own revision, so `applyLiveQueryJSONPatch` on the client rebuilds every result.
+//
+// Reconnecting: a viewer's revisions are its own, so a revision alone names nothing another replica (or this one,
+// later) knows. A client that asks to resume is sent, with each payload, the hash of the data it now holds
+// (`extensions.liveHash`: the same on every replica for the same data, the execution's field order being the
+// document's), and reconnects with that hash and its revision. A shared query keeps its last RESUMABLE_RESULTS
+// results by hash: a known hash gets a patch from that result (empty when it is the current one) as the next
+// revision; an unknown one gets the whole result as revision 1, after a read past the cache (the client may hold
+// something newer than this replica has seen), so nothing is patched against a base the client lacks and
+// nothing older than what it had is sent. A result from stale data keeps its `extensions.stale`, patch or whole.
 
+import { createHash } from 'node:crypto';
 import { noDiffSymbol } from '@n1ru4l/graphql-live-query-patch';
 import { generateJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
 import { Channel } from './channel.js';
@@ -67,9 +77,27 @@ export interface LiveQueryListener {
   onSend?(kind: 'result' | 'patch', bytes: number): void;
 }
 
+/** How a viewer wants its payloads. */
+export interface LiveMode {
+  /** JSON patches with revisions instead of whole results. */
+  patches: boolean;
+  /** Patch mode: tag each payload with `extensions.liveHash`, so that a reconnect can resume from it. */
+  resume?: boolean;
+  /** Patch mode: the revision and hash of the result the client holds (a reconnect). */
+  base?: { revision: number; hash: string };
+}
+
+/** How many of its last results a shared query keeps for reconnecting clients to be patched from. */
+export const RESUMABLE_RESULTS = 8;
+
+const hashOf = (data: unknown): string => createHash('sha256').update(JSON.stringify(data)).digest('base64url').slice(0, 22);
+
 export interface LiveQueriesOptions {
-  /** Starts watching an order (live.ts watchOrder), `onWatched` once its poller has a first look; returns the release. */
-  watchOrder(uuid: string, onWatched: () => void): () => void;
+  /**
+   * Starts watching an order (live.ts watchOrder), `onWatched` once its poller has a first look, `onRefused` if
+   * no poller can start (LIVE_MAX_POLLERS); returns the release.
+   */
+  watchOrder(uuid: string, onWatched: () => void, onRefused: () => void): () => void;
   /** LIVE_QUERY_MAX_WATCHED_ORDERS */
   maxWatchedOrders: number;
   /** How often what nothing watches is read again: CACHE_TTL_MS. */
@@ -81,8 +109,11 @@ export interface LiveQueriesOptions {
 interface Viewer {
   channel: Channel<LivePayload>;
   patches: boolean;
+  resume: boolean;
   /** The last revision this viewer was sent (patch mode). */
   revision: number;
+  /** A reconnect's base, until its first payload. */
+  base: { revision: number; hash: string } | null;
 }
 
 interface Shared {
@@ -92,8 +123,13 @@ interface Shared {
   /** The last result sent, and its JSON (what an unchanged re-resolution is compared with). */
   last: LivePayload | null;
   lastJson: string | null;
+  lastHash: string;
+  /** The last results' data by hash, newest last (at most RESUMABLE_RESULTS). */
+  history: Map<string, Record<string, unknown> | null>;
   groups: ReadonlySet<string>;
   watches: Map<string, () => void>;
+  /** Orders no poller could watch (LIVE_MAX_POLLERS) when last asked. */
+  refused: Set<string>;
   running: Promise<void> | null;
   again: LiveCause | null;
   /** What caused the resolutions coalesced into `again`, for its span's links. */
@@ -159,13 +195,15 @@ export class LiveQueries {
     key: string,
     watcher: string,
     resolve: (fresh: boolean) => Promise<LiveRound>,
-    patches: boolean,
+    mode: LiveMode,
   ): Promise<AsyncIterableIterator<LivePayload, undefined>> {
     const onClose = await this.options.cap.admit(watcher);
     let shared = this.#shared.get(key);
     const viewer: Viewer = {
-      patches,
+      patches: mode.patches,
+      resume: mode.patches && Boolean(mode.resume || mode.base),
       revision: 0,
+      base: (mode.patches && mode.base) || null,
       channel: new Channel<LivePayload>(() => {
         this.#leave(shared!, viewer);
         onClose();
@@ -178,8 +216,11 @@ export class LiveQueries {
         viewers: new Set([viewer]),
         last: null,
         lastJson: null,
+        lastHash: '',
+        history: new Map(),
         groups: new Set(),
         watches: new Map(),
+        refused: new Set(),
         running: null,
         again: null,
         againLinks: [],
@@ -190,9 +231,17 @@ export class LiveQueries {
       void this.#round(shared, 'first');
     } else {
       shared.viewers.add(viewer);
-      if (shared.last) this.#send(viewer, shared.last, null);
+      if (shared.last && (!viewer.base || shared.history.has(viewer.base.hash))) this.#send(viewer, shared, null);
+      else if (shared.last) void this.#resumeAfterFreshRead(shared, viewer);
     }
     return viewer.channel;
+  }
+
+  /** A reconnect from a result this replica does not know: answered once a read past the cache is sent or unchanged. */
+  async #resumeAfterFreshRead(shared: Shared, viewer: Viewer): Promise<void> {
+    await this.#round(shared, 'watched');
+    // A changed result has been sent to it already.
+    if (viewer.revision === 0 && shared.last && shared.viewers.has(viewer)) this.#send(viewer, shared, null);
   }
 
   /** Re-resolves the live queries that read one of `groups` (null: all); resolves once they have sent. */
@@ -258,14 +307,14 @@ export class LiveQueries {
     }
     if (shared.closed) return false;
     this.#track(shared, round);
-    const unwatchedOrders = this.#watch(shared, round.orders);
+    const { unwatchedOrders, overPollerCap } = this.#watch(shared, round.orders);
     // Read nothing the cache tracks (the catalogue only, or the cache is off), or something no poller watches.
     const untracked = round.groups.size === 0 || [...round.groups].some((group) => UNWATCHED_GROUP.test(group));
     const refreshed = unwatchedOrders > 0 || untracked;
     this.#scheduleRefresh(shared, refreshed);
     const extensions = {
       ...round.extensions,
-      ...(refreshed ? { live: { refreshMs: this.options.refreshMs, unwatchedOrders } } : {}),
+      ...(refreshed ? { live: { refreshMs: this.options.refreshMs, unwatchedOrders, ...(overPollerCap ? { overPollerCap } : {}) } } : {}),
     };
     const payload: LivePayload = {
       ...(round.errors?.length ? { errors: round.errors } : {}),
@@ -280,6 +329,11 @@ export class LiveQueries {
     const previous = shared.last;
     shared.last = payload;
     shared.lastJson = json;
+    shared.lastHash = hashOf(payload.data ?? null);
+    // Re-set so that a result seen again counts as the newest.
+    shared.history.delete(shared.lastHash);
+    shared.history.set(shared.lastHash, payload.data ?? null);
+    if (shared.history.size > RESUMABLE_RESULTS) shared.history.delete(shared.history.keys().next().value!);
     let patch: Operation[] | null = null;
     for (const viewer of [...shared.viewers]) {
       if (viewer.patches && viewer.revision > 0 && previous && !patch) {
@@ -287,13 +341,23 @@ export class LiveQueries {
         // Only the errors or extensions changed: the patch is empty, the revision still moves on.
         patch = made === noDiffSymbol ? [] : made;
       }
-      this.#send(viewer, payload, patch);
+      this.#send(viewer, shared, patch);
     }
     return true;
   }
 
-  #send(viewer: Viewer, payload: LivePayload, patch: Operation[] | null): void {
+  /** Sends the shared query's last result to one viewer: whole, or as `patch` from the previous one. */
+  #send(viewer: Viewer, shared: Shared, patch: Operation[] | null): void {
+    const payload = shared.last!;
     let sent: LivePayload;
+    const base = viewer.base && shared.history.get(viewer.base.hash);
+    if (viewer.base && base !== undefined) {
+      // A reconnect from a result this replica still has: patched from it, its revision moving on.
+      const made = generateJSONPatch(base ?? {}, payload.data ?? {});
+      patch = made === noDiffSymbol ? [] : made;
+      viewer.revision = viewer.base.revision;
+    }
+    viewer.base = null;
     if (!viewer.patches) sent = payload;
     else if (viewer.revision === 0 || !patch) {
       viewer.revision = 1;
@@ -304,6 +368,7 @@ export class LiveQueries {
       if (payload.errors) sent.errors = payload.errors;
       if (payload.extensions) sent.extensions = payload.extensions;
     }
+    if (viewer.resume) sent = { ...sent, extensions: { ...sent.extensions, liveHash: shared.lastHash } };
     if (this.#listeners.size > 0) {
       const kind = sent.patch ? 'patch' : 'result';
       const bytes = Buffer.byteLength(JSON.stringify(sent));
@@ -328,8 +393,11 @@ export class LiveQueries {
     if (set?.size === 0) this.#byGroup.delete(group);
   }
 
-  /** Watches the result's orders up to the cap, releases those it no longer holds; returns how many go unwatched. */
-  #watch(shared: Shared, orders: ReadonlySet<string>): number {
+  /**
+   * Watches the result's orders up to the cap, releases those it no longer holds; returns how many go unwatched,
+   * and how many of those because this replica's pollers are all taken.
+   */
+  #watch(shared: Shared, orders: ReadonlySet<string>): { unwatchedOrders: number; overPollerCap: number } {
     const kept = [...orders].slice(0, this.options.maxWatchedOrders);
     const keep = new Set(kept);
     for (const [uuid, release] of shared.watches) {
@@ -338,13 +406,28 @@ export class LiveQueries {
       shared.watches.delete(uuid);
     }
     for (const uuid of kept) {
-      if (!shared.watches.has(uuid))
-        shared.watches.set(
-          uuid,
-          this.options.watchOrder(uuid, () => void this.#round(shared, 'watched')),
-        );
+      // A refused order is asked again at each resolution (a poller may have been freed), counted as refused
+      // until a poller takes it.
+      if (shared.watches.has(uuid)) continue;
+      const release = this.options.watchOrder(
+        uuid,
+        () => {
+          shared.refused.delete(uuid);
+          void this.#round(shared, 'watched');
+        },
+        () => {
+          if (shared.watches.get(uuid) !== release) return;
+          shared.watches.delete(uuid);
+          if (shared.refused.has(uuid)) return;
+          shared.refused.add(uuid);
+          // So that the result says so, and is refreshed by time.
+          void this.#round(shared, 'refresh');
+        },
+      );
+      shared.watches.set(uuid, release);
     }
-    return orders.size - kept.length;
+    const overPollerCap = kept.filter((uuid) => shared.refused.has(uuid)).length;
+    return { unwatchedOrders: orders.size - kept.length + overPollerCap, overPollerCap };
   }
 
   #scheduleRefresh(shared: Shared, needed: boolean): void {

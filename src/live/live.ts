@@ -77,9 +77,10 @@ export interface Live {
    * Watches an order for a live query: its poller runs (one for the cluster, shared with subscriptions and
    * webhooks) while the watch lasts, and what it sees change drops the read cache, which is what re-resolves the
    * live query. `onWatched` runs once the poller has its first look (what changed before it drops nothing).
+   * `onRefused` runs instead when the poller cannot start (LIVE_MAX_POLLERS reached on this replica).
    * Returns the release. Counted against no API key: a live query bounds its own orders.
    */
-  watchOrder(uuid: string, onWatched?: () => void): () => void;
+  watchOrder(uuid: string, onWatched?: () => void, onRefused?: () => void): () => void;
   /** Hooks for metrics and tests; returns the removal. */
   listen(listener: LiveListener): () => void;
   stats(): LiveStats;
@@ -284,7 +285,7 @@ export function createLive({
       );
     },
 
-    watchOrder(uuid, onWatched) {
+    watchOrder(uuid, onWatched, onRefused) {
       let released = false;
       let iterator: AsyncIterableIterator<never> | null = null;
       // Only the poll matters here, never the events: the select keeps none, so nothing is queued.
@@ -298,7 +299,9 @@ export function createLive({
           if (released) void accepted.return?.();
           else onWatched?.();
         })
-        .catch(() => undefined);
+        .catch(() => {
+          if (!released) onRefused?.();
+        });
       return () => {
         if (released) return;
         released = true;

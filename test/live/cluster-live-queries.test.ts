@@ -1,4 +1,4 @@
-import { applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
+import { applyJSONPatch, applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
 import { Client as UrqlClient, subscriptionExchange, type Operation } from '@urql/core';
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect } from 'vitest';
@@ -101,6 +101,8 @@ const statusOf = (viewer: Viewer, gift: string) =>
     .find((e) => e.node.uuid === gift)?.node.status;
 
 let replicas: Replica[];
+/** The replicas left after the kill -9. */
+let survivors: Replica[];
 const sockets: Client[] = [];
 let orders: Order[];
 let viewers: Viewer[];
@@ -184,7 +186,7 @@ describe('live queries in cluster mode (3 processes, 1 Redis)', { timeout: 90_00
   it('kill -9 of the replica leading the most orders loses no change for the viewers of the others', async ({ sandbox }) => {
     const leases = await Promise.all(replicas.map((r) => r.metric('reward_gateway_live_leases')));
     const victim = replicas[leases.indexOf(Math.max(...leases))]!;
-    const survivors = replicas.filter((r) => r !== victim);
+    survivors = replicas.filter((r) => r !== victim);
     await victim.kill('SIGKILL');
     // Redeemed at once: before the survivors take the victim's orders over (a lease later).
     const changed = orders.slice(2).map((o) => o.gifts[0]!);
@@ -197,5 +199,29 @@ describe('live queries in cluster mode (3 processes, 1 Redis)', { timeout: 90_00
       const last = v.sent.at(-1)!.revision!;
       expect(v.sent.map((p) => p.revision)).toEqual(Array.from({ length: last }, (_, i) => i + 1));
     }
+  });
+
+  it('a client reconnecting to another replica with its revision and hash gets a patch from the result it held', async ({ sandbox }) => {
+    const [left, joined] = survivors as [Replica, Replica];
+    const refs = orders.map((o) => o.id);
+    const open = (replica: Replica, extensions: Record<string, unknown>) => {
+      const ws = wsClient(replica.url);
+      sockets.push(ws);
+      return ws.iterate<any, Record<string, unknown>>({ query: DASHBOARD, variables: { refs }, extensions });
+    };
+    const held = (await open(left, { livePatch: 'json-patch', liveResume: true }).next()).value;
+    // The query held on the replica the client will reconnect to (by viewers of this very document).
+    const holder = open(joined, {});
+    let current = (await holder.next()).value;
+    const gift = orders[2]!.gifts[1]!;
+    await sandbox.control.redeem(gift);
+    const redeemed = (data: any) => data.campaigns[2].gifts.edges.some((e: any) => e.node.uuid === gift && e.node.status === 'REDEEMED');
+    while (!redeemed(current.data)) current = (await holder.next()).value;
+    // The same data hashes the same on every replica: the one it reconnects to patches from what it held.
+    const resumed = (await open(joined, { livePatch: 'json-patch', liveResume: { revision: held.revision, hash: held.extensions.liveHash } }).next())
+      .value;
+    expect(resumed).toMatchObject({ revision: held.revision + 1, patch: expect.any(Array) });
+    expect(applyJSONPatch(structuredClone(held.data), resumed.patch)).toEqual(current.data);
+    await holder.return?.();
   });
 });

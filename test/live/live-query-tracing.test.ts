@@ -28,7 +28,7 @@ it('a re-resolution caused by a poll is a span linked to the poll, saying why an
   });
   let balance = 1;
   const resolve = (): Promise<LiveRound> => Promise.resolve({ data: { balance }, groups: new Set(['ns:gifts:c:1']), orders: new Set() });
-  const viewer = await liveQueries.open('dashboard', 'key', resolve, false);
+  const viewer = await liveQueries.open('dashboard', 'key', resolve, { patches: false });
   await viewer.next();
 
   balance = 2;
