@@ -111,14 +111,39 @@ export function redisCacheStore(connection: RedisConnection): SharedCacheStore {
 
   const listeners = new Set<(group: string | null) => void>();
   const channel = keys.cacheInvalidated;
+  // This replica's own drops, published and not yet heard back. The writer has dropped them and told its
+  // listeners already; hearing them again re-resolved its live queries a second time, and the echo could take
+  // the place of the write as the cause. Redis delivers a channel's messages in the order they were published,
+  // so skipping as many messages of a group as this replica published leaves the last one of any other replica
+  // heard after its change, whichever of the two came first.
+  const unheard = new Map<string, number>();
   connection.subscribe(channel, (group) => {
+    const own = unheard.get(group) ?? 0;
+    if (own > 0) {
+      if (own === 1) unheard.delete(group);
+      else unheard.set(group, own - 1);
+      return;
+    }
     for (const listener of [...listeners]) listener(group);
   });
   // What was published while the notifications' connection was down is lost: once it is back, every replica
-  // drops its memory layer (the entries in Redis were deleted by the writer itself).
+  // drops its memory layer (the entries in Redis were deleted by the writer itself), and its own echoes with it.
   connection.onResubscribed(() => {
+    unheard.clear();
     for (const listener of [...listeners]) listener(null);
   });
+  const publish = async (group: string) => {
+    unheard.set(group, (unheard.get(group) ?? 0) + 1);
+    try {
+      await connection.publish(channel, group);
+    } catch (error) {
+      // Not published, so never heard back.
+      const own = (unheard.get(group) ?? 1) - 1;
+      if (own > 0) unheard.set(group, own);
+      else unheard.delete(group);
+      throw error;
+    }
+  };
 
   return {
     get healthy() {
@@ -143,7 +168,7 @@ export function redisCacheStore(connection: RedisConnection): SharedCacheStore {
     },
     async invalidate(groups) {
       await Promise.all(groups.map((group) => connection.guard(commands.rgCacheInvalidate(entries(group), version(group), VERSION_KEEP_MS))));
-      await Promise.all(groups.map((group) => connection.publish(channel, group)));
+      await Promise.all(groups.map(publish));
     },
     onInvalidated(listener) {
       listeners.add(listener);
