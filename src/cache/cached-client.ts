@@ -42,6 +42,8 @@ export interface Reads {
   groups: Set<string>;
   /** Uuids of the orders read (an order or its rewards' pages). */
   orders: Set<string>;
+  /** Whether it read the brand catalogue or the regions, which no poller watches (catalog/catalog-cache.ts). */
+  catalogue: boolean;
 }
 
 /** Orders in these states change without a write of ours being the cause we could see: never stored. */

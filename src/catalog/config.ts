@@ -1,4 +1,4 @@
-import { configArea, documented, nonNegativeMs } from '../shared/config-area.js';
+import { configArea, documented, nonNegativeMs, type AreaSettings } from '../shared/config-area.js';
 
 // The catalog area's environment variable, composed by src/config.ts.
 
@@ -10,3 +10,5 @@ export const catalogArea = configArea({
     }),
   },
 });
+
+export type CatalogSettings = AreaSettings<typeof catalogArea>;

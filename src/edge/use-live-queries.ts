@@ -114,7 +114,14 @@ export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext>
           const { reads, ...round } = context.liveRound(fresh);
           const result = (await executeFn({ ...run, contextValue: { ...context, ...round } })) as ExecutionResult;
           const extensions = round.freshness.stale ? { ...result.extensions, stale: true } : result.extensions;
-          return { data: result.data ?? null, errors: result.errors, extensions, groups: reads.groups, orders: reads.orders };
+          return {
+            data: result.data ?? null,
+            errors: result.errors,
+            extensions,
+            groups: reads.groups,
+            orders: reads.orders,
+            catalogue: reads.catalogue,
+          };
         };
         return liveQueries.open(sharingKey(run, context), context.caller.name, resolve, modeOf(context)).then(
           (iterator) => iterator as AsyncIterableIterator<ExecutionResult>,

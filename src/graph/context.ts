@@ -5,6 +5,16 @@ import type { CatalogCache } from '../catalog/catalog-cache.js';
 import type { Hint } from '../errors/gateway-error.js';
 import type { Live } from '../live/live.js';
 import { createLoaders, type LoaderHooks, type Loaders } from './loaders.js';
+
+/** The catalogue as a live query's round reads it: noting that it did, for the refresh of what nothing watches. */
+function noting(catalog: CatalogCache, reads: Reads): CatalogCache {
+  const read = <T>(answer: T): T => ((reads.catalogue = true), answer);
+  return {
+    brand: (code, client) => read(catalog.brand(code, client)),
+    brandCodes: (client) => read(catalog.brandCodes(client)),
+    regions: (client) => read(catalog.regions(client)),
+  };
+}
 import type { Logger } from '../ops/logger.js';
 import type { Caller } from '../security/scopes.js';
 import type { UpstreamClient } from '../upstream/types.js';
@@ -124,10 +134,10 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
         return found.loaders;
       },
       liveRound(fresh) {
-        const reads: Reads = { groups: new Set(), orders: new Set() };
+        const reads: Reads = { groups: new Set(), orders: new Set(), catalogue: false };
         const seen: Freshness = { fresh, stale: false, reads };
         const client = viewWith(scoped, seen);
-        return { client, freshness: seen, hints: [], reads, loaders: createLoaders(client, deps.catalog, undefined, hooks) };
+        return { client, freshness: seen, hints: [], reads, loaders: createLoaders(client, noting(deps.catalog, reads), undefined, hooks) };
       },
       // On the context the operation runs with, which yoga makes by spreading this one into its own.
       writes(this: GatewayContext) {

@@ -1,6 +1,7 @@
 import { dropFound, observingClient } from '../cache/cached-client.js';
 import type { ReadCache } from '../cache/read-cache.js';
 import type { CacheSettings } from '../cache/config.js';
+import type { CatalogSettings } from '../catalog/config.js';
 import type { LiveSettings } from './config.js';
 import type { UpstreamClient } from '../upstream/types.js';
 import type { LiveLogger } from './listener.js';
@@ -45,13 +46,18 @@ export function liveFromConfig(
  * cache nothing is dropped, and live queries are read again every POLL_INTERVAL_MS.
  */
 export function liveQueriesFromConfig(
-  config: Pick<LiveSettings, 'POLL_INTERVAL_MS' | 'LIVE_QUERY_MAX_WATCHED_ORDERS' | 'LIVE_QUERY_MAX_PER_KEY'> & Pick<CacheSettings, 'CACHE_TTL_MS'>,
+  config: Pick<LiveSettings, 'POLL_INTERVAL_MS' | 'LIVE_QUERY_MAX_WATCHED_ORDERS' | 'LIVE_QUERY_MAX_PER_KEY'> &
+    Pick<CacheSettings, 'CACHE_TTL_MS'> &
+    Pick<CatalogSettings, 'CATALOG_CACHE_TTL_MS'>,
   { live, cache, store }: { live: Live; cache: ReadCache | null; store: LiveStore },
 ): LiveQueries {
+  const refreshMs = cache ? config.CACHE_TTL_MS : config.POLL_INTERVAL_MS;
   const liveQueries = new LiveQueries({
     watchOrder: (uuid, onWatched, onRefused) => live.watchOrder(uuid, onWatched, onRefused),
     maxWatchedOrders: cache ? config.LIVE_QUERY_MAX_WATCHED_ORDERS : 0,
-    refreshMs: cache ? config.CACHE_TTL_MS : config.POLL_INTERVAL_MS,
+    refreshMs,
+    // 0 turns the catalogue's cache off (every read asks the upstream): refreshed with the rest then, never in a loop.
+    catalogueRefreshMs: config.CATALOG_CACHE_TTL_MS > 0 ? config.CATALOG_CACHE_TTL_MS : refreshMs,
     cap: createSubscriptionCap({ store, max: config.LIVE_QUERY_MAX_PER_KEY, renewEveryMs: config.POLL_INTERVAL_MS, kind: LIVE_QUERIES }),
   });
   // Never removed: the read cache lives exactly as long as the gateway, as the live queries do.

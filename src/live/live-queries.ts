@@ -50,6 +50,8 @@ export interface LiveRound {
   groups: ReadonlySet<string>;
   /** Uuids of the orders it read. */
   orders: ReadonlySet<string>;
+  /** Whether it read the brand catalogue or the regions. */
+  catalogue?: boolean;
 }
 
 /** What a viewer receives: a whole result, or (asked for patches) the first result and then patches, with revisions. */
@@ -102,6 +104,8 @@ export interface LiveQueriesOptions {
   maxWatchedOrders: number;
   /** How often what nothing watches is read again: CACHE_TTL_MS. */
   refreshMs: number;
+  /** How often a result whose only unwatched part is the brand catalogue or the regions is read again: CATALOG_CACHE_TTL_MS. */
+  catalogueRefreshMs: number;
   /** LIVE_QUERY_MAX_PER_KEY, across the cluster (subscription-cap.ts, LIVE_QUERIES). */
   cap: SubscriptionCap;
 }
@@ -135,6 +139,7 @@ interface Shared {
   /** What caused the resolutions coalesced into `again`, for its span's links. */
   againLinks: SpanContext[];
   refresh: NodeJS.Timeout | null;
+  refreshEveryMs: number | null;
   closed: boolean;
 }
 
@@ -225,6 +230,7 @@ export class LiveQueries {
         again: null,
         againLinks: [],
         refresh: null,
+        refreshEveryMs: null,
         closed: false,
       };
       this.#shared.set(key, shared);
@@ -310,11 +316,12 @@ export class LiveQueries {
     const { unwatchedOrders, overPollerCap } = this.#watch(shared, round.orders);
     // Read nothing the cache tracks (the catalogue only, or the cache is off), or something no poller watches.
     const untracked = round.groups.size === 0 || [...round.groups].some((group) => UNWATCHED_GROUP.test(group));
-    const refreshed = unwatchedOrders > 0 || untracked;
-    this.#scheduleRefresh(shared, refreshed);
+    // Brands and regions change without any poller seeing it: read again as often as the catalogue's cache is.
+    const refreshMs = unwatchedOrders > 0 || untracked ? this.options.refreshMs : round.catalogue ? this.options.catalogueRefreshMs : null;
+    this.#scheduleRefresh(shared, refreshMs);
     const extensions = {
       ...round.extensions,
-      ...(refreshed ? { live: { refreshMs: this.options.refreshMs, unwatchedOrders, ...(overPollerCap ? { overPollerCap } : {}) } } : {}),
+      ...(refreshMs !== null ? { live: { refreshMs, unwatchedOrders, ...(overPollerCap ? { overPollerCap } : {}) } } : {}),
     };
     const payload: LivePayload = {
       ...(round.errors?.length ? { errors: round.errors } : {}),
@@ -430,14 +437,14 @@ export class LiveQueries {
     return { unwatchedOrders: orders.size - kept.length + overPollerCap, overPollerCap };
   }
 
-  #scheduleRefresh(shared: Shared, needed: boolean): void {
-    if (!needed) {
-      if (shared.refresh) clearInterval(shared.refresh);
-      shared.refresh = null;
-      return;
-    }
-    if (shared.refresh) return;
-    shared.refresh = setInterval(() => void this.#round(shared, 'refresh'), this.options.refreshMs);
+  /** Reads the result again every `everyMs` (null: never), keeping the timer running when that is unchanged. */
+  #scheduleRefresh(shared: Shared, everyMs: number | null): void {
+    if (shared.refresh && shared.refreshEveryMs === everyMs) return;
+    if (shared.refresh) clearInterval(shared.refresh);
+    shared.refresh = null;
+    shared.refreshEveryMs = everyMs;
+    if (everyMs === null) return;
+    shared.refresh = setInterval(() => void this.#round(shared, 'refresh'), everyMs);
     shared.refresh.unref();
   }
 

@@ -24,6 +24,7 @@ it('a re-resolution caused by a poll is a span linked to the poll, saying why an
     watchOrder: () => () => undefined,
     maxWatchedOrders: 10,
     refreshMs: 60_000,
+    catalogueRefreshMs: 3_600_000,
     cap: { admit: () => Promise.resolve(() => undefined), close: () => undefined },
   });
   let balance = 1;
