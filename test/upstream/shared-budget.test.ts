@@ -56,8 +56,10 @@ it('two replicas together stay within one budget in every second; the rest is UP
   // One bucket: at most its burst plus a second of its rate in any second (two buckets would allow twice that).
   // The bucket counts when a token is granted, by Redis's clock; the sandbox counts arrivals, which a loaded
   // machine delays unevenly (a burst granted at once arriving late, the next grants on time), so one second of
-  // arrivals can hold a grant or two of the next: that much slack, far below a second bucket's worth.
-  const DELIVERY_JITTER = 2;
+  // arrivals can hold grants of the next: at the 5/s rate, a grant delivered up to 0.8 s late is 4 of them. Two
+  // as much slack was exceeded once on a quiet machine (13 arrivals in a second); with this one the bound is 14,
+  // still short of what a second bucket would let through (20 in a second).
+  const DELIVERY_JITTER = 4;
   for (const [second, n] of Object.entries(perSecond)) expect(n, `second ${second}`).toBeLessThanOrEqual(BURST + PER_SECOND + DELIVERY_JITTER);
   expect(requests['GET /campaign/:id']).toBe(answers.length - busy);
   for (const replica of replicas) expect(await replica.metric('reward_gateway_upstream_budget_limit', { limit: 'per_second' })).toBe(PER_SECOND);
