@@ -5,6 +5,10 @@ import type { CatalogCache } from '../catalog/catalog-cache.js';
 import type { Hint } from '../errors/gateway-error.js';
 import type { Live } from '../live/live.js';
 import { createLoaders, type LoaderHooks, type Loaders } from './loaders.js';
+import type { Logger } from '../ops/logger.js';
+import type { Caller } from '../security/scopes.js';
+import type { UpstreamClient } from '../upstream/types.js';
+import type { Webhooks } from '../webhooks/webhooks.js';
 
 /** The catalogue as a live query's round reads it: noting that it did, for the refresh of what nothing watches. */
 function noting(catalog: CatalogCache, reads: Reads): CatalogCache {
@@ -15,10 +19,6 @@ function noting(catalog: CatalogCache, reads: Reads): CatalogCache {
     regions: (client) => read(catalog.regions(client)),
   };
 }
-import type { Logger } from '../ops/logger.js';
-import type { Caller } from '../security/scopes.js';
-import type { UpstreamClient } from '../upstream/types.js';
-import type { Webhooks } from '../webhooks/webhooks.js';
 
 // Per-request state. Created fresh for every operation (and every subscription), so nothing one request
 // loads can leak into another.
