@@ -177,6 +177,8 @@ export function createGateway({
       authenticate: security.authenticate,
       rateLimit: security.rateLimit,
       onToolCall: metrics.mcpToolCall,
+      onWatchFailed: (uri, reason) => logger.warn({ uri, reason }, 'mcp: a subscribed resource cannot be followed for now; trying again'),
+      sharedSubscriptions: shared.mcpSubscriptions,
     },
     (warning) => logger.warn(warning),
   );

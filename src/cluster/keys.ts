@@ -33,6 +33,9 @@
 //   P{webhook:<id>}:…       a webhook endpoint, its queue and recent deliveries (cluster/webhook-records.ts);
 //                           its lease is the live lease of the key `webhook:<id>`
 //   P{webhooks}:all, P{webhooks}:owner:<caller>  sets of endpoint ids
+//   P{mcp:<session>}:subs   hash resource URI → hash of what the session's client was last told of it: an MCP
+//                           session's resource subscriptions (cluster/mcp-subscriptions.ts), expiring unless used
+//   P{mcp:<session>}:changed  channel: a subscription of the session came or went
 //   P{apq:<sha256>}:document, P{apq-caller:<caller>}:charged|sizes  automatic persisted queries and each
 //                           caller's registrations of them (cluster/persisted-documents.ts)
 

@@ -197,6 +197,26 @@ redis.call('PEXPIRE', KEYS[2], ttl)
 return 1
 `;
 
+// KEYS subs; ARGV uri hash max ttlMs channel publishCommand. An MCP session's subscription to `uri` (its hash: the
+// resource as read when subscribing), unless the session follows `max` others already (then replies their count);
+// the count and the write are one step, so concurrent subscribes cannot pass the cap together. Tells the replica
+// holding the session's stream (the channel) and keeps the session's subscriptions ttlMs from now.
+const MCP_SUBSCRIBE = `
+local count = redis.call('HLEN', KEYS[1])
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 0 and count >= tonumber(ARGV[3]) then return count end
+redis.call('HSET', KEYS[1], ARGV[1], ARGV[2])
+redis.call('PEXPIRE', KEYS[1], ARGV[4])
+redis.call(ARGV[6], ARGV[5], 'changed')
+return -1
+`;
+
+// KEYS subs; ARGV uri hash. What a session's stream last told its client of `uri`, if it is still subscribed
+// (an unsubscribe in between wins: nothing is re-added). Nobody is told: the set of URIs is unchanged.
+const MCP_SEEN = `
+if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1], ARGV[1], ARGV[2]) end
+return 1
+`;
+
 export const SCRIPTS = {
   rgClaim: { lua: CLAIM, keys: 3 },
   rgRenew: { lua: RENEW, keys: 1 },
@@ -208,6 +228,8 @@ export const SCRIPTS = {
   rgRefresh: { lua: REFRESH, keys: 1 },
   rgReplicaBeat: { lua: BEAT, keys: 1 },
   rgApqAdmit: { lua: APQ_ADMIT, keys: 2 },
+  rgMcpSubscribe: { lua: MCP_SUBSCRIBE, keys: 1 },
+  rgMcpSeen: { lua: MCP_SEEN, keys: 1 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -34,7 +34,7 @@ export interface HttpEntryOptions {
 export interface HttpEntry {
   /** The node:http request listener. */
   handle(req: IncomingMessage, res: ServerResponse): void;
-  /** Drops every open SSE subscription stream, so its client reconnects rather than takes it as finished. */
+  /** Drops every open event stream (SSE subscriptions, MCP sessions' streams), so its client reconnects rather than takes it as finished. */
   dropEventStreams(): void;
 }
 
@@ -102,14 +102,14 @@ export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, red
       if (path === '/') return pointToGraphql(req, res, graphiql);
       if (path === '/health') return json(res, 200, { status: 'ok' });
       if (path === '/metrics') return void metrics.respond(res, redact);
-      const route = path !== undefined && Object.hasOwn(routes, path) ? routes[path] : undefined;
-      if (route) return void serveRoute(route, req, res, logger);
-      // yoga answers a refused preflight with no CORS headers and nothing to read: this names the variable.
-      if (preflightRefused(req, corsOrigins)) return refuse(res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
       if (req.headers.accept?.includes('text/event-stream')) {
         eventStreams.add(res);
         res.once('close', () => eventStreams.delete(res));
       }
+      const route = path !== undefined && Object.hasOwn(routes, path) ? routes[path] : undefined;
+      if (route) return void serveRoute(route, req, res, logger);
+      // yoga answers a refused preflight with no CORS headers and nothing to read: this names the variable.
+      if (preflightRefused(req, corsOrigins)) return refuse(res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
       return yoga(req, res);
     },
     dropEventStreams() {

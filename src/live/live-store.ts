@@ -1,5 +1,6 @@
 import { redisCacheStore, type SharedCacheStore } from '../cluster/cache-store.js';
 import type { ClusterSettings } from '../cluster/config.js';
+import { redisMcpSubscriptions, type McpSubscriptionRecords } from '../cluster/mcp-subscriptions.js';
 import { connectRedis } from '../cluster/redis.js';
 import { redisPersistedDocuments, type PersistedDocumentStore } from '../cluster/persisted-documents.js';
 import { createRedisStore } from '../cluster/redis-store.js';
@@ -32,6 +33,8 @@ export interface LiveStoreHandle {
   persistedDocuments?: PersistedDocumentStore;
   /** Cluster mode: webhook endpoints and their queues, shared by the replicas; undefined in memory mode. */
   webhookRecords?: WebhookRecords;
+  /** Cluster mode: MCP sessions' resource subscriptions, made on any replica, followed by the one with the stream. */
+  mcpSubscriptions?: McpSubscriptionRecords;
 }
 
 /** A change of Redis's state as an operator reads it: where (host and port only) and why. */
@@ -84,5 +87,6 @@ export function createLiveStore(
     upstreamBudget: (limits) => redisUpstreamBudget(connection, config.REDIS_KEY_PREFIX, limits),
     persistedDocuments: redisPersistedDocuments(connection),
     webhookRecords: redisWebhookRecords(connection),
+    mcpSubscriptions: redisMcpSubscriptions(connection),
   };
 }

@@ -1,5 +1,5 @@
 import { z } from 'zod';
-import { configArea, documented, flag, type AreaSettings } from '../shared/config-area.js';
+import { configArea, count, documented, flag, type AreaSettings } from '../shared/config-area.js';
 
 // The MCP area's part of the configuration: whether /mcp serves agents, and where the operations its tools are
 // made of are read from.
@@ -9,12 +9,16 @@ export const mcpArea = configArea({
   variables: {
     MCP_ENABLED: documented(flag.optional(), {
       description:
-        '`/mcp` serves the Model Context Protocol (Streamable HTTP, stateless): each operation of `MCP_OPERATIONS_DIR` is a tool, called with the same API keys and tokens as GraphQL ([docs/mcp.md](docs/mcp.md))',
+        '`/mcp` serves the Model Context Protocol (Streamable HTTP, stateless; sessions only for resource subscriptions): each operation of `MCP_OPERATIONS_DIR` is a tool, called with the same API keys and tokens as GraphQL ([docs/mcp.md](docs/mcp.md))',
       unsetMeans: 'on in keyless development only (no API keys, no token issuer) and when `MCP_OPERATIONS_DIR` exists, off otherwise',
     }),
     MCP_DEVELOPMENT_TOOLS: documented(flag.default(false), {
       description:
         'adds two tools for exploring the API from an agent: `SearchSchema` (types and fields matching words) and `ExecuteGraphQL` (any document, run as the caller like any GraphQL request); refused in production, where only the trusted operations are tools',
+    }),
+    MCP_MAX_SUBSCRIPTIONS: documented(count.default(20), {
+      description:
+        'the resources (orders) one MCP session may subscribe to at once; each is followed by a live query of the caller, so `LIVE_QUERY_MAX_PER_KEY` bounds them too',
     }),
     MCP_OPERATIONS_DIR: documented(z.string().min(1).default('operations'), {
       description:

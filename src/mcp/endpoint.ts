@@ -1,3 +1,4 @@
+import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
@@ -7,15 +8,23 @@ import type { Admission } from '../security/token-callers.js';
 import { bodyLimitFailure } from '../security/use-body-limit.js';
 import type { RateLimit } from '../security/use-rate-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
-import { mcpServerFactory, type McpServerOptions } from './mcp-server.js';
+import type { Caller } from '../security/scopes.js';
+import { ownerOf } from '../webhooks/store.js';
+import { mcpServerFactory, type McpServerOptions, type McpSession } from './mcp-server.js';
+import { serveResourceStream } from './resource-stream.js';
 import { origin } from './run-operation.js';
 
-// /mcp: the Model Context Protocol over Streamable HTTP, stateless (no session: any replica answers any call, as
-// for /graphql), answering JSON rather than event streams. Each POST meets what a GraphQL request meets before
-// yoga, in the same order and with the same refusals: Origin, the body's bound, authentication (the same API keys
-// and access tokens; a 401 carries the WWW-Authenticate MCP's authorization asks for, pointing at
+// /mcp: the Model Context Protocol over Streamable HTTP, stateless (any replica answers any call, as for
+// /graphql), answering POSTs with JSON. Each request meets what a GraphQL request meets before yoga, in the same
+// order and with the same refusals: Origin, the body's bound, authentication (the same API keys and access
+// tokens; a 401 carries the WWW-Authenticate MCP's authorization asks for, pointing at
 // /.well-known/oauth-protected-resource), the caller's rate; then the MCP server made for that caller
 // (mcp-server.ts) answers it.
+//
+// Sessions exist for resource subscriptions only, and hold no replica's memory: initialize's answer carries a new
+// random Mcp-Session-Id; the session's subscriptions are kept in the shared store under a hash of the caller and
+// that id (so an id is worth nothing to another caller), made by a POST on any replica and followed by the
+// replica holding the session's event stream (GET, resource-stream.ts). DELETE ends them.
 
 export const MCP_PATH = '/mcp';
 export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
@@ -33,17 +42,22 @@ export interface McpEndpointOptions {
   maxBodyBytes: number;
   /** The OpenID issuers whose access tokens are accepted, for the protected resource metadata. */
   issuers: readonly string[];
+  /** A resource could not be followed for a session's stream, for now (said to the log). */
+  onWatchFailed(uri: string, reason: string): void;
 }
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
 
 export interface McpEndpoint {
   /**
-   * By path: POST /mcp (one JSON-RPC message or batch of a client), and the protected resource metadata (RFC
-   * 9728), at the root and under /mcp's path suffix, where clients of MCP's authorization look first.
+   * By path: /mcp (POST: one JSON-RPC message or batch of a client; GET: the session's event stream; DELETE:
+   * the session's end), and the protected resource metadata (RFC 9728), at the root and under /mcp's path
+   * suffix, where clients of MCP's authorization look first.
    */
   routes: Readonly<Record<string, Route>>;
 }
+
+const rpcError = (code: number, message: string) => ({ jsonrpc: '2.0', error: { code, message }, id: null });
 
 function answerJson(res: ServerResponse, status: number, body: unknown, headers: Record<string, string> = {}): void {
   res.writeHead(status, { 'content-type': 'application/json', 'cache-control': 'no-store', ...headers });
@@ -60,6 +74,26 @@ function refuse(req: IncomingMessage, res: ServerResponse, refusal: DescribedFai
   }
   answerJson(res, refusal.status, errorBody(refusal), headers);
 }
+
+const SESSION_HEADER = 'mcp-session-id';
+/** The ids this gateway hands out (random UUIDs); anything else was not. */
+const SESSION_ID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The session a request names, kept under the caller's own key; null without one; 'malformed' for an id not ours. */
+function sessionOf(req: IncomingMessage, caller: Caller): McpSession | null | 'malformed' {
+  const id = req.headers[SESSION_HEADER];
+  if (id === undefined) return null;
+  if (typeof id !== 'string' || !SESSION_ID.test(id)) return 'malformed';
+  return {
+    id,
+    key: createHash('sha256')
+      .update(`${ownerOf(caller)}\n${id}`)
+      .digest('base64url')
+      .slice(0, 32),
+  };
+}
+
+const isInitialize = (message: unknown): boolean => (message as { method?: unknown } | null)?.method === 'initialize';
 
 /** The methods whose work is an operation run through yoga, which spends from the rate there. */
 const RUN_IN_YOGA = new Set(['tools/call', 'resources/read']);
@@ -81,18 +115,21 @@ async function readMessages(req: IncomingMessage): Promise<unknown> {
   }
 }
 
-export function createMcpEndpoint({ server, authenticate, rateLimit, corsOrigins, maxBodyBytes, issuers }: McpEndpointOptions): McpEndpoint {
-  const serverFor = mcpServerFactory(server);
+export function createMcpEndpoint({
+  server,
+  authenticate,
+  rateLimit,
+  corsOrigins,
+  maxBodyBytes,
+  issuers,
+  onWatchFailed,
+}: McpEndpointOptions): McpEndpoint {
+  const { serverFor, watchResource } = mcpServerFactory(server);
+  const stream = { records: server.subscriptions, watch: watchResource, onWatchFailed };
 
   async function handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
-    // Stateless: no stream of the server's own to open (GET) and no session to end (DELETE).
-    if (req.method !== 'POST')
-      return answerJson(
-        res,
-        405,
-        { jsonrpc: '2.0', error: { code: -32000, message: 'Method not allowed: POST JSON-RPC to /mcp.' }, id: null },
-        { allow: 'POST' },
-      );
+    if (req.method !== 'POST' && req.method !== 'GET' && req.method !== 'DELETE')
+      return answerJson(res, 405, rpcError(-32000, 'Method not allowed: POST JSON-RPC messages to /mcp.'), { allow: 'POST, GET, DELETE' });
     // MCP's transport asks every server to check Origin (DNS rebinding); a browser's page calls only from the
     // origins /graphql serves. Then, in the access pipeline's order, the body's bound and who is calling.
     if (!originAllowed(req, corsOrigins)) return refuse(req, res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
@@ -100,22 +137,39 @@ export function createMcpEndpoint({ server, authenticate, rateLimit, corsOrigins
     if (tooLarge) return refuse(req, res, tooLarge);
     const admission = await authenticate(req.headers.authorization);
     if ('refusal' in admission) return refuse(req, res, admission.refusal);
+    const session = sessionOf(req, admission.caller);
+    if (session === 'malformed')
+      return answerJson(res, 404, rpcError(-32001, 'Mcp-Session-Id is not a session of this gateway: initialize again without it.'));
+    if (req.method !== 'POST') {
+      const refusal = await rateLimit.spend(admission.caller, req.socket.remoteAddress);
+      if (refusal) return refuse(req, res, refusal);
+      if (!session) return answerJson(res, 400, rpcError(-32000, 'Send the Mcp-Session-Id header the answer to initialize carried.'));
+      if (req.method === 'DELETE') {
+        await server.subscriptions.end(session.key);
+        res.writeHead(204).end();
+        return;
+      }
+      if (!req.headers.accept?.includes('text/event-stream'))
+        return answerJson(res, 406, rpcError(-32000, 'The session’s stream is an event stream: send Accept: text/event-stream.'));
+      return serveResourceStream(stream, session.key, req, res, { [SESSION_HEADER]: session.id });
+    }
     const messages = await readMessages(req);
-    if (messages === null)
-      return answerJson(res, 400, { jsonrpc: '2.0', error: { code: ErrorCode.ParseError, message: 'The body is not JSON.' }, id: null });
+    if (messages === null) return answerJson(res, 400, rpcError(ErrorCode.ParseError, 'The body is not JSON.'));
     // A message that runs an operation spends from the caller's rate in yoga, as that operation; any other request
     // (initialize, listing) spends here, so that listing in a loop is bounded like querying in one.
     if ([messages].flat().some(spendsHere)) {
       const refusal = await rateLimit.spend(admission.caller, req.socket.remoteAddress);
       if (refusal) return refuse(req, res, refusal);
     }
-    const server = serverFor(admission.caller, req);
+    // A new session with every initialize: the transport, stateless, neither makes nor checks one.
+    if (!session && [messages].flat().some(isInitialize)) res.setHeader(SESSION_HEADER, randomUUID());
+    const mcp = serverFor(admission.caller, req, session);
     const transport = new StreamableHTTPServerTransport({ sessionIdGenerator: undefined, enableJsonResponse: true });
     res.once('close', () => {
       void transport.close();
-      void server.close();
+      void mcp.close();
     });
-    await server.connect(transport);
+    await mcp.connect(transport);
     await transport.handleRequest(req, res, messages);
   }
 

@@ -1,10 +1,12 @@
 import { existsSync } from 'node:fs';
+import type { McpSubscriptionRecords } from '../cluster/mcp-subscriptions.js';
 import { configuredIssuers, type IdentitySettings } from '../identity/config.js';
 import { schema } from '../schema/index.js';
 import type { SecuritySettings } from '../security/config.js';
 import { loadTrustedDocuments } from '../security/use-trusted-documents.js';
 import type { McpSettings } from './config.js';
 import { createMcpEndpoint, type McpEndpoint, type McpEndpointOptions } from './endpoint.js';
+import { memoryMcpSubscriptions } from './memory-subscriptions.js';
 import type { McpServerOptions } from './mcp-server.js';
 import { loadOperationTools } from './operation-tools.js';
 
@@ -36,7 +38,13 @@ export function mcpFromConfig(
     authenticate,
     rateLimit,
     onToolCall,
-  }: Pick<McpServerOptions, 'yoga' | 'onToolCall'> & Pick<McpEndpointOptions, 'authenticate' | 'rateLimit'>,
+    onWatchFailed,
+    sharedSubscriptions,
+  }: Pick<McpServerOptions, 'yoga' | 'onToolCall'> &
+    Pick<McpEndpointOptions, 'authenticate' | 'rateLimit' | 'onWatchFailed'> & {
+      /** Cluster mode: the sessions' subscriptions in Redis, for every replica; in memory without. */
+      sharedSubscriptions: McpSubscriptionRecords | undefined;
+    },
   warn: (message: string) => void,
 ): McpEndpoint | null {
   if (!mcpEnabled(config)) return null;
@@ -53,7 +61,10 @@ export function mcpFromConfig(
       version: SERVER_VERSION,
       developmentTools: config.MCP_DEVELOPMENT_TOOLS,
       onToolCall,
+      subscriptions: sharedSubscriptions ?? memoryMcpSubscriptions(),
+      maxSubscriptions: config.MCP_MAX_SUBSCRIPTIONS,
     },
+    onWatchFailed,
     authenticate,
     rateLimit,
     corsOrigins: config.CORS_ORIGINS ?? [],

@@ -8,18 +8,21 @@ import {
   ListToolsRequestSchema,
   McpError,
   ReadResourceRequestSchema,
+  SubscribeRequestSchema,
+  UnsubscribeRequestSchema,
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
 import type { GraphQLSchema } from 'graphql';
+import type { McpSubscriptionRecords } from '../cluster/mcp-subscriptions.js';
 import { describeFailure, type DescribedFailure } from '../errors/gateway-error.js';
 import type { McpToolOutcome } from '../ops/mcp-metrics.js';
 import { describeMissing, type Caller } from '../security/scopes.js';
 import { DEVELOPMENT_TOOLS, EXECUTE_TOOL, SEARCH_SCHEMA_TOOL, searchSchema } from './development-tools.js';
 import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
-import { ORDER_TEMPLATE, orderLinks, orderUuidOf, READ_ORDER_TOOL } from './order-resource.js';
-import { runOperation, type AnyYoga } from './run-operation.js';
-import { errorTypes, failedResult, toolResult } from './tool-results.js';
+import { ORDER_TEMPLATE, orderLinks, orderUuidOf, READ_ORDER_TOOL, resourceHash } from './order-resource.js';
+import { runOperation, watchOperation, type AnyYoga } from './run-operation.js';
+import { errorTypes, failedResult, toolResult, type GraphQLAnswer } from './tool-results.js';
 
 // The MCP server one message meets, made for its caller (the transport is stateless: a server per message, so
 // nothing of one caller's outlives its message): the tools and the order resource its scopes allow, each tool
@@ -35,6 +38,23 @@ export interface McpServerOptions {
   developmentTools: boolean;
   /** Counts each tool call by its outcome (ops/mcp-metrics.ts). */
   onToolCall(tool: string, outcome: McpToolOutcome): void;
+  /** Sessions' resource subscriptions, shared by the replicas (resource-stream.ts follows them). */
+  subscriptions: McpSubscriptionRecords;
+  /** MCP_MAX_SUBSCRIPTIONS: the resources one session may follow at once. */
+  maxSubscriptions: number;
+}
+
+export interface McpServers {
+  /** A server for one message of `caller`, whose HTTP request `req` carries its credentials to the operations. */
+  serverFor(caller: Caller, req: IncomingMessage, session: McpSession | null): Server;
+  /** The live results of reading resource `uri` as the caller of `req` (resource-stream.ts). */
+  watchResource(uri: string, req: IncomingMessage, signal: AbortSignal): AsyncIterable<GraphQLAnswer>;
+}
+
+/** A message's session: the id its client sent, and the subscriptions' key of it (the caller's own). */
+export interface McpSession {
+  id: string;
+  key: string;
 }
 
 const INSTRUCTIONS =
@@ -45,6 +65,18 @@ const INSTRUCTIONS =
 
 /** MCP's error code for a resource that does not exist. */
 const RESOURCE_NOT_FOUND = -32002;
+
+/** The variables GetOrder reads a resource with: by subscribing and by the stream alike, so their hashes compare. */
+export const orderVariables = (uri: string): Record<string, unknown> => ({ ref: orderUuidOf(uri) });
+
+/** Subscriptions belong to a session: without one there is no stream to notify. */
+function sessionOf(session: McpSession | null): McpSession {
+  if (session) return session;
+  throw new McpError(
+    ErrorCode.InvalidRequest,
+    'Subscribing needs a session: send the Mcp-Session-Id header the answer to initialize carried (MCP clients do by themselves).',
+  );
+}
 
 /** The catalogue's FORBIDDEN for a tool (or the resource read with it) the caller's scopes do not allow. */
 function forbidden(caller: Caller, tool: OperationTool): DescribedFailure {
@@ -67,7 +99,6 @@ function listed(tool: OperationTool): Tool {
   };
 }
 
-/** A server for one message of `caller`, whose HTTP request `req` carries its credentials to the operations. */
 export function mcpServerFactory({
   yoga,
   schema,
@@ -75,7 +106,9 @@ export function mcpServerFactory({
   version,
   developmentTools,
   onToolCall,
-}: McpServerOptions): (caller: Caller, req: IncomingMessage) => Server {
+  subscriptions,
+  maxSubscriptions,
+}: McpServerOptions): McpServers {
   const failures = errorTypes(schema);
   const byName = new Map(tools.map((tool) => [tool.name, tool]));
 
@@ -96,10 +129,28 @@ export function mcpServerFactory({
     return result;
   }
 
-  function serverFor(caller: Caller, req: IncomingMessage): Server {
+  /** The order `uri` names, read with GetOrder as the caller, or the MCP error a client is answered with. */
+  async function readOrderAs(caller: Caller, req: IncomingMessage, tool: OperationTool, uri: string): Promise<Record<string, unknown>> {
+    const uuid = orderUuidOf(uri);
+    if (uuid === null) throw new McpError(RESOURCE_NOT_FOUND, `No resource is named ${uri}: orders are reward://campaign/<uuid>.`, { uri });
+    if (!mayCall(tool, caller.scopes)) {
+      const { message, extensions } = forbidden(caller, tool);
+      throw new McpError(ErrorCode.InvalidRequest, message, extensions);
+    }
+    const answer = await runOperation(yoga, { ...tool.request, operationName: tool.name }, orderVariables(uri), req);
+    if (answer.data?.campaign) return answer.data;
+    const error = answer.errors?.[0];
+    if (error) throw new McpError(ErrorCode.InternalError, error.message, error.extensions);
+    throw new McpError(RESOURCE_NOT_FOUND, `No order has the uuid ${uuid}.`, { uri });
+  }
+
+  function serverFor(caller: Caller, req: IncomingMessage, session: McpSession | null): Server {
     const server = new Server(
       { name: 'reward-gateway', version },
-      { capabilities: { tools: { listChanged: false }, ...(readOrder ? { resources: {} } : {}) }, instructions: INSTRUCTIONS },
+      {
+        capabilities: { tools: { listChanged: false }, ...(readOrder ? { resources: { subscribe: true, listChanged: false } } : {}) },
+        instructions: INSTRUCTIONS,
+      },
     );
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [...tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed), ...(developmentTools ? DEVELOPMENT_TOOLS : [])],
@@ -130,23 +181,42 @@ export function mcpServerFactory({
       // Orders are many and found with the tools: none is listed, each is read by the URI a tool answered with.
       server.setRequestHandler(ListResourcesRequestSchema, () => ({ resources: [] }));
       server.setRequestHandler(ReadResourceRequestSchema, async ({ params }) => {
-        const uuid = orderUuidOf(params.uri);
-        if (uuid === null)
-          throw new McpError(RESOURCE_NOT_FOUND, `No resource is named ${params.uri}: orders are reward://campaign/<uuid>.`, { uri: params.uri });
-        if (!mayCall(readOrder, caller.scopes)) {
-          const { message, extensions } = forbidden(caller, readOrder);
-          throw new McpError(ErrorCode.InvalidRequest, message, extensions);
-        }
-        const answer = await runOperation(yoga, { ...readOrder.request, operationName: readOrder.name }, { ref: uuid }, req);
-        const order = answer.data?.campaign;
-        if (order) return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(order) }] };
-        const error = answer.errors?.[0];
-        if (error) throw new McpError(ErrorCode.InternalError, error.message, error.extensions);
-        throw new McpError(RESOURCE_NOT_FOUND, `No order has the uuid ${uuid}.`, { uri: params.uri });
+        const data = await readOrderAs(caller, req, readOrder, params.uri);
+        return { contents: [{ uri: params.uri, mimeType: 'application/json', text: JSON.stringify(data.campaign) }] };
+      });
+      // Subscribing reads the order once: the client learns at once of one it may not read or that does not
+      // exist, and the read is what the session's stream compares its first live result with.
+      server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
+        const { key } = sessionOf(session);
+        const data = await readOrderAs(caller, req, readOrder, params.uri);
+        const subscribed = await subscriptions.subscribe(key, params.uri, resourceHash(data), maxSubscriptions).catch(() => {
+          // Subscribing again is harmless (the same subscription), so saying so is true even if this one was kept.
+          throw new McpError(ErrorCode.InternalError, 'The shared store of subscriptions (Redis) does not answer now: subscribe again shortly.', {
+            uri: params.uri,
+          });
+        });
+        if (!subscribed.subscribed)
+          throw new McpError(
+            ErrorCode.InvalidRequest,
+            `This session follows ${subscribed.count} resources, the most MCP_MAX_SUBSCRIPTIONS allows: unsubscribe from one first.`,
+            { uri: params.uri, maxSubscriptions },
+          );
+        return {};
+      });
+      server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
+        await subscriptions.unsubscribe(sessionOf(session).key, params.uri);
+        return {};
       });
     }
     return server;
   }
 
-  return serverFor;
+  return {
+    serverFor,
+    // The live read of a subscribed order: the very request a read makes, marked @live in its document, over SSE.
+    watchResource: (uri, req, signal) =>
+      readOrder ? watchOperation(yoga, { ...readOrder.request, operationName: readOrder.name }, orderVariables(uri), req, signal) : emptyWatch(),
+  };
 }
+
+async function* emptyWatch(): AsyncGenerator<never> {}

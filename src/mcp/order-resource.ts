@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { ResourceLink, ResourceTemplate } from '@modelcontextprotocol/sdk/types.js';
 
 // An order as an MCP resource: `reward://campaign/<uuid>`, read with the GetOrder operation (so it needs what
@@ -46,3 +47,9 @@ export function orderLinks(data: Record<string, unknown> | null | undefined): Re
   }
   return links;
 }
+
+/**
+ * What a subscription compares: a hash of a resource's read (the operation's data), the same for the same order
+ * on every replica (the execution's field order is the document's).
+ */
+export const resourceHash = (data: unknown): string => createHash('sha256').update(JSON.stringify(data)).digest('base64url').slice(0, 22);

@@ -1,4 +1,5 @@
 import type { IncomingMessage } from 'node:http';
+import { createParser } from 'eventsource-parser';
 import type { YogaServerInstance } from 'graphql-yoga';
 import type { OperationTool } from './operation-tools.js';
 import type { GraphQLAnswer } from './tool-results.js';
@@ -22,21 +23,34 @@ export function origin(req: IncomingMessage): string {
 /** What is sent to /graphql besides the variables: a document or a trusted document's id, and which operation. */
 export type OperationRequest = OperationTool['request'] & { operationName?: string | undefined };
 
+/** The caller's request to /graphql for `operation`: its Authorization and request id, as the message came. */
+function requestAsCaller(
+  yoga: AnyYoga,
+  operation: OperationRequest,
+  variables: Record<string, unknown>,
+  req: IncomingMessage,
+  accept: string,
+  signal?: AbortSignal,
+): Request {
+  const headers: Record<string, string> = { 'content-type': 'application/json', accept };
+  if (req.headers.authorization) headers.authorization = req.headers.authorization;
+  const requestId = req.headers['x-request-id'];
+  if (typeof requestId === 'string') headers['x-request-id'] = requestId;
+  return new yoga.fetchAPI.Request(`${origin(req)}/graphql`, {
+    method: 'POST',
+    headers,
+    body: JSON.stringify({ ...operation, variables }),
+    ...(signal && { signal }),
+  });
+}
+
 export async function runOperation(
   yoga: AnyYoga,
   operation: OperationRequest,
   variables: Record<string, unknown>,
   req: IncomingMessage,
 ): Promise<GraphQLAnswer> {
-  const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/graphql-response+json, application/json' };
-  if (req.headers.authorization) headers.authorization = req.headers.authorization;
-  const requestId = req.headers['x-request-id'];
-  if (typeof requestId === 'string') headers['x-request-id'] = requestId;
-  const request = new yoga.fetchAPI.Request(`${origin(req)}/graphql`, {
-    method: 'POST',
-    headers,
-    body: JSON.stringify({ ...operation, variables }),
-  });
+  const request = requestAsCaller(yoga, operation, variables, req, 'application/graphql-response+json, application/json');
   // The Node request as server context: keyless development's rate limit counts by its remote address.
   const response = await yoga.handleRequest(request, { req });
   const text = await response.text();
@@ -44,5 +58,43 @@ export async function runOperation(
     return JSON.parse(text) as GraphQLAnswer;
   } catch {
     return { errors: [{ message: `The gateway answered ${response.status} without a GraphQL body.` }] };
+  }
+}
+
+/**
+ * A live query (`@live`) run as the caller over SSE, as any client's: each result yoga sends, the first and then
+ * one per change of what it read, until the stream ends or `signal` aborts it. A refusal is the one answer.
+ */
+export async function* watchOperation(
+  yoga: AnyYoga,
+  operation: OperationRequest,
+  variables: Record<string, unknown>,
+  req: IncomingMessage,
+  signal: AbortSignal,
+): AsyncGenerator<GraphQLAnswer> {
+  const request = requestAsCaller(yoga, operation, variables, req, 'text/event-stream', signal);
+  const response = await yoga.handleRequest(request, { req });
+  if (!response.body) return;
+  const answers: GraphQLAnswer[] = [];
+  const parser = createParser({
+    onEvent({ event, data }) {
+      // graphql-sse's distinct connections: `next` events carry results, `complete` ends the stream.
+      if ((event === undefined || event === 'next') && data) answers.push(JSON.parse(data) as GraphQLAnswer);
+    },
+  });
+  const decoder = new TextDecoder();
+  const reader = response.body.getReader();
+  // yoga's handleRequest does not end a stream when its request's signal aborts (only a socket's close does):
+  // cancelling the body ends the live query, as a client going away would.
+  const cancel = () => void reader.cancel().catch(() => undefined);
+  signal.addEventListener('abort', cancel, { once: true });
+  try {
+    for (let chunk = await reader.read(); !chunk.done && !signal.aborted; chunk = await reader.read()) {
+      parser.feed(decoder.decode(chunk.value, { stream: true }));
+      yield* answers.splice(0);
+    }
+  } finally {
+    signal.removeEventListener('abort', cancel);
+    cancel();
   }
 }

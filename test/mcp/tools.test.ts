@@ -213,9 +213,15 @@ describe('authentication (MCP authorization)', () => {
     expect(await res.json()).toMatchObject({ error: { code: -32700 } });
   });
 
-  it('GET /mcp is 405: the server is stateless and opens no stream of its own', async ({ gateway }) => {
-    const res = await fetch(`${await gateway.listen()}/mcp`, { headers: { authorization: auth(KEYS.reader), accept: 'text/event-stream' } });
+  it('a method other than POST, GET and DELETE is 405, naming those', async ({ gateway }) => {
+    const res = await fetch(`${await gateway.listen()}/mcp`, { method: 'PUT', headers: { authorization: auth(KEYS.reader) } });
     expect(res.status).toBe(405);
-    expect(res.headers.get('allow')).toBe('POST');
+    expect(res.headers.get('allow')).toBe('POST, GET, DELETE');
+  });
+
+  it('GET /mcp without a session is 400, naming the header: the stream is a session’s (resource subscriptions)', async ({ gateway }) => {
+    const res = await fetch(`${await gateway.listen()}/mcp`, { headers: { authorization: auth(KEYS.reader), accept: 'text/event-stream' } });
+    expect(res.status).toBe(400);
+    expect((await res.json()).error.message).toMatch(/Send the Mcp-Session-Id header the answer to initialize carried/);
   });
 });

@@ -1,0 +1,81 @@
+import type { RedisConnection } from './redis.js';
+
+// MCP sessions' resource subscriptions, shared by the replicas: a client subscribes through whichever replica
+// answers its POST, while its event stream (GET /mcp) is held by one replica, maybe another; that one follows
+// the session here and learns of every subscription that comes or goes from the session's channel. In memory
+// for one process: mcp/memory-subscriptions.ts. Keys: keys.ts.
+
+/** Resource URI → hash of what the session's client was last told of the resource (or saw when subscribing). */
+export type SubscribedResources = ReadonlyMap<string, string>;
+
+export interface McpSubscriptionRecords {
+  /**
+   * Subscribes `session` to `uri`, `hash` being the resource as the client saw it then, unless it follows `max`
+   * others already (then how many). Tells the session's stream.
+   */
+  subscribe(session: string, uri: string, hash: string, max: number): Promise<{ subscribed: true } | { subscribed: false; count: number }>;
+  /** Drops one subscription, telling the session's stream. */
+  unsubscribe(session: string, uri: string): Promise<void>;
+  /** Drops every subscription of the session (it ended), telling its stream. */
+  end(session: string): Promise<void>;
+  /** Records that the session's client was told of `uri` as `hash`, if it is still subscribed; tells nobody. */
+  seen(session: string, uri: string, hash: string): Promise<void>;
+  /**
+   * Calls `listener` with the session's subscriptions now and after every change (also when changes may have
+   * been missed: the notifications' connection came back), keeping them from expiring meanwhile. Returns the end.
+   */
+  follow(session: string, listener: (resources: SubscribedResources) => void): () => void;
+}
+
+/** Unused subscriptions expire: a client that went away without ending its session leaves nothing for long. */
+export const MCP_SUBSCRIPTIONS_TTL_MS = 24 * 60 * 60 * 1000;
+
+export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_SUBSCRIPTIONS_TTL_MS): McpSubscriptionRecords {
+  const { client, guard, keys } = connection;
+  const subs = (session: string) => keys.tagged(`mcp:${session}`, 'subs');
+  const changed = (session: string) => keys.tagged(`mcp:${session}`, 'changed');
+  const followed = new Set<() => void>();
+  // What was published while the subscriptions' connection was down is lost: every followed session reads again.
+  connection.onResubscribed(() => {
+    for (const reread of followed) reread();
+  });
+  return {
+    async subscribe(session, uri, hash, max) {
+      const reply = Number(await connection.run('rgMcpSubscribe', subs(session), uri, hash, max, ttlMs, changed(session), connection.publishCommand));
+      return reply < 0 ? { subscribed: true } : { subscribed: false, count: reply };
+    },
+    async unsubscribe(session, uri) {
+      await guard(client.hdel(subs(session), uri));
+      await connection.publish(changed(session), 'changed');
+    },
+    async end(session) {
+      await guard(client.del(subs(session)));
+      await connection.publish(changed(session), 'changed');
+    },
+    async seen(session, uri, hash) {
+      await connection.run('rgMcpSeen', subs(session), uri, hash);
+    },
+    follow(session, listener) {
+      let ended = false;
+      const reread = () => {
+        void guard(client.hgetall(subs(session))).then(
+          (all) => ended || listener(new Map(Object.entries(all))),
+          // Redis unreachable: the stream keeps what it follows; the next change or reconnection reads again.
+          () => undefined,
+        );
+      };
+      // Kept from expiring while followed: a quarter of the time to live, so a missed refresh or two do no harm.
+      const refresh = setInterval(() => void guard(client.pexpire(subs(session), ttlMs)).catch(() => undefined), ttlMs / 4);
+      refresh.unref();
+      const unsubscribe = connection.subscribe(changed(session), reread);
+      followed.add(reread);
+      reread();
+      return () => {
+        ended = true;
+        clearInterval(refresh);
+        unsubscribe();
+        followed.delete(reread);
+      };
+    },
+  };
+}

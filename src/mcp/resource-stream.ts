@@ -1,0 +1,93 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { setTimeout as sleep } from 'node:timers/promises';
+import type { McpSubscriptionRecords } from '../cluster/mcp-subscriptions.js';
+import { resourceHash } from './order-resource.js';
+import type { GraphQLAnswer } from './tool-results.js';
+
+// A session's event stream (GET /mcp): `notifications/resources/updated` for each resource the session
+// subscribed to, through whichever replica, whenever what reading it answers changes. Each subscribed resource
+// is followed by a live query of it run as the caller (`watch`), so the change is the one the gateway's pollers
+// see, under the same one-poller-per-order lease, limits and scopes as any live query. A resource is compared
+// with what the client was last told of it (or saw when subscribing), kept with the subscription: a change
+// made while no stream was open, or before this one read the resource, is still notified once the stream is.
+
+/** How long a client waits before opening the stream again after it ended (the SSE `retry` field). */
+const RECONNECT_MS = 2_000;
+/** A comment line this often keeps proxies from closing a quiet stream. */
+const KEEP_ALIVE_MS = 15_000;
+/** Waits before following a resource again after its live query failed or ended, growing to the last. */
+const RETRY_DELAYS_MS = [1_000, 5_000, 30_000] as const;
+
+export interface ResourceStreamOptions {
+  records: McpSubscriptionRecords;
+  /** The live results of reading `uri` as the caller whose stream it is, until `signal` aborts. */
+  watch(uri: string, req: IncomingMessage, signal: AbortSignal): AsyncIterable<GraphQLAnswer>;
+  /** A resource could not be followed for now (refused or failed): said to the log, retried later. */
+  onWatchFailed(uri: string, reason: string): void;
+}
+
+/** Serves the stream of `session` (the store's key of the caller's session) on `res` until either side closes. */
+export function serveResourceStream(
+  { records, watch, onWatchFailed }: ResourceStreamOptions,
+  session: string,
+  req: IncomingMessage,
+  res: ServerResponse,
+  headers: Record<string, string>,
+): void {
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', ...headers });
+  let eventId = 0;
+  // The priming event MCP asks for: an id and the reconnection delay before any message.
+  res.write(`id: ${eventId}\nretry: ${RECONNECT_MS}\ndata: \n\n`);
+  const updated = (uri: string) =>
+    res.write(
+      `id: ${++eventId}\nevent: message\ndata: ${JSON.stringify({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } })}\n\n`,
+    );
+
+  const closed = new AbortController();
+  const followers = new Map<string, AbortController>();
+
+  async function follow(uri: string, told: string, signal: AbortSignal): Promise<void> {
+    for (let attempt = 0; !signal.aborted; attempt += 1) {
+      try {
+        for await (const answer of watch(uri, req, signal)) {
+          if (!answer.data) {
+            onWatchFailed(uri, answer.errors?.[0]?.message ?? 'the live query answered no data');
+            break;
+          }
+          attempt = 0;
+          const hash = resourceHash(answer.data);
+          if (hash === told || signal.aborted) continue;
+          told = hash;
+          updated(uri);
+          await records.seen(session, uri, hash).catch(() => undefined);
+        }
+      } catch (error) {
+        if (signal.aborted) return;
+        onWatchFailed(uri, error instanceof Error ? error.message : String(error));
+      }
+      const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+      await sleep(delay, undefined, { signal }).catch(() => undefined);
+    }
+  }
+
+  const stopFollowing = records.follow(session, (resources) => {
+    for (const [uri, follower] of followers)
+      if (!resources.has(uri)) {
+        follower.abort();
+        followers.delete(uri);
+      }
+    for (const [uri, told] of resources) {
+      if (followers.has(uri)) continue;
+      const follower = new AbortController();
+      followers.set(uri, follower);
+      void follow(uri, told, AbortSignal.any([follower.signal, closed.signal]));
+    }
+  });
+  const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
+  keepAlive.unref();
+  res.once('close', () => {
+    clearInterval(keepAlive);
+    stopFollowing();
+    closed.abort();
+  });
+}

@@ -1,0 +1,336 @@
+import { ErrorCode, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { describe, expect } from 'vitest';
+import { uniqueId } from '../support/fixtures.js';
+import { eventually } from '../support/cluster.js';
+import type { TestSandbox } from '../support/sandbox.js';
+import { createTestGateway } from '../support/gateway.js';
+import { testWith } from '../support/test.js';
+import { KEYS, KEYS_ENV } from '../security/keys.js';
+import { connectMcp, structured, type McpTestClient } from './support.js';
+
+// Following an order: a session that subscribes to reward://campaign/<uuid> is sent
+// notifications/resources/updated on its event stream (GET /mcp) when the order changes as the pollers see it;
+// the subscription is kept for the session, not the stream, so a change while no stream was open is told once
+// one is.
+
+const it = testWith({
+  sandboxOptions: { balances: { USD: 100_000_000 } },
+  // Pollers every 50 ms: a redemption is seen within a test's patience, driven by the sandbox's own clock.
+  env: { ...KEYS_ENV, MCP_ENABLED: 'true', MCP_MAX_SUBSCRIPTIONS: '2', POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' },
+});
+const auth = (key: { key: string }) => `Bearer ${key.key}`;
+
+/** The URIs of the resources-updated notifications a client receives, and a wait for the next one of `uri`. */
+function updates(mcp: McpTestClient) {
+  const seen: string[] = [];
+  const waiting: { uri: string; resolve: () => void }[] = [];
+  mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
+    seen.push(params.uri);
+    for (const wait of waiting.filter((w) => w.uri === params.uri)) {
+      waiting.splice(waiting.indexOf(wait), 1);
+      wait.resolve();
+    }
+  });
+  return { seen, next: (uri: string) => new Promise<void>((resolve) => waiting.push({ uri, resolve })) };
+}
+
+/**
+ * An order made with the CreateReward tool, once the sandbox has finished making it (the order CREATED, its
+ * emails delivered: what the sandbox does at the next request), so that what follows changes only by the test.
+ */
+async function createOrder(mcp: McpTestClient, sandbox: TestSandbox, recipients = 1): Promise<{ uri: string; gifts: string[] }> {
+  const input = {
+    id: uniqueId('followed'),
+    priceInCents: 1000,
+    reward: { brand: 'sbxcoffeeus' },
+    contacts: Array.from({ length: recipients }, (_, i) => ({ email: `agent-${i}@example.com` })),
+    subject: 'Thank you',
+    message: 'For the review.',
+  };
+  const created = await mcp.client.callTool({ name: 'CreateReward', arguments: { input } });
+  const uri = `reward://campaign/${structured(created).createCampaign.orderUuid}`;
+  await sandbox.control.stats();
+  const read = await mcp.client.readResource({ uri });
+  const order = JSON.parse((read.contents[0] as { text: string }).text);
+  return { uri, gifts: order.gifts.edges.map((edge: { node: { uuid: string } }) => edge.node.uuid) };
+}
+
+const headersOf = (key: { key: string }, session?: string): Record<string, string> => ({
+  'content-type': 'application/json',
+  accept: 'application/json, text/event-stream',
+  authorization: auth(key),
+  ...(session && { 'mcp-session-id': session }),
+});
+
+/** A session of `key`'s, by hand: the id initialize's answer carries. */
+async function initialize(url: string, key: { key: string }): Promise<string> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: headersOf(key),
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'initialize',
+      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'by-hand', version: '1' } },
+    }),
+  });
+  await res.body?.cancel();
+  return res.headers.get('mcp-session-id')!;
+}
+
+async function message(url: string, key: { key: string }, session: string, method: string, params: unknown): Promise<unknown> {
+  const res = await fetch(`${url}/mcp`, {
+    method: 'POST',
+    headers: headersOf(key, session),
+    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
+  });
+  return res.json();
+}
+
+/** A session's event stream (GET /mcp), read by hand: the JSON-RPC messages it carried, and a wait for the next. */
+function openStream(url: string, key: { key: string }, session: string) {
+  const controller = new AbortController();
+  const messages: unknown[] = [];
+  let wake: () => void = () => undefined;
+  void (async () => {
+    const res = await fetch(`${url}/mcp`, { headers: { ...headersOf(key, session), accept: 'text/event-stream' }, signal: controller.signal });
+    const decoder = new TextDecoder();
+    let buffer = '';
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
+      buffer += decoder.decode(chunk, { stream: true });
+      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
+        const data = buffer
+          .slice(0, end)
+          .split('\n')
+          .filter((line) => line.startsWith('data:'))
+          .map((line) => line.slice(5).trim())
+          .join('');
+        buffer = buffer.slice(end + 2);
+        if (data) messages.push(JSON.parse(data));
+        wake();
+      }
+    }
+  })().catch(() => undefined);
+  let read = 0;
+  return {
+    messages,
+    async next(): Promise<unknown> {
+      while (messages.length <= read) await new Promise<void>((resolve) => (wake = resolve));
+      return messages[read++];
+    },
+    close: () => controller.abort(),
+  };
+}
+
+/** The live queries open on the gateway, as /metrics says. */
+async function liveQueriesOpen(url: string): Promise<number> {
+  const text = await (await fetch(`${url}/metrics`)).text();
+  return Number(/^reward_gateway_live_queries (\d+)$/m.exec(text)?.[1]);
+}
+
+const rejection = (promise: Promise<unknown>) =>
+  promise.then(
+    () => null,
+    (thrown: unknown) => thrown as McpError,
+  );
+
+describe('following an order as an MCP resource', () => {
+  it('a subscribed order is notified when one of its rewards is redeemed, and reads as redeemed', async ({ gateway, sandbox }) => {
+    const mcp = await connectMcp(await gateway.listen(), auth(KEYS.writer));
+    try {
+      const told = updates(mcp);
+      const { uri, gifts } = await createOrder(mcp, sandbox);
+      await mcp.client.subscribeResource({ uri });
+      const updated = told.next(uri);
+      await sandbox.control.redeem(gifts[0]!);
+      await updated;
+      const read = await mcp.client.readResource({ uri });
+      expect(JSON.parse((read.contents[0] as { text: string }).text).gifts.edges[0].node.status).toBe('REDEEMED');
+      expect(told.seen).toEqual([uri]);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('a change made while no stream was open is told once one is, to that session only', async ({ gateway, sandbox }) => {
+    const url = await gateway.listen();
+    const writer = await connectMcp(url, auth(KEYS.writer));
+    const { uri, gifts } = await createOrder(writer, sandbox);
+    await writer.close();
+    const session = await initialize(url, KEYS.reader);
+    expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+    await sandbox.control.redeem(gifts[0]!);
+    // Another caller naming the same session id has a session of its own: nothing of the reader's reaches it.
+    const other = openStream(url, KEYS.writer, session);
+    const stream = openStream(url, KEYS.reader, session);
+    try {
+      expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+      expect(other.messages).toEqual([]);
+    } finally {
+      stream.close();
+      other.close();
+    }
+  });
+
+  it('unsubscribing stops the notifications and the live query; a session follows at most MCP_MAX_SUBSCRIPTIONS orders', async ({
+    gateway,
+    sandbox,
+  }) => {
+    const url = await gateway.listen();
+    const mcp = await connectMcp(url, auth(KEYS.writer));
+    try {
+      const told = updates(mcp);
+      const a = await createOrder(mcp, sandbox);
+      const b = await createOrder(mcp, sandbox);
+      const c = await createOrder(mcp, sandbox);
+      await mcp.client.subscribeResource({ uri: a.uri });
+      await mcp.client.subscribeResource({ uri: b.uri });
+      const third = await rejection(mcp.client.subscribeResource({ uri: c.uri }));
+      expect(third?.code).toBe(ErrorCode.InvalidRequest);
+      expect(third?.message).toMatch(/follows 2 resources, the most MCP_MAX_SUBSCRIPTIONS allows: unsubscribe from one first/);
+      await mcp.client.unsubscribeResource({ uri: a.uri });
+      await mcp.client.subscribeResource({ uri: c.uri });
+      // a's redemption comes first; c's notification after it proves the stream was live all along.
+      await sandbox.control.redeem(a.gifts[0]!);
+      const cUpdated = told.next(c.uri);
+      await sandbox.control.redeem(c.gifts[0]!);
+      await cUpdated;
+      expect(told.seen).not.toContain(a.uri);
+      // Each subscription is one live query of the caller's: b's and c's; a's ended with its subscription.
+      expect(await liveQueriesOpen(url)).toBe(2);
+    } finally {
+      await mcp.close();
+    }
+    // The stream closed with the client: its live queries end with it.
+    await eventually(async () => (await liveQueriesOpen(url)) === 0, 25, { ms: 10_000, what: 'the live queries of a closed stream to end' });
+  });
+
+  it('a caller who may not read the order, an order that does not exist, and no session are refused', async ({ gateway, sandbox }) => {
+    const url = await gateway.listen();
+    const writer = await connectMcp(url, auth(KEYS.writer));
+    const { uri } = await createOrder(writer, sandbox);
+    await writer.close();
+    const treasurer = await connectMcp(url, auth(KEYS.treasurer));
+    const reader = await connectMcp(url, auth(KEYS.reader));
+    try {
+      const forbidden = await rejection(treasurer.client.subscribeResource({ uri }));
+      expect(forbidden?.code).toBe(ErrorCode.InvalidRequest);
+      expect(forbidden?.message).toMatch(/may not use the tool GetOrder: it needs the scope rewards:read/);
+      const missing = await rejection(reader.client.subscribeResource({ uri: 'reward://campaign/00000000-0000-4000-8000-000000000000' }));
+      expect(missing?.code).toBe(-32002);
+      expect(await sandbox.control.stats()).toBeDefined();
+    } finally {
+      await treasurer.close();
+      await reader.close();
+    }
+    // Without the session initialize handed out, there is no stream to notify: the answer says what to send.
+    const res = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: auth(KEYS.reader) },
+      body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'resources/subscribe', params: { uri } }),
+    });
+    const body = await res.json();
+    expect(body.error.message).toMatch(/Subscribing needs a session: send the Mcp-Session-Id header/);
+  });
+
+  it('initialize hands out a session; the stream needs it, and another caller cannot use it', async ({ gateway }) => {
+    const url = await gateway.listen();
+    const init = await fetch(`${url}/mcp`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', authorization: auth(KEYS.reader) },
+      body: JSON.stringify({
+        jsonrpc: '2.0',
+        id: 1,
+        method: 'initialize',
+        params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 't', version: '1' } },
+      }),
+    });
+    const session = init.headers.get('mcp-session-id');
+    expect(session).toMatch(/^[0-9a-f-]{36}$/);
+    expect((await init.json()).result.capabilities.resources).toEqual({ subscribe: true, listChanged: false });
+
+    const get = (headers: Record<string, string>) => fetch(`${url}/mcp`, { headers: { accept: 'text/event-stream', ...headers } });
+    const noSession = await get({ authorization: auth(KEYS.reader) });
+    expect(noSession.status).toBe(400);
+    expect((await noSession.json()).error.message).toMatch(/Send the Mcp-Session-Id header/);
+    const notOurs = await get({ authorization: auth(KEYS.reader), 'mcp-session-id': 'abc' });
+    expect(notOurs.status).toBe(404);
+    const ended = await fetch(`${url}/mcp`, { method: 'DELETE', headers: { authorization: auth(KEYS.reader), 'mcp-session-id': session! } });
+    expect(ended.status).toBe(204);
+  });
+});
+
+describe('following an order across replicas (cluster mode)', () => {
+  it('a subscription made through one replica is told on the stream another holds; Redis keeps it for the session', async ({ sandbox, redis }) => {
+    // Two replicas over one sandbox and one Redis, as a deployment has them.
+    const env = {
+      ...KEYS_ENV,
+      MCP_ENABLED: 'true',
+      POLL_INTERVAL_MS: '50',
+      POLL_INTERVAL_FLOOR_MS: '10',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:`,
+    };
+    const [a, b] = [createTestGateway(sandbox, { env }), createTestGateway(sandbox, { env })];
+    try {
+      const [urlA, urlB] = [await a.listen(), await b.listen()];
+      const writer = await connectMcp(urlB, auth(KEYS.writer));
+      const { uri, gifts } = await createOrder(writer, sandbox);
+      await writer.close();
+      const session = await initialize(urlA, KEYS.reader);
+      const stream = openStream(urlA, KEYS.reader, session);
+      try {
+        // The stream is open on A before B takes the subscription: A learns of it from Redis's channel.
+        expect(await message(urlB, KEYS.reader, session, 'resources/subscribe', { uri })).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
+        await eventually(async () => (await liveQueriesOpen(urlA)) === 1, 25, { ms: 10_000, what: 'replica A to follow the order' });
+        await sandbox.control.redeem(gifts[0]!);
+        expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+        expect(await liveQueriesOpen(urlB)).toBe(0);
+      } finally {
+        stream.close();
+      }
+      // Ended through B, the session's subscriptions are gone for A too.
+      expect((await fetch(`${urlB}/mcp`, { method: 'DELETE', headers: headersOf(KEYS.reader, session) })).status).toBe(204);
+      const reopened = openStream(urlA, KEYS.reader, session);
+      try {
+        await eventually(async () => (await liveQueriesOpen(urlA)) === 0, 25, { ms: 10_000, what: 'the ended session to follow nothing' });
+      } finally {
+        reopened.close();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+  it('while Redis hangs, subscribing fails saying to subscribe again, and works again once Redis answers', async ({ sandbox, redis }) => {
+    const env = {
+      ...KEYS_ENV,
+      MCP_ENABLED: 'true',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:`,
+      REDIS_COMMAND_TIMEOUT_MS: '200',
+    };
+    const replica = createTestGateway(sandbox, { env });
+    try {
+      const url = await replica.listen();
+      const writer = await connectMcp(url, auth(KEYS.writer));
+      const { uri } = await createOrder(writer, sandbox);
+      await writer.close();
+      const session = await initialize(url, KEYS.reader);
+      await redis.signal('SIGSTOP');
+      let answer: any;
+      try {
+        answer = await message(url, KEYS.reader, session, 'resources/subscribe', { uri });
+      } finally {
+        await redis.signal('SIGCONT');
+      }
+      expect(answer.error.message).toMatch(/The shared store of subscriptions \(Redis\) does not answer now: subscribe again shortly\.$/);
+      await eventually(async () => {
+        const again: any = await message(url, KEYS.reader, session, 'resources/subscribe', { uri });
+        return again.result !== undefined;
+      }, 50);
+    } finally {
+      await replica.close();
+    }
+  });
+});
