@@ -18,6 +18,7 @@ const processSuites = [
   'test/live/redis-hang.test.ts',
   'test/live/subscription-cap-cluster.test.ts',
   'test/live/takeover.test.ts',
+  'test/mcp/conformance.test.ts',
   'test/mcp/inspector.test.ts',
   'test/ops/main-process.test.ts',
   'test/ops/shutdown.test.ts',

@@ -1,54 +1,29 @@
-import { execFile, spawn } from 'node:child_process';
+import { execFile } from 'node:child_process';
 import { createRequire } from 'node:module';
 import { dirname, join } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { startDevelopmentGateway, type DevelopmentGateway } from '../support/gateway-process.js';
 
 // The official MCP Inspector's CLI (@modelcontextprotocol/inspector-cli) against `npm start` as a developer
 // runs it (keyless development, the embedded sandbox): it lists the tools, calls a read and a create, and the
 // sandbox counts one order. What an agent's host sees of /mcp, from a client that is not ours.
 
-const root = fileURLToPath(new URL('../../', import.meta.url));
 const require = createRequire(import.meta.url);
 // The CLI finds its own package.json relative to the working directory: it runs from its build folder.
 const inspectorDir = dirname(require.resolve('@modelcontextprotocol/inspector-cli/build/index.js'));
 const run = promisify(execFile);
 
-let gateway: ReturnType<typeof spawn>;
+let gateway: DevelopmentGateway;
 let url: string;
 let controlUrl: string;
 
 beforeAll(async () => {
-  gateway = spawn('npm', ['start'], {
-    cwd: root,
-    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', REWARD_API_URL: '' },
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  await new Promise<void>((resolve, reject) => {
-    gateway.stdout!.on('data', (data) => {
-      stdout += data;
-      for (const line of stdout.split('\n').filter((l) => l.startsWith('{'))) {
-        const { msg, url: listening, controlUrl: control } = JSON.parse(line) as { msg: string; url?: string; controlUrl?: string };
-        if (control) controlUrl = control;
-        if (msg === 'gateway listening' && listening) {
-          url = listening;
-          resolve();
-        }
-      }
-    });
-    gateway.on('exit', () => reject(new Error(`npm start exited: ${stdout}`)));
-  });
+  gateway = startDevelopmentGateway({ viaNpm: true });
+  ({ url, controlUrl } = await gateway.listening);
 }, 120_000);
 
-afterAll(async () => {
-  if (gateway?.exitCode === null) {
-    const exited = new Promise((resolve) => gateway.once('exit', resolve));
-    gateway.kill('SIGTERM');
-    await exited;
-  }
-});
+afterAll(() => gateway?.stop());
 
 /** One Inspector CLI run against /mcp; its stdout is the JSON of the answer. */
 async function inspector(...args: string[]): Promise<any> {

@@ -1,6 +1,9 @@
+import { spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 
+const root = fileURLToPath(new URL('../../', import.meta.url));
 const startProd = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts[
   'start:prod'
 ]!;
@@ -14,4 +17,55 @@ const nodeFlags = startProd.split(/\s+/).filter((word) => word.startsWith('--'))
  */
 export function gatewayCommand(): [command: string, args: string[]] {
   return [process.execPath, [...nodeFlags, inject('gatewayBundle')]];
+}
+
+export interface DevelopmentGateway {
+  /** Once it listens: its base URL and the embedded sandbox's control URL. Fails if the process exits first. */
+  listening: Promise<{ url: string; controlUrl: string }>;
+  /** SIGTERM, resolved once it has exited (at once if it already has). */
+  stop(): Promise<void>;
+}
+
+/**
+ * The gateway as a developer's `npm start` runs it: keyless development on the embedded sandbox, on loopback and
+ * ephemeral ports. Through npm itself where what `npm start` does is the point (`viaNpm`), else on the bundle
+ * (gatewayCommand). Returned at once, so a suite whose set-up timed out still stops it in afterAll.
+ */
+export function startDevelopmentGateway({ viaNpm = false } = {}): DevelopmentGateway {
+  const [command, args] = viaNpm ? ['npm', ['start']] : gatewayCommand();
+  const child = spawn(command, args, {
+    cwd: root,
+    env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', REWARD_API_URL: '' },
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stderr.on('data', (data) => (stderr += data));
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
+  const listening = new Promise<{ url: string; controlUrl: string }>((resolve, reject) => {
+    let controlUrl = '';
+    child.stdout.on('data', (data) => {
+      stdout += data;
+      // Whole lines only (a chunk may end mid-line); the JSON log lines, not npm's banner or the greeting for humans.
+      const logLines = stdout
+        .split('\n')
+        .slice(0, -1)
+        .filter((l) => l.startsWith('{'));
+      for (const line of logLines) {
+        const { msg, url, controlUrl: control } = JSON.parse(line) as { msg: string; url?: string; controlUrl?: string };
+        if (control) controlUrl = control;
+        if (msg === 'gateway listening' && url) resolve({ url, controlUrl });
+      }
+    });
+    void exited.then(() => reject(new Error(`the gateway exited before listening:\n${stdout}\n${stderr}`)));
+  });
+  // A gateway that exits before listening fails `listening`; one stopped later must not leave it unhandled.
+  listening.catch(() => {});
+  return {
+    listening,
+    async stop() {
+      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
+      await exited;
+    },
+  };
 }
