@@ -50,10 +50,7 @@ const excluded: Record<string, string> = {
 // were not tested"): either can hide a regression, so it fails a scenario unless its check id is allowed here, with
 // why. An allowance that is no longer raised fails too, so the list never outlives what it excuses. INFO checks
 // only record the requests sent and answers received, and count for nothing.
-const allowedWarnings: Record<string, string> = {
-  'server-sse-multiple-streams-session':
-    '/mcp is stateless (no Mcp-Session-Id) until sessions come with resource subscriptions; the scenario stops before its concurrent POSTs',
-};
+const allowedWarnings: Record<string, string> = {};
 
 interface Check {
   id: string;
