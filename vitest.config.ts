@@ -32,6 +32,7 @@ const processSuites = [
   'test/ops/operation-span-redaction.test.ts',
   'test/upstream/tracing.test.ts',
   'test/live/live-query-tracing.test.ts',
+  'test/mcp/tool-spans.test.ts',
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
   'test/upstream/shared-budget.test.ts',

@@ -13,11 +13,13 @@ import {
   type CallToolResult,
   type Tool,
 } from '@modelcontextprotocol/sdk/types.js';
+import { SpanStatusCode } from '@opentelemetry/api';
 import type { GraphQLSchema } from 'graphql';
 import type { McpSubscriptionRecords } from '../cluster/mcp-subscriptions.js';
 import { describeFailure, type DescribedFailure } from '../errors/gateway-error.js';
 import type { McpToolOutcome } from '../ops/mcp-metrics.js';
 import { describeMissing, type Caller } from '../security/scopes.js';
+import { inNamedSpan } from '../telemetry/spans.js';
 import { DEVELOPMENT_TOOLS, EXECUTE_TOOL, SEARCH_SCHEMA_TOOL, searchSchema } from './development-tools.js';
 import { mayCall, missingScopesFor, type OperationTool } from './operation-tools.js';
 import { ORDER_TEMPLATE, orderLinks, orderUuidOf, READ_ORDER_TOOL, resourceHash } from './order-resource.js';
@@ -155,25 +157,43 @@ export function mcpServerFactory({
     server.setRequestHandler(ListToolsRequestSchema, () => ({
       tools: [...tools.filter((tool) => mayCall(tool, caller.scopes)).map(listed), ...(developmentTools ? DEVELOPMENT_TOOLS : [])],
     }));
-    server.setRequestHandler(CallToolRequestSchema, async ({ params }) => {
-      if (developmentTools && (params.name === SEARCH_SCHEMA_TOOL || params.name === EXECUTE_TOOL))
-        return developmentTool(params.name, params.arguments ?? {}, req);
-      const tool = byName.get(params.name);
+    server.setRequestHandler(CallToolRequestSchema, ({ params }) => {
+      // The tool's name as the span's, when it is one: a name the client made up could be any text, a secret too.
+      const known = byName.has(params.name) || (developmentTools && (params.name === SEARCH_SCHEMA_TOOL || params.name === EXECUTE_TOOL));
+      const tool = known ? params.name : 'unknown';
+      return inNamedSpan(
+        `tools/call ${tool}`,
+        { 'mcp.method.name': 'tools/call', 'gen_ai.operation.name': 'execute_tool', 'gen_ai.tool.name': tool },
+        async (span) => {
+          const result = await callTool(params.name, params.arguments ?? {});
+          if (result.isError) {
+            const { code, type } = (result.structuredContent?.error ?? {}) as { code?: unknown; type?: unknown };
+            span.setStatus({ code: SpanStatusCode.ERROR });
+            span.setAttribute('error.type', String(type ?? code ?? 'tool_error'));
+          }
+          return result;
+        },
+      );
+    });
+
+    async function callTool(name: string, args: Record<string, unknown>): Promise<CallToolResult> {
+      if (developmentTools && (name === SEARCH_SCHEMA_TOOL || name === EXECUTE_TOOL)) return developmentTool(name, args, req);
+      const tool = byName.get(name);
       if (!tool) {
         onToolCall('unknown', 'refused');
-        return failedResult({ message: `No tool is named ${params.name}: list the tools to see those you may call.` });
+        return failedResult({ message: `No tool is named ${name}: list the tools to see those you may call.` });
       }
       if (!mayCall(tool, caller.scopes)) {
         onToolCall(tool.name, 'refused');
         const { message, extensions } = forbidden(caller, tool);
         return failedResult({ ...extensions, message, retryable: false });
       }
-      const answer = await runOperation(yoga, { ...tool.request, operationName: tool.name }, params.arguments ?? {}, req);
+      const answer = await runOperation(yoga, { ...tool.request, operationName: tool.name }, args, req);
       const result = toolResult(answer, failures);
       onToolCall(tool.name, result.isError ? 'failed' : 'ok');
       if (!result.isError) result.content.push(...orderLinks(answer.data));
       return result;
-    });
+    }
     if (readOrder) {
       server.setRequestHandler(ListResourceTemplatesRequestSchema, () => ({
         resourceTemplates: mayCall(readOrder, caller.scopes) ? [ORDER_TEMPLATE] : [],

@@ -65,6 +65,15 @@ export function inSpan<T>(name: string, attributes: () => Attributes, run: (span
 }
 
 /**
+ * `run` in a span of its own, a child of the active one when there is one: for a unit of work an operator looks
+ * up by name whoever called it (an MCP tool call, the parent of its operation's span). With tracing off the
+ * API's tracer makes a span that records nothing.
+ */
+export function inNamedSpan<T>(name: string, attributes: Attributes, run: (span: Span) => Promise<T>): Promise<T> {
+  return tracer.startActiveSpan(name, { kind: SpanKind.INTERNAL, attributes }, (span) => ended(span, () => run(span)));
+}
+
+/**
  * `run` as the root of a trace of its own (a poll, a delivery: work nobody waits on), linked to what caused
  * it. Background work has no active span to ask, so this one asks the tracer: the no-op tracer of tracing off
  * gives a span that does not record, and the links and attributes are then not even built.
