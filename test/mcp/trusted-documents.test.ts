@@ -3,6 +3,8 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect } from 'vitest';
+import { ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { createEmailOrder } from '../support/fixtures.js';
 import { testWith } from '../support/test.js';
 import { connectMcp, structured } from './support.js';
 
@@ -15,7 +17,9 @@ const folder = mkdtempSync(join(tmpdir(), 'mcp-operations-'));
 cpSync(fileURLToPath(new URL('../../operations', import.meta.url)), folder, { recursive: true, filter: (path) => !path.includes('__generated__') });
 writeFileSync(join(folder, 'unreviewed.graphql'), '# Not in the manifest.\nquery Unreviewed { regions { id } }\n');
 
-const it = testWith({ env: { TRUSTED_DOCUMENTS: manifest, MCP_OPERATIONS_DIR: folder } });
+const it = testWith({
+  env: { TRUSTED_DOCUMENTS: manifest, MCP_OPERATIONS_DIR: folder, POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' },
+});
 it.afterAll(() => rmSync(folder, { recursive: true, force: true }));
 
 describe('tools in trusted-documents mode', () => {
@@ -29,6 +33,24 @@ describe('tools in trusted-documents mode', () => {
       const result = await mcp.client.callTool({ name: 'ReadBalances', arguments: {} });
       expect(result.isError, JSON.stringify(result)).toBeFalsy();
       expect(structured(result).funds.balances.length).toBeGreaterThan(0);
+    } finally {
+      await mcp.close();
+    }
+  });
+
+  it('follows a subscribed order by GetOrder’s document id too (its live query is the manifest’s document)', async ({ gateway, sandbox }) => {
+    const order = await createEmailOrder(sandbox, { recipients: 1 });
+    await sandbox.control.stats();
+    const gifts = await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`);
+    const mcp = await connectMcp(await gateway.listen());
+    try {
+      const uri = `reward://campaign/${order.uuid}`;
+      const updated = new Promise<string>((resolve) =>
+        mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => resolve(params.uri)),
+      );
+      await mcp.client.subscribeResource({ uri });
+      await sandbox.control.redeem(gifts.body.gifts[0].uuid);
+      expect(await updated).toBe(uri);
     } finally {
       await mcp.close();
     }
