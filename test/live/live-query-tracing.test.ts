@@ -1,23 +1,13 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { node, tracing } from '@opentelemetry/sdk-node';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { context, trace } from '@opentelemetry/api';
+import { expect, it } from 'vitest';
 import { LiveQueries, type LiveRound } from '../../src/live/live-queries.js';
+import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
 // Each resolution of a live query is a trace of its own, `live.query.resolve`, linked to the poll (or the
 // operation) that caused it. In process, an in-memory exporter behind the SDK's tracer provider: global, so this
 // file runs in a process of its own (vitest.config.ts processSuites) and takes it down after.
 
-const exporter = new tracing.InMemorySpanExporter();
-const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => provider.register());
-
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
+const { exporter } = inMemoryTracing();
 
 it('a re-resolution caused by a poll is a span linked to the poll, saying why and whether it changed', async () => {
   const liveQueries = new LiveQueries({

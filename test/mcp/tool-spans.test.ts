@@ -1,29 +1,16 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { node, tracing } from '@opentelemetry/sdk-node';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
 import { testWith } from '../support/test.js';
 import { KEYS, KEYS_ENV } from '../security/keys.js';
 import { connectMcp } from './support.js';
+import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
 // Each MCP tool call is a span, `tools/call <tool>` (MCP's semantic conventions: mcp.method.name,
 // gen_ai.tool.name), the parent of its operation's span; a failed call's span is an error with its type. A name
 // that is no tool is `unknown` there: the client's text could be anything, a key too. In process: an in-memory
 // exporter behind the global tracer provider (so this file runs in a module graph of its own).
 
-const exporter = new tracing.InMemorySpanExporter();
-const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => {
-  provider.register();
-});
-
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
+const { exporter } = inMemoryTracing();
 
 const it = testWith({
   sandboxOptions: { balances: { USD: 100_000_000 } },

@@ -1,27 +1,14 @@
 import { randomBytes } from 'node:crypto';
-import { context, propagation, trace } from '@opentelemetry/api';
-import { node, tracing } from '@opentelemetry/sdk-node';
-import { afterAll, beforeAll, describe, expect } from 'vitest';
+import { describe, expect } from 'vitest';
 import { testWith } from '../support/test.js';
+import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
 // An operation's name is the client's text, and the operation span carries it (its name and
 // `graphql.operation.name`): an API key used as an operation name is blanked there as in logs and /metrics.
 // In process: an in-memory exporter behind the global tracer provider, taken down after the file.
 
 const KEY = `gwk_live_${randomBytes(16).toString('hex')}`;
-const exporter = new tracing.InMemorySpanExporter();
-const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
-
-beforeAll(() => {
-  provider.register();
-});
-
-afterAll(async () => {
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
+const { exporter } = inMemoryTracing();
 
 // Tracing on (an endpoint set); the SDK itself is main.ts's to start, so spans go to the provider above.
 const it = testWith({

@@ -1,13 +1,13 @@
-import { context, propagation, trace } from '@opentelemetry/api';
-import { node, tracing } from '@opentelemetry/sdk-node';
+import { trace } from '@opentelemetry/api';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterAll, afterEach, beforeAll, describe, expect } from 'vitest';
+import { afterEach, describe, expect } from 'vitest';
 import { undiciInstrumentation } from '../../src/telemetry/sdk.js';
 import { createWebhookEgress } from '../../src/webhooks/egress.js';
 import { it } from '../support/test.js';
 import { captureClient, failure } from './helpers.js';
 import { json, raw, reset } from './quirks-server.js';
+import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
 // The upstream client's part of a trace, in process: an in-memory exporter behind the SDK's tracer provider,
 // and the undici instrumentation as telemetry/sdk.ts makes it (its hooks read what withAttempt put in the
@@ -15,23 +15,9 @@ import { json, raw, reset } from './quirks-server.js';
 // create as a span around its lookup, and the breaker's decisions as events. Each test runs its calls inside
 // a span of its own, as an operation would. The providers are global: they are taken down after the file.
 
-const exporter = new tracing.InMemorySpanExporter();
-const provider = new node.NodeTracerProvider({ spanProcessors: [new tracing.SimpleSpanProcessor(exporter)] });
 // Enabled from construction (it listens to undici's diagnostics channels at once); disabled after the file.
 const undici = undiciInstrumentation();
-
-beforeAll(() => {
-  provider.register();
-  undici.setTracerProvider(provider);
-});
-
-afterAll(async () => {
-  undici.disable();
-  await provider.shutdown();
-  trace.disable();
-  context.disable();
-  propagation.disable();
-});
+const { exporter } = inMemoryTracing({ register: (provider) => undici.setTracerProvider(provider), disable: () => undici.disable() });
 
 afterEach(() => exporter.reset());
 
