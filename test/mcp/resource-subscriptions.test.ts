@@ -177,6 +177,9 @@ describe('following an order as an MCP resource', () => {
     sandbox,
   }) => {
     const url = await gateway.listen();
+    // The file's gateway is shared: the streams of the tests before this one end their live queries a moment
+    // after their clients close them, and this test counts live queries.
+    await eventually(async () => (await liveQueriesOpen(url)) === 0, 25, { ms: 10_000, what: 'the earlier tests’ live queries to end' });
     const mcp = await connectMcp(url, auth(KEYS.writer));
     try {
       const told = updates(mcp);
@@ -197,7 +200,7 @@ describe('following an order as an MCP resource', () => {
       await cUpdated;
       expect(told.seen).not.toContain(a.uri);
       // Each subscription is one live query of the caller's: b's and c's; a's ended with its subscription.
-      expect(await liveQueriesOpen(url)).toBe(2);
+      await eventually(async () => (await liveQueriesOpen(url)) === 2, 25, { ms: 10_000, what: 'b’s and c’s live queries only' });
     } finally {
       await mcp.close();
     }
