@@ -44,6 +44,8 @@ export interface McpEndpointOptions {
   issuers: readonly string[];
   /** A resource could not be followed for a session's stream, for now (said to the log). */
   onWatchFailed(uri: string, reason: string): void;
+  /** AUTH_JWT_CLOCK_TOLERANCE_S in ms: how long after its token's `exp` a session's stream ends. */
+  tokenGraceMs: number;
 }
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -123,6 +125,7 @@ export function createMcpEndpoint({
   maxBodyBytes,
   issuers,
   onWatchFailed,
+  tokenGraceMs,
 }: McpEndpointOptions): McpEndpoint {
   const { serverFor, watchResource } = mcpServerFactory(server);
   const stream = { records: server.subscriptions, watch: watchResource, onWatchFailed };
@@ -151,7 +154,15 @@ export function createMcpEndpoint({
       }
       if (!req.headers.accept?.includes('text/event-stream'))
         return answerJson(res, 406, rpcError(-32000, 'The session’s stream is an event stream: send Accept: text/event-stream.'));
-      return serveResourceStream(stream, session.key, req, res, { [SESSION_HEADER]: session.id });
+      const { expiresAt } = admission.caller;
+      return serveResourceStream(
+        stream,
+        session.key,
+        req,
+        res,
+        { [SESSION_HEADER]: session.id },
+        expiresAt == null ? null : expiresAt + tokenGraceMs,
+      );
     }
     const messages = await readMessages(req);
     if (messages === null) return answerJson(res, 400, rpcError(ErrorCode.ParseError, 'The body is not JSON.'));

@@ -26,13 +26,19 @@ export interface ResourceStreamOptions {
   onWatchFailed(uri: string, reason: string): void;
 }
 
-/** Serves the stream of `session` (the store's key of the caller's session) on `res` until either side closes. */
+/**
+ * Serves the stream of `session` (the store's key of the caller's session) on `res` until either side closes, or
+ * until `endsAt` (an access token's expiry, with the clock tolerance): the stream is then ended, as a WebSocket of
+ * that token is closed, and the client opens it again with a fresh token; its subscriptions are the session's, so
+ * nothing is lost. Past it, every live query of the stream would be refused while the client waited for changes.
+ */
 export function serveResourceStream(
   { records, watch, onWatchFailed }: ResourceStreamOptions,
   session: string,
   req: IncomingMessage,
   res: ServerResponse,
   headers: Record<string, string>,
+  endsAt: number | null,
 ): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', ...headers });
   let eventId = 0;
@@ -85,8 +91,11 @@ export function serveResourceStream(
   });
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
   keepAlive.unref();
+  // setTimeout's longest delay is 2^31 - 1 ms (~24 days); no access token lives that long.
+  const expiry = endsAt === null ? undefined : setTimeout(() => res.end(), Math.min(Math.max(endsAt - Date.now(), 0), 2 ** 31 - 1)).unref();
   res.once('close', () => {
     clearInterval(keepAlive);
+    clearTimeout(expiry);
     stopFollowing();
     closed.abort();
   });
