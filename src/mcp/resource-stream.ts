@@ -24,6 +24,8 @@ export interface ResourceStreamOptions {
   watch(uri: string, req: IncomingMessage, signal: AbortSignal): AsyncIterable<GraphQLAnswer>;
   /** A resource could not be followed for now (refused or failed): said to the log, retried later. */
   onWatchFailed(uri: string, reason: string): void;
+  /** The waits between attempts, growing to the last (RETRY_DELAYS_MS unless a test shortens them). */
+  retryDelaysMs?: readonly number[];
 }
 
 /**
@@ -33,7 +35,7 @@ export interface ResourceStreamOptions {
  * nothing is lost. Past it, every live query of the stream would be refused while the client waited for changes.
  */
 export function serveResourceStream(
-  { records, watch, onWatchFailed }: ResourceStreamOptions,
+  { records, watch, onWatchFailed, retryDelaysMs = RETRY_DELAYS_MS }: ResourceStreamOptions,
   session: string,
   req: IncomingMessage,
   res: ServerResponse,
@@ -53,14 +55,23 @@ export function serveResourceStream(
   const followers = new Map<string, AbortController>();
 
   async function follow(uri: string, told: string, signal: AbortSignal): Promise<void> {
+    // A failure is said once, not at every attempt (a follow at the caller's cap is refused every 30 s for as
+    // long as the stream is open, for each such subscription of each stream): again when its reason changes,
+    // or once the resource was followed in between.
+    let said: string | null = null;
+    const failed = (reason: string) => {
+      if (reason !== said) onWatchFailed(uri, reason);
+      said = reason;
+    };
     for (let attempt = 0; !signal.aborted; attempt += 1) {
       try {
         for await (const answer of watch(uri, req, signal)) {
           if (!answer.data) {
-            onWatchFailed(uri, answer.errors?.[0]?.message ?? 'the live query answered no data');
+            failed(answer.errors?.[0]?.message ?? 'the live query answered no data');
             break;
           }
           attempt = 0;
+          said = null;
           const hash = resourceHash(answer.data);
           if (hash === told || signal.aborted) continue;
           told = hash;
@@ -69,9 +80,9 @@ export function serveResourceStream(
         }
       } catch (error) {
         if (signal.aborted) return;
-        onWatchFailed(uri, error instanceof Error ? error.message : String(error));
+        failed(error instanceof Error ? error.message : String(error));
       }
-      const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+      const delay = retryDelaysMs[Math.min(attempt, retryDelaysMs.length - 1)];
       await sleep(delay, undefined, { signal }).catch(() => undefined);
     }
   }
