@@ -11,7 +11,8 @@ import { MCP_SUBSCRIPTIONS_TTL_MS, type McpSubscriptionRecords, type SubscribedR
 
 interface Session {
   resources: Map<string, string>;
-  listeners: Set<(resources: SubscribedResources) => void>;
+  /** Each stream's listener, and what replaces it: a session has one stream, the newest. */
+  listeners: Map<(resources: SubscribedResources) => void, () => void>;
   usedAt: number;
 }
 
@@ -36,7 +37,7 @@ export function memoryMcpSubscriptions(ttlMs = MCP_SUBSCRIPTIONS_TTL_MS, now: ()
   function opened(id: string): Session {
     sweep();
     let found = sessions.get(id);
-    if (!found) sessions.set(id, (found = { resources: new Map(), listeners: new Set(), usedAt: now() }));
+    if (!found) sessions.set(id, (found = { resources: new Map(), listeners: new Map(), usedAt: now() }));
     found.usedAt = now();
     return found;
   }
@@ -50,7 +51,7 @@ export function memoryMcpSubscriptions(ttlMs = MCP_SUBSCRIPTIONS_TTL_MS, now: ()
   }
 
   function changed(id: string, session: Session): void {
-    for (const listener of session.listeners) listener(new Map(session.resources));
+    for (const listener of session.listeners.keys()) listener(new Map(session.resources));
     if (session.resources.size === 0 && session.listeners.size === 0) sessions.delete(id);
   }
 
@@ -82,9 +83,14 @@ export function memoryMcpSubscriptions(ttlMs = MCP_SUBSCRIPTIONS_TTL_MS, now: ()
       const resources = existing(id)?.resources;
       if (resources?.has(uri)) resources.set(uri, hash);
     },
-    follow(id, listener) {
+    follow(id, listener, replaced) {
       const followed = opened(id);
-      followed.listeners.add(listener);
+      // The older streams end (their own end removes them).
+      for (const [older, replace] of [...followed.listeners]) {
+        followed.listeners.delete(older);
+        replace();
+      }
+      followed.listeners.set(listener, replaced);
       listener(new Map(followed.resources));
       return () => {
         followed.listeners.delete(listener);

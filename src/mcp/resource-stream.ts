@@ -87,19 +87,24 @@ export function serveResourceStream(
     }
   }
 
-  const stopFollowing = records.follow(session, (resources) => {
-    for (const [uri, follower] of followers)
-      if (!resources.has(uri)) {
-        follower.abort();
-        followers.delete(uri);
+  const stopFollowing = records.follow(
+    session,
+    (resources) => {
+      for (const [uri, follower] of followers)
+        if (!resources.has(uri)) {
+          follower.abort();
+          followers.delete(uri);
+        }
+      for (const [uri, told] of resources) {
+        if (followers.has(uri)) continue;
+        const follower = new AbortController();
+        followers.set(uri, follower);
+        void follow(uri, told, AbortSignal.any([follower.signal, closed.signal]));
       }
-    for (const [uri, told] of resources) {
-      if (followers.has(uri)) continue;
-      const follower = new AbortController();
-      followers.set(uri, follower);
-      void follow(uri, told, AbortSignal.any([follower.signal, closed.signal]));
-    }
-  });
+    },
+    // A newer stream of the session took over (MCP sends a message on one stream, never several): this one ends.
+    () => res.end(),
+  );
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
   keepAlive.unref();
   // setTimeout's longest delay is 2^31 - 1 ms (~24 days); no access token lives that long.

@@ -21,7 +21,11 @@ describe('MCP subscriptions in memory', () => {
     await records.subscribe('b', 'reward://campaign/x', 'hash', 20);
     await records.unsubscribe('a', 'reward://campaign/x');
     await records.end('b');
-    const stop = records.follow('c', () => undefined);
+    const stop = records.follow(
+      'c',
+      () => undefined,
+      () => undefined,
+    );
     expect(records.sessions).toBe(1);
     stop();
     expect(records.sessions).toBe(0);
@@ -30,7 +34,11 @@ describe('MCP subscriptions in memory', () => {
   it('a stream still hears of subscriptions after its session was emptied', async () => {
     const records = memoryMcpSubscriptions();
     const heard: string[][] = [];
-    const stop = records.follow('a', (resources) => heard.push([...resources.keys()]));
+    const stop = records.follow(
+      'a',
+      (resources) => heard.push([...resources.keys()]),
+      () => undefined,
+    );
     await records.subscribe('a', 'reward://campaign/x', 'hash', 20);
     await records.end('a');
     await records.subscribe('a', 'reward://campaign/y', 'hash', 20);

@@ -126,6 +126,32 @@ describe('following an order as an MCP resource', () => {
     expect(body.error.message).toMatch(/Subscribing needs a session: send the Mcp-Session-Id header/);
   });
 
+  it('a session holds one stream: a second one takes over, the first ends, and each change is told once', async ({ gateway, sandbox }) => {
+    const url = await gateway.listen();
+    const writer = await connectMcp(url, auth(KEYS.writer));
+    const { uri, gifts } = await createOrder(writer, sandbox);
+    await writer.close();
+    const session = await initialize(url, KEYS.reader);
+    expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
+    const first = openStream(url, KEYS.reader, session);
+    // Another caller naming the same id has a session of its own: its stream takes nothing over.
+    const other = openStream(url, KEYS.writer, session);
+    await eventually(() => first.status() === 200 && other.status() === 200);
+    const second = openStream(url, KEYS.reader, session);
+    try {
+      // MCP's transport: a message is sent on one of a session's streams, never broadcast on several.
+      await first.ended;
+      await sandbox.control.redeem(gifts[0]!);
+      expect(await second.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+      expect(first.messages).toEqual([]);
+      expect(await Promise.race([other.ended.then(() => 'ended'), Promise.resolve('open')])).toBe('open');
+    } finally {
+      first.close();
+      second.close();
+      other.close();
+    }
+  });
+
   it('initialize hands out a session; the stream needs it, and another caller cannot use it', async ({ gateway }) => {
     const url = await gateway.listen();
     const init = await fetch(`${url}/mcp`, {
@@ -195,6 +221,46 @@ describe('following an order across replicas (cluster mode)', () => {
       await b.close();
     }
   });
+  it('a stream opened on another replica takes the session over: the first ends, the change is told on the new one only', async ({
+    sandbox,
+    redis,
+  }) => {
+    const env = {
+      ...KEYS_ENV,
+      MCP_ENABLED: 'true',
+      POLL_INTERVAL_MS: '50',
+      POLL_INTERVAL_FLOOR_MS: '10',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:`,
+    };
+    const [a, b] = [createTestGateway(sandbox, { env }), createTestGateway(sandbox, { env })];
+    try {
+      const [urlA, urlB] = [await a.listen(), await b.listen()];
+      const writer = await connectMcp(urlB, auth(KEYS.writer));
+      const { uri, gifts } = await createOrder(writer, sandbox);
+      await writer.close();
+      const session = await initialize(urlA, KEYS.reader);
+      expect(await message(urlA, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
+      const first = openStream(urlA, KEYS.reader, session);
+      await eventually(async () => (await liveQueriesOpen(urlA)) === 1, 25, { ms: 10_000, what: 'replica A to follow the order' });
+      const second = openStream(urlB, KEYS.reader, session);
+      try {
+        await first.ended;
+        await eventually(async () => (await liveQueriesOpen(urlB)) === 1, 25, { ms: 10_000, what: 'replica B to follow the order' });
+        await sandbox.control.redeem(gifts[0]!);
+        expect(await second.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+        expect(first.messages).toEqual([]);
+        await eventually(async () => (await liveQueriesOpen(urlA)) === 0, 25, { ms: 10_000, what: 'replica A to follow nothing' });
+      } finally {
+        first.close();
+        second.close();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
   it('while Redis hangs, subscribing fails saying to subscribe again, and works again once Redis answers', async ({ sandbox, redis }) => {
     const env = {
       ...KEYS_ENV,
