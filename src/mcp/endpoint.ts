@@ -10,7 +10,7 @@ import type { RateLimit } from '../security/use-rate-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
 import type { Caller } from '../security/scopes.js';
 import { ownerOf } from '../webhooks/store.js';
-import { mcpServerFactory, type McpServerOptions, type McpSession } from './mcp-server.js';
+import { mcpServerFactory, STORE_UNAVAILABLE, type McpServerOptions, type McpSession } from './mcp-server.js';
 import { serveResourceStream } from './resource-stream.js';
 import { origin } from './run-operation.js';
 
@@ -148,7 +148,11 @@ export function createMcpEndpoint({
       if (refusal) return refuse(req, res, refusal);
       if (!session) return answerJson(res, 400, rpcError(-32000, 'Send the Mcp-Session-Id header the answer to initialize carried.'));
       if (req.method === 'DELETE') {
-        await server.subscriptions.end(session.key);
+        const ended = await server.subscriptions.end(session.key).then(
+          () => true,
+          () => false,
+        );
+        if (!ended) return answerJson(res, 503, rpcError(-32000, STORE_UNAVAILABLE('end the session (DELETE)')), { 'retry-after': '1' });
         res.writeHead(204).end();
         return;
       }

@@ -278,12 +278,23 @@ describe('following an order across replicas (cluster mode)', () => {
       const session = await initialize(url, KEYS.reader);
       await redis.signal('SIGSTOP');
       let answer: any;
+      let unsubscribed: any;
+      let ended: Response;
       try {
         answer = await message(url, KEYS.reader, session, 'resources/subscribe', { uri });
+        unsubscribed = await message(url, KEYS.reader, session, 'resources/unsubscribe', { uri });
+        ended = await fetch(`${url}/mcp`, { method: 'DELETE', headers: headersOf(KEYS.reader, session) });
       } finally {
         await redis.signal('SIGCONT');
       }
       expect(answer.error.message).toMatch(/The shared store of subscriptions \(Redis\) does not answer now: subscribe again shortly\.$/);
+      // Unsubscribing and ending the session say the same, each naming what to do again.
+      expect(unsubscribed.error.message).toMatch(/The shared store of subscriptions \(Redis\) does not answer now: unsubscribe again shortly\.$/);
+      expect(ended.status).toBe(503);
+      expect(ended.headers.get('retry-after')).toBe('1');
+      expect((await ended.json()).error.message).toMatch(
+        /The shared store of subscriptions \(Redis\) does not answer now: end the session \(DELETE\) again shortly\.$/,
+      );
       await eventually(async () => {
         const again: any = await message(url, KEYS.reader, session, 'resources/subscribe', { uri });
         return again.result !== undefined;
