@@ -103,16 +103,29 @@ export function serveResourceStream(
       }
     },
     // A newer stream of the session took over (MCP sends a message on one stream, never several): this one ends.
-    () => res.end(),
+    () => end(),
   );
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
   keepAlive.unref();
   // setTimeout's longest delay is 2^31 - 1 ms (~24 days); no access token lives that long.
-  const expiry = endsAt === null ? undefined : setTimeout(() => res.end(), Math.min(Math.max(endsAt - Date.now(), 0), 2 ** 31 - 1)).unref();
-  res.once('close', () => {
+  const expiry = endsAt === null ? undefined : setTimeout(() => end(), Math.min(Math.max(endsAt - Date.now(), 0), 2 ** 31 - 1)).unref();
+  /** Stops all the stream does, once: at its close, or before it ends itself. */
+  let stopped = false;
+  function stop(): void {
+    if (stopped) return;
+    stopped = true;
     clearInterval(keepAlive);
     clearTimeout(expiry);
     stopFollowing();
     closed.abort();
-  });
+  }
+  /**
+   * The gateway ends the stream: everything stops first, since a write after the end (a change read in the same
+   * turn, the keep-alive) is an 'error' event on the response that nothing handles, which ends the process.
+   */
+  function end(): void {
+    stop();
+    res.end();
+  }
+  res.once('close', stop);
 }

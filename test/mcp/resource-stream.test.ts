@@ -58,6 +58,42 @@ describe('following a subscribed resource', () => {
   });
 });
 
+describe('a stream that ends itself', () => {
+  it('writes nothing once it ended: a change that arrives as a newer stream takes over is not written after the end', async () => {
+    let change: (answer: GraphQLAnswer) => void = () => undefined;
+    let watching: () => void = () => undefined;
+    const started = new Promise<void>((resolve) => (watching = resolve));
+    const stream = await streamOver(async function* () {
+      const next = new Promise<GraphQLAnswer>((resolve) => (change = resolve));
+      watching();
+      yield await next;
+    });
+    try {
+      await stream.records.subscribe('session', 'reward://campaign/a', 'seen', 20);
+      await started;
+      const errors: unknown[] = [];
+      const onError = (error: unknown) => errors.push(error);
+      process.on('uncaughtException', onError);
+      try {
+        // A newer stream of the session: this one ends, and in the same turn its live query reads a change.
+        const stop = stream.records.follow(
+          'session',
+          () => undefined,
+          () => undefined,
+        );
+        change({ data: { campaign: { status: 'REDEEMED' } } });
+        await new Promise((resolve) => setTimeout(resolve, 50));
+        stop();
+      } finally {
+        process.off('uncaughtException', onError);
+      }
+      expect(errors).toEqual([]);
+    } finally {
+      stream.close();
+    }
+  });
+});
+
 describe('a live query run as the caller', () => {
   it('a refusal answered as JSON (a 401, a 429) is its one answer, not an empty stream', async () => {
     const refusal = { errors: [{ message: 'The access token was refused: the token has expired.', extensions: { code: 'INVALID_TOKEN' } }] };
