@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
 import { SCOPES } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
@@ -144,6 +144,14 @@ export function createMcpEndpoint({
     if (session === 'malformed')
       return answerJson(res, 404, rpcError(-32001, 'Mcp-Session-Id is not a session of this gateway: initialize again without it.'));
     if (req.method !== 'POST') {
+      // What the transport checks on a POST, for the GET and DELETE it does not see: MCP asks for a 400.
+      const version = req.headers['mcp-protocol-version'];
+      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+        return answerJson(
+          res,
+          400,
+          rpcError(-32000, `Unsupported MCP-Protocol-Version ${version}: this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`),
+        );
       const refusal = await rateLimit.spend(admission.caller, req.socket.remoteAddress);
       if (refusal) return refuse(req, res, refusal);
       if (!session) return answerJson(res, 400, rpcError(-32000, 'Send the Mcp-Session-Id header the answer to initialize carried.'));

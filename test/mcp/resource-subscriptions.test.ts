@@ -174,7 +174,19 @@ describe('following an order as an MCP resource', () => {
     expect((await noSession.json()).error.message).toMatch(/Send the Mcp-Session-Id header/);
     const notOurs = await get({ authorization: auth(KEYS.reader), 'mcp-session-id': 'abc' });
     expect(notOurs.status).toBe(404);
-    const ended = await fetch(`${url}/mcp`, { method: 'DELETE', headers: { authorization: auth(KEYS.reader), 'mcp-session-id': session! } });
+    // MCP's transport: a version the server does not speak is a 400, on the stream and the session's end as on a POST.
+    for (const method of ['GET', 'DELETE']) {
+      const unsupported = await fetch(`${url}/mcp`, {
+        method,
+        headers: { accept: 'text/event-stream', authorization: auth(KEYS.reader), 'mcp-session-id': session!, 'mcp-protocol-version': '1999-01-01' },
+      });
+      expect(unsupported.status).toBe(400);
+      expect((await unsupported.json()).error.message).toMatch(/^Unsupported MCP-Protocol-Version 1999-01-01: this server speaks 2025-11-25, /);
+    }
+    const ended = await fetch(`${url}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: auth(KEYS.reader), 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' },
+    });
     expect(ended.status).toBe(204);
   });
 });
