@@ -6,9 +6,9 @@ import type { RedisConnection } from './redis.js';
 // for one process: mcp/memory-subscriptions.ts. Keys: keys.ts.
 //
 // A session has one stream, the newest: MCP's transport sends a message on one of a session's streams, never on
-// several. Each stream that follows a session takes the next number of P{mcp:<session>}:stream (INCR, expiring
-// with the subscriptions) and says it on the channel as `stream:<n>`; a stream that hears, or reads with the
-// subscriptions, a greater number is replaced. The newest rather than the first: a client whose connection died
+// several. Each stream that follows a session claims it with Redis's clock (rgMcpStream), kept in
+// P{mcp:<session>}:stream (expiring with the subscriptions) and said on the channel as `stream:<n>`; a stream
+// that hears, or reads with the subscriptions, a greater number is replaced. The newest rather than the first: a client whose connection died
 // unseen opens its stream again and must not be refused by the dead one.
 
 /** Resource URI → hash of what the session's client was last told of the resource (or saw when subscribing). */
@@ -94,12 +94,10 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
       );
       followed.add(reread);
       reread();
-      void (async () => {
-        const n = await guard(client.incr(streams(session)));
-        await guard(client.pexpire(streams(session), ttlMs));
-        mine = n;
-        await connection.publish(changed(session), `${STREAM}${n}`);
-      })().catch(() => undefined);
+      void connection.run('rgMcpStream', streams(session), ttlMs, changed(session), connection.publishCommand).then(
+        (n) => (mine = Number(n)),
+        () => undefined,
+      );
       return () => {
         ended = true;
         clearInterval(refresh);

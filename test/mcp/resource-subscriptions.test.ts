@@ -1,7 +1,7 @@
 import { ErrorCode, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
-import { eventually } from '../support/cluster.js';
+import { eventually, startRedis } from '../support/cluster.js';
 import { createTestGateway } from '../support/gateway.js';
 import { testWith } from '../support/test.js';
 import { KEYS, KEYS_ENV } from '../security/keys.js';
@@ -270,6 +270,41 @@ describe('following an order across replicas (cluster mode)', () => {
     } finally {
       await a.close();
       await b.close();
+    }
+  });
+
+  it('after Redis restarts empty, a newer stream still takes the session over', async ({ sandbox }) => {
+    // A Redis of its own: this test restarts it.
+    const redis = await startRedis();
+    const env = { ...KEYS_ENV, MCP_ENABLED: 'true', REDIS_URL: redis.url, REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:` };
+    const replica = createTestGateway(sandbox, { env });
+    try {
+      const url = await replica.listen();
+      const writer = await connectMcp(url, auth(KEYS.writer));
+      const { uri } = await createOrder(writer, sandbox);
+      await writer.close();
+      const session = await initialize(url, KEYS.reader);
+      expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
+      const first = openStream(url, KEYS.reader, session);
+      await eventually(async () => (await liveQueriesOpen(url)) === 1, 25, { ms: 10_000, what: 'the stream to follow the order' });
+      await redis.stop();
+      await redis.start();
+      // Redis lost the subscription: the client subscribes again once it answers, then opens a stream anew.
+      await eventually(async () => ((await message(url, KEYS.reader, session, 'resources/subscribe', { uri })) as any).result !== undefined, 50, {
+        ms: 10_000,
+        what: 'Redis to answer again',
+      });
+      const second = openStream(url, KEYS.reader, session);
+      try {
+        await first.ended;
+        expect(second.status()).toBe(200);
+      } finally {
+        first.close();
+        second.close();
+      }
+    } finally {
+      await replica.close();
+      await redis.stop();
     }
   });
 
