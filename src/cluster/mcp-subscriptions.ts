@@ -4,6 +4,12 @@ import type { RedisConnection } from './redis.js';
 // answers its POST, while its event stream (GET /mcp) is held by one replica, maybe another; that one follows
 // the session here and learns of every subscription that comes or goes from the session's channel. In memory
 // for one process: mcp/memory-subscriptions.ts. Keys: keys.ts.
+//
+// A session has one stream, the newest: MCP's transport sends a message on one of a session's streams, never on
+// several. Each stream that follows a session claims it with Redis's clock (rgMcpStream), kept in
+// P{mcp:<session>}:stream (expiring with the subscriptions) and said on the channel as `stream:<n>`; a stream
+// that hears, or reads with the subscriptions, a greater number is replaced. The newest rather than the first: a client whose connection died
+// unseen opens its stream again and must not be refused by the dead one.
 
 /** Resource URI → hash of what the session's client was last told of the resource (or saw when subscribing). */
 export type SubscribedResources = ReadonlyMap<string, string>;
@@ -22,9 +28,10 @@ export interface McpSubscriptionRecords {
   seen(session: string, uri: string, hash: string): Promise<void>;
   /**
    * Calls `listener` with the session's subscriptions now and after every change (also when changes may have
-   * been missed: the notifications' connection came back), keeping them from expiring meanwhile. Returns the end.
+   * been missed: the notifications' connection came back), keeping them from expiring meanwhile, until a newer
+   * stream of the session follows it, on any replica: then `replaced` is called (once). Returns the end.
    */
-  follow(session: string, listener: (resources: SubscribedResources) => void): () => void;
+  follow(session: string, listener: (resources: SubscribedResources) => void, replaced: () => void): () => void;
 }
 
 /** Unused subscriptions expire: a client that went away without ending its session leaves nothing for long. */
@@ -34,6 +41,8 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
   const { client, guard, keys } = connection;
   const subs = (session: string) => keys.tagged(`mcp:${session}`, 'subs');
   const changed = (session: string) => keys.tagged(`mcp:${session}`, 'changed');
+  const streams = (session: string) => keys.tagged(`mcp:${session}`, 'stream');
+  const STREAM = 'stream:';
   const followed = new Set<() => void>();
   // What was published while the subscriptions' connection was down is lost: every followed session reads again.
   connection.onResubscribed(() => {
@@ -55,21 +64,40 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
     async seen(session, uri, hash) {
       await connection.run('rgMcpSeen', subs(session), uri, hash);
     },
-    follow(session, listener) {
+    follow(session, listener, replaced) {
       let ended = false;
+      /** This stream's number; null until Redis gave it (or while it cannot: the stream is then never replaced). */
+      let mine: number | null = null;
+      const newer = (n: number) => {
+        if (ended || mine === null || !(n > mine)) return;
+        ended = true;
+        replaced();
+      };
       const reread = () => {
-        void guard(client.hgetall(subs(session))).then(
-          (all) => ended || listener(new Map(Object.entries(all))),
+        void Promise.all([guard(client.hgetall(subs(session))), guard(client.get(streams(session)))]).then(
+          ([all, newest]) => {
+            newer(Number(newest));
+            if (!ended) listener(new Map(Object.entries(all)));
+          },
           // Redis unreachable: the stream keeps what it follows; the next change or reconnection reads again.
           () => undefined,
         );
       };
       // Kept from expiring while followed: a quarter of the time to live, so a missed refresh or two do no harm.
-      const refresh = setInterval(() => void guard(client.pexpire(subs(session), ttlMs)).catch(() => undefined), ttlMs / 4);
+      const refresh = setInterval(() => {
+        void guard(client.pexpire(subs(session), ttlMs)).catch(() => undefined);
+        void guard(client.pexpire(streams(session), ttlMs)).catch(() => undefined);
+      }, ttlMs / 4);
       refresh.unref();
-      const unsubscribe = connection.subscribe(changed(session), reread);
+      const unsubscribe = connection.subscribe(changed(session), (message) =>
+        message.startsWith(STREAM) ? newer(Number(message.slice(STREAM.length))) : reread(),
+      );
       followed.add(reread);
       reread();
+      void connection.run('rgMcpStream', streams(session), ttlMs, changed(session), connection.publishCommand).then(
+        (n) => (mine = Number(n)),
+        () => undefined,
+      );
       return () => {
         ended = true;
         clearInterval(refresh);

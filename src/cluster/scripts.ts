@@ -217,6 +217,17 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1],
 return 1
 `;
 
+// KEYS stream; ARGV ttl channel publishCommand. A stream of an MCP session claims it: its number is Redis's
+// clock (seconds and microseconds, as digits), so a later stream's is greater even after Redis restarted empty,
+// which a counter would start again from 1. Kept (for streams that missed the message) and said on the channel.
+const MCP_STREAM = `
+local t = redis.call('TIME')
+local n = t[1] .. string.format('%06d', tonumber(t[2]))
+redis.call('SET', KEYS[1], n, 'PX', ARGV[1])
+redis.call(ARGV[3], ARGV[2], 'stream:' .. n)
+return n
+`;
+
 export const SCRIPTS = {
   rgClaim: { lua: CLAIM, keys: 3 },
   rgRenew: { lua: RENEW, keys: 1 },
@@ -230,6 +241,7 @@ export const SCRIPTS = {
   rgApqAdmit: { lua: APQ_ADMIT, keys: 2 },
   rgMcpSubscribe: { lua: MCP_SUBSCRIBE, keys: 1 },
   rgMcpSeen: { lua: MCP_SEEN, keys: 1 },
+  rgMcpStream: { lua: MCP_STREAM, keys: 1 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,7 +1,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
-import { ErrorCode } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, SUPPORTED_PROTOCOL_VERSIONS } from '@modelcontextprotocol/sdk/types.js';
 import { describeFailure, errorBody, type DescribedFailure } from '../errors/gateway-error.js';
 import { SCOPES } from '../security/scopes.js';
 import type { Admission } from '../security/token-callers.js';
@@ -10,7 +10,7 @@ import type { RateLimit } from '../security/use-rate-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
 import type { Caller } from '../security/scopes.js';
 import { ownerOf } from '../webhooks/store.js';
-import { mcpServerFactory, type McpServerOptions, type McpSession } from './mcp-server.js';
+import { mcpServerFactory, STORE_UNAVAILABLE, type McpServerOptions, type McpSession } from './mcp-server.js';
 import { serveResourceStream } from './resource-stream.js';
 import { origin } from './run-operation.js';
 
@@ -44,6 +44,8 @@ export interface McpEndpointOptions {
   issuers: readonly string[];
   /** A resource could not be followed for a session's stream, for now (said to the log). */
   onWatchFailed(uri: string, reason: string): void;
+  /** AUTH_JWT_CLOCK_TOLERANCE_S in ms: how long after its token's `exp` a session's stream ends. */
+  tokenGraceMs: number;
 }
 
 export type Route = (req: IncomingMessage, res: ServerResponse) => void | Promise<void>;
@@ -123,6 +125,7 @@ export function createMcpEndpoint({
   maxBodyBytes,
   issuers,
   onWatchFailed,
+  tokenGraceMs,
 }: McpEndpointOptions): McpEndpoint {
   const { serverFor, watchResource } = mcpServerFactory(server);
   const stream = { records: server.subscriptions, watch: watchResource, onWatchFailed };
@@ -141,17 +144,37 @@ export function createMcpEndpoint({
     if (session === 'malformed')
       return answerJson(res, 404, rpcError(-32001, 'Mcp-Session-Id is not a session of this gateway: initialize again without it.'));
     if (req.method !== 'POST') {
+      // What the transport checks on a POST, for the GET and DELETE it does not see: MCP asks for a 400.
+      const version = req.headers['mcp-protocol-version'];
+      if (typeof version === 'string' && !SUPPORTED_PROTOCOL_VERSIONS.includes(version))
+        return answerJson(
+          res,
+          400,
+          rpcError(-32000, `Unsupported MCP-Protocol-Version ${version}: this server speaks ${SUPPORTED_PROTOCOL_VERSIONS.join(', ')}.`),
+        );
       const refusal = await rateLimit.spend(admission.caller, req.socket.remoteAddress);
       if (refusal) return refuse(req, res, refusal);
       if (!session) return answerJson(res, 400, rpcError(-32000, 'Send the Mcp-Session-Id header the answer to initialize carried.'));
       if (req.method === 'DELETE') {
-        await server.subscriptions.end(session.key);
+        const ended = await server.subscriptions.end(session.key).then(
+          () => true,
+          () => false,
+        );
+        if (!ended) return answerJson(res, 503, rpcError(-32000, STORE_UNAVAILABLE('end the session (DELETE)')), { 'retry-after': '1' });
         res.writeHead(204).end();
         return;
       }
       if (!req.headers.accept?.includes('text/event-stream'))
         return answerJson(res, 406, rpcError(-32000, 'The session’s stream is an event stream: send Accept: text/event-stream.'));
-      return serveResourceStream(stream, session.key, req, res, { [SESSION_HEADER]: session.id });
+      const { expiresAt } = admission.caller;
+      return serveResourceStream(
+        stream,
+        session.key,
+        req,
+        res,
+        { [SESSION_HEADER]: session.id },
+        expiresAt == null ? null : expiresAt + tokenGraceMs,
+      );
     }
     const messages = await readMessages(req);
     if (messages === null) return answerJson(res, 400, rpcError(ErrorCode.ParseError, 'The body is not JSON.'));

@@ -70,5 +70,6 @@ export function mcpFromConfig(
     corsOrigins: config.CORS_ORIGINS ?? [],
     maxBodyBytes: config.MAX_BODY_BYTES,
     issuers: configuredIssuers(config).map((issuer) => issuer.issuer),
+    tokenGraceMs: config.AUTH_JWT_CLOCK_TOLERANCE_S * 1000,
   });
 }

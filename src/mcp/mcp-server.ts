@@ -80,6 +80,13 @@ function sessionOf(session: McpSession | null): McpSession {
   );
 }
 
+/** What the store of subscriptions failing (Redis hung or down) answers: what to do, not the driver's words. */
+export const STORE_UNAVAILABLE = (what: string) => `The shared store of subscriptions (Redis) does not answer now: ${what} again shortly.`;
+
+const storeUnavailable = (what: string, uri: string) => (): never => {
+  throw new McpError(ErrorCode.InternalError, STORE_UNAVAILABLE(what), { uri });
+};
+
 /** The catalogue's FORBIDDEN for a tool (or the resource read with it) the caller's scopes do not allow. */
 function forbidden(caller: Caller, tool: OperationTool): DescribedFailure {
   const missing = missingScopesFor(tool, caller.scopes);
@@ -209,12 +216,10 @@ export function mcpServerFactory({
       server.setRequestHandler(SubscribeRequestSchema, async ({ params }) => {
         const { key } = sessionOf(session);
         const data = await readOrderAs(caller, req, readOrder, params.uri);
-        const subscribed = await subscriptions.subscribe(key, params.uri, resourceHash(data), maxSubscriptions).catch(() => {
-          // Subscribing again is harmless (the same subscription), so saying so is true even if this one was kept.
-          throw new McpError(ErrorCode.InternalError, 'The shared store of subscriptions (Redis) does not answer now: subscribe again shortly.', {
-            uri: params.uri,
-          });
-        });
+        // Subscribing again is harmless (the same subscription), so saying so is true even if this one was kept.
+        const subscribed = await subscriptions
+          .subscribe(key, params.uri, resourceHash(data), maxSubscriptions)
+          .catch(storeUnavailable('subscribe', params.uri));
         if (!subscribed.subscribed)
           throw new McpError(
             ErrorCode.InvalidRequest,
@@ -224,7 +229,7 @@ export function mcpServerFactory({
         return {};
       });
       server.setRequestHandler(UnsubscribeRequestSchema, async ({ params }) => {
-        await subscriptions.unsubscribe(sessionOf(session).key, params.uri);
+        await subscriptions.unsubscribe(sessionOf(session).key, params.uri).catch(storeUnavailable('unsubscribe', params.uri));
         return {};
       });
     }

@@ -3,57 +3,100 @@ import { MCP_SUBSCRIPTIONS_TTL_MS, type McpSubscriptionRecords, type SubscribedR
 // MCP sessions' resource subscriptions in one process (no Redis): the same contract as the cluster's
 // (cluster/mcp-subscriptions.ts), a session's subscriptions expiring when neither used nor followed for the
 // same time.
+//
+// A session id is any UUID a caller sends, so only what holds something is kept: a session with a subscription
+// or a stream following it. Unsubscribing, ending or recording what was seen in any other makes nothing (as a
+// Redis hash that holds no field does not exist), and the expiry sweep runs at most once per sweep interval,
+// not at every call over every session.
 
 interface Session {
   resources: Map<string, string>;
-  listeners: Set<(resources: SubscribedResources) => void>;
+  /** Each stream's listener, and what replaces it: a session has one stream, the newest. */
+  listeners: Map<(resources: SubscribedResources) => void, () => void>;
   usedAt: number;
 }
 
-export function memoryMcpSubscriptions(ttlMs = MCP_SUBSCRIPTIONS_TTL_MS, now: () => number = Date.now): McpSubscriptionRecords {
-  const sessions = new Map<string, Session>();
+/** The store of one process, and how many sessions it holds (what the rules above bound). */
+export interface MemoryMcpSubscriptions extends McpSubscriptionRecords {
+  readonly sessions: number;
+}
 
-  /** The session, made when missing; sessions unused for the time to live and followed by nobody are dropped. */
-  function session(id: string): Session {
-    for (const [other, { listeners, usedAt }] of sessions) if (listeners.size === 0 && now() - usedAt > ttlMs) sessions.delete(other);
+export function memoryMcpSubscriptions(ttlMs = MCP_SUBSCRIPTIONS_TTL_MS, now: () => number = Date.now): MemoryMcpSubscriptions {
+  const sessions = new Map<string, Session>();
+  const sweepEveryMs = ttlMs / 24;
+  let sweptAt = now();
+
+  /** Drops sessions unused for the time to live and followed by nobody, once per sweep interval. */
+  function sweep(): void {
+    if (now() - sweptAt < sweepEveryMs) return;
+    sweptAt = now();
+    for (const [id, { listeners, usedAt }] of sessions) if (listeners.size === 0 && now() - usedAt > ttlMs) sessions.delete(id);
+  }
+
+  /** The session, made when missing (by a subscription or a stream only). */
+  function opened(id: string): Session {
+    sweep();
     let found = sessions.get(id);
-    if (!found) sessions.set(id, (found = { resources: new Map(), listeners: new Set(), usedAt: now() }));
+    if (!found) sessions.set(id, (found = { resources: new Map(), listeners: new Map(), usedAt: now() }));
     found.usedAt = now();
     return found;
   }
 
-  function changed(id: string): void {
-    const { resources, listeners } = session(id);
-    for (const listener of listeners) listener(new Map(resources));
+  /** The session if it holds something; a session left with neither subscription nor stream is dropped. */
+  function existing(id: string): Session | undefined {
+    sweep();
+    const found = sessions.get(id);
+    if (found) found.usedAt = now();
+    return found;
+  }
+
+  function changed(id: string, session: Session): void {
+    for (const listener of session.listeners.keys()) listener(new Map(session.resources));
+    if (session.resources.size === 0 && session.listeners.size === 0) sessions.delete(id);
   }
 
   return {
+    get sessions() {
+      return sessions.size;
+    },
     async subscribe(id, uri, hash, max) {
-      const { resources } = session(id);
+      const session = opened(id);
+      const { resources } = session;
       if (!resources.has(uri) && resources.size >= max) return { subscribed: false, count: resources.size };
       resources.set(uri, hash);
-      changed(id);
+      changed(id, session);
       return { subscribed: true };
     },
     async unsubscribe(id, uri) {
-      session(id).resources.delete(uri);
-      changed(id);
+      const session = existing(id);
+      if (!session) return;
+      session.resources.delete(uri);
+      changed(id, session);
     },
     async end(id) {
-      session(id).resources.clear();
-      changed(id);
+      const session = existing(id);
+      if (!session) return;
+      session.resources.clear();
+      changed(id, session);
     },
     async seen(id, uri, hash) {
-      const { resources } = session(id);
-      if (resources.has(uri)) resources.set(uri, hash);
+      const resources = existing(id)?.resources;
+      if (resources?.has(uri)) resources.set(uri, hash);
     },
-    follow(id, listener) {
-      const followed = session(id);
-      followed.listeners.add(listener);
+    follow(id, listener, replaced) {
+      const followed = opened(id);
+      // The older streams end (their own end removes them).
+      for (const [older, replace] of [...followed.listeners]) {
+        followed.listeners.delete(older);
+        replace();
+      }
+      followed.listeners.set(listener, replaced);
       listener(new Map(followed.resources));
       return () => {
         followed.listeners.delete(listener);
         followed.usedAt = now();
+        // Dropped with its last stream when it holds no subscription (and not one made again since).
+        if (sessions.get(id) === followed && followed.resources.size === 0 && followed.listeners.size === 0) sessions.delete(id);
       };
     },
   };

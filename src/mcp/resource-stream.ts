@@ -24,15 +24,23 @@ export interface ResourceStreamOptions {
   watch(uri: string, req: IncomingMessage, signal: AbortSignal): AsyncIterable<GraphQLAnswer>;
   /** A resource could not be followed for now (refused or failed): said to the log, retried later. */
   onWatchFailed(uri: string, reason: string): void;
+  /** The waits between attempts, growing to the last (RETRY_DELAYS_MS unless a test shortens them). */
+  retryDelaysMs?: readonly number[];
 }
 
-/** Serves the stream of `session` (the store's key of the caller's session) on `res` until either side closes. */
+/**
+ * Serves the stream of `session` (the store's key of the caller's session) on `res` until either side closes, or
+ * until `endsAt` (an access token's expiry, with the clock tolerance): the stream is then ended, as a WebSocket of
+ * that token is closed, and the client opens it again with a fresh token; its subscriptions are the session's, so
+ * nothing is lost. Past it, every live query of the stream would be refused while the client waited for changes.
+ */
 export function serveResourceStream(
-  { records, watch, onWatchFailed }: ResourceStreamOptions,
+  { records, watch, onWatchFailed, retryDelaysMs = RETRY_DELAYS_MS }: ResourceStreamOptions,
   session: string,
   req: IncomingMessage,
   res: ServerResponse,
   headers: Record<string, string>,
+  endsAt: number | null,
 ): void {
   res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-store', connection: 'keep-alive', ...headers });
   let eventId = 0;
@@ -47,14 +55,23 @@ export function serveResourceStream(
   const followers = new Map<string, AbortController>();
 
   async function follow(uri: string, told: string, signal: AbortSignal): Promise<void> {
+    // A failure is said once, not at every attempt (a follow at the caller's cap is refused every 30 s for as
+    // long as the stream is open, for each such subscription of each stream): again when its reason changes,
+    // or once the resource was followed in between.
+    let said: string | null = null;
+    const failed = (reason: string) => {
+      if (reason !== said) onWatchFailed(uri, reason);
+      said = reason;
+    };
     for (let attempt = 0; !signal.aborted; attempt += 1) {
       try {
         for await (const answer of watch(uri, req, signal)) {
           if (!answer.data) {
-            onWatchFailed(uri, answer.errors?.[0]?.message ?? 'the live query answered no data');
+            failed(answer.errors?.[0]?.message ?? 'the live query answered no data');
             break;
           }
           attempt = 0;
+          said = null;
           const hash = resourceHash(answer.data);
           if (hash === told || signal.aborted) continue;
           told = hash;
@@ -63,31 +80,52 @@ export function serveResourceStream(
         }
       } catch (error) {
         if (signal.aborted) return;
-        onWatchFailed(uri, error instanceof Error ? error.message : String(error));
+        failed(error instanceof Error ? error.message : String(error));
       }
-      const delay = RETRY_DELAYS_MS[Math.min(attempt, RETRY_DELAYS_MS.length - 1)];
+      const delay = retryDelaysMs[Math.min(attempt, retryDelaysMs.length - 1)];
       await sleep(delay, undefined, { signal }).catch(() => undefined);
     }
   }
 
-  const stopFollowing = records.follow(session, (resources) => {
-    for (const [uri, follower] of followers)
-      if (!resources.has(uri)) {
-        follower.abort();
-        followers.delete(uri);
+  const stopFollowing = records.follow(
+    session,
+    (resources) => {
+      for (const [uri, follower] of followers)
+        if (!resources.has(uri)) {
+          follower.abort();
+          followers.delete(uri);
+        }
+      for (const [uri, told] of resources) {
+        if (followers.has(uri)) continue;
+        const follower = new AbortController();
+        followers.set(uri, follower);
+        void follow(uri, told, AbortSignal.any([follower.signal, closed.signal]));
       }
-    for (const [uri, told] of resources) {
-      if (followers.has(uri)) continue;
-      const follower = new AbortController();
-      followers.set(uri, follower);
-      void follow(uri, told, AbortSignal.any([follower.signal, closed.signal]));
-    }
-  });
+    },
+    // A newer stream of the session took over (MCP sends a message on one stream, never several): this one ends.
+    () => end(),
+  );
   const keepAlive = setInterval(() => res.write(': keep-alive\n\n'), KEEP_ALIVE_MS);
   keepAlive.unref();
-  res.once('close', () => {
+  // setTimeout's longest delay is 2^31 - 1 ms (~24 days); no access token lives that long.
+  const expiry = endsAt === null ? undefined : setTimeout(() => end(), Math.min(Math.max(endsAt - Date.now(), 0), 2 ** 31 - 1)).unref();
+  /** Stops all the stream does, once: at its close, or before it ends itself. */
+  let stopped = false;
+  function stop(): void {
+    if (stopped) return;
+    stopped = true;
     clearInterval(keepAlive);
+    clearTimeout(expiry);
     stopFollowing();
     closed.abort();
-  });
+  }
+  /**
+   * The gateway ends the stream: everything stops first, since a write after the end (a change read in the same
+   * turn, the keep-alive) is an 'error' event on the response that nothing handles, which ends the process.
+   */
+  function end(): void {
+    stop();
+    res.end();
+  }
+  res.once('close', stop);
 }

@@ -52,7 +52,11 @@ export async function runOperation(
 ): Promise<GraphQLAnswer> {
   const request = requestAsCaller(yoga, operation, variables, req, 'application/graphql-response+json, application/json');
   // The Node request as server context: keyless development's rate limit counts by its remote address.
-  const response = await yoga.handleRequest(request, { req });
+  return answerOf(await yoga.handleRequest(request, { req }));
+}
+
+/** A response's one GraphQL answer (a result, or a refusal yoga answered as JSON). */
+async function answerOf(response: Response): Promise<GraphQLAnswer> {
   const text = await response.text();
   try {
     return JSON.parse(text) as GraphQLAnswer;
@@ -74,6 +78,11 @@ export async function* watchOperation(
 ): AsyncGenerator<GraphQLAnswer> {
   const request = requestAsCaller(yoga, operation, variables, req, 'text/event-stream', signal);
   const response = await yoga.handleRequest(request, { req });
+  // Refused before it could stream (authentication, the rate limit): yoga answers JSON, the refusal the one answer.
+  if (!response.headers.get('content-type')?.includes('text/event-stream')) {
+    yield await answerOf(response);
+    return;
+  }
   if (!response.body) return;
   const answers: GraphQLAnswer[] = [];
   const parser = createParser({

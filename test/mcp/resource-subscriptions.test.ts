@@ -1,12 +1,11 @@
-import { ErrorCode, McpError, ResourceUpdatedNotificationSchema } from '@modelcontextprotocol/sdk/types.js';
+import { ErrorCode, type McpError } from '@modelcontextprotocol/sdk/types.js';
 import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
-import { eventually } from '../support/cluster.js';
-import type { TestSandbox } from '../support/sandbox.js';
+import { eventually, startRedis } from '../support/cluster.js';
 import { createTestGateway } from '../support/gateway.js';
 import { testWith } from '../support/test.js';
 import { KEYS, KEYS_ENV } from '../security/keys.js';
-import { connectMcp, structured, type McpTestClient } from './support.js';
+import { auth, connectMcp, createOrder, headersOf, initialize, liveQueriesOpen, message, openStream, updates } from './support.js';
 
 // Following an order: a session that subscribes to reward://campaign/<uuid> is sent
 // notifications/resources/updated on its event stream (GET /mcp) when the order changes as the pollers see it;
@@ -18,115 +17,6 @@ const it = testWith({
   // Pollers every 50 ms: a redemption is seen within a test's patience, driven by the sandbox's own clock.
   env: { ...KEYS_ENV, MCP_ENABLED: 'true', MCP_MAX_SUBSCRIPTIONS: '2', POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' },
 });
-const auth = (key: { key: string }) => `Bearer ${key.key}`;
-
-/** The URIs of the resources-updated notifications a client receives, and a wait for the next one of `uri`. */
-function updates(mcp: McpTestClient) {
-  const seen: string[] = [];
-  const waiting: { uri: string; resolve: () => void }[] = [];
-  mcp.client.setNotificationHandler(ResourceUpdatedNotificationSchema, ({ params }) => {
-    seen.push(params.uri);
-    for (const wait of waiting.filter((w) => w.uri === params.uri)) {
-      waiting.splice(waiting.indexOf(wait), 1);
-      wait.resolve();
-    }
-  });
-  return { seen, next: (uri: string) => new Promise<void>((resolve) => waiting.push({ uri, resolve })) };
-}
-
-/**
- * An order made with the CreateReward tool, once the sandbox has finished making it (the order CREATED, its
- * emails delivered: what the sandbox does at the next request), so that what follows changes only by the test.
- */
-async function createOrder(mcp: McpTestClient, sandbox: TestSandbox, recipients = 1): Promise<{ uri: string; gifts: string[] }> {
-  const input = {
-    id: uniqueId('followed'),
-    priceInCents: 1000,
-    reward: { brand: 'sbxcoffeeus' },
-    contacts: Array.from({ length: recipients }, (_, i) => ({ email: `agent-${i}@example.com` })),
-    subject: 'Thank you',
-    message: 'For the review.',
-  };
-  const created = await mcp.client.callTool({ name: 'CreateReward', arguments: { input } });
-  const uri = `reward://campaign/${structured(created).createCampaign.orderUuid}`;
-  await sandbox.control.stats();
-  const read = await mcp.client.readResource({ uri });
-  const order = JSON.parse((read.contents[0] as { text: string }).text);
-  return { uri, gifts: order.gifts.edges.map((edge: { node: { uuid: string } }) => edge.node.uuid) };
-}
-
-const headersOf = (key: { key: string }, session?: string): Record<string, string> => ({
-  'content-type': 'application/json',
-  accept: 'application/json, text/event-stream',
-  authorization: auth(key),
-  ...(session && { 'mcp-session-id': session }),
-});
-
-/** A session of `key`'s, by hand: the id initialize's answer carries. */
-async function initialize(url: string, key: { key: string }): Promise<string> {
-  const res = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: headersOf(key),
-    body: JSON.stringify({
-      jsonrpc: '2.0',
-      id: 1,
-      method: 'initialize',
-      params: { protocolVersion: '2025-11-25', capabilities: {}, clientInfo: { name: 'by-hand', version: '1' } },
-    }),
-  });
-  await res.body?.cancel();
-  return res.headers.get('mcp-session-id')!;
-}
-
-async function message(url: string, key: { key: string }, session: string, method: string, params: unknown): Promise<unknown> {
-  const res = await fetch(`${url}/mcp`, {
-    method: 'POST',
-    headers: headersOf(key, session),
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method, params }),
-  });
-  return res.json();
-}
-
-/** A session's event stream (GET /mcp), read by hand: the JSON-RPC messages it carried, and a wait for the next. */
-function openStream(url: string, key: { key: string }, session: string) {
-  const controller = new AbortController();
-  const messages: unknown[] = [];
-  let wake: () => void = () => undefined;
-  void (async () => {
-    const res = await fetch(`${url}/mcp`, { headers: { ...headersOf(key, session), accept: 'text/event-stream' }, signal: controller.signal });
-    const decoder = new TextDecoder();
-    let buffer = '';
-    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) {
-      buffer += decoder.decode(chunk, { stream: true });
-      for (let end = buffer.indexOf('\n\n'); end >= 0; end = buffer.indexOf('\n\n')) {
-        const data = buffer
-          .slice(0, end)
-          .split('\n')
-          .filter((line) => line.startsWith('data:'))
-          .map((line) => line.slice(5).trim())
-          .join('');
-        buffer = buffer.slice(end + 2);
-        if (data) messages.push(JSON.parse(data));
-        wake();
-      }
-    }
-  })().catch(() => undefined);
-  let read = 0;
-  return {
-    messages,
-    async next(): Promise<unknown> {
-      while (messages.length <= read) await new Promise<void>((resolve) => (wake = resolve));
-      return messages[read++];
-    },
-    close: () => controller.abort(),
-  };
-}
-
-/** The live queries open on the gateway, as /metrics says. */
-async function liveQueriesOpen(url: string): Promise<number> {
-  const text = await (await fetch(`${url}/metrics`)).text();
-  return Number(/^reward_gateway_live_queries (\d+)$/m.exec(text)?.[1]);
-}
 
 const rejection = (promise: Promise<unknown>) =>
   promise.then(
@@ -177,6 +67,9 @@ describe('following an order as an MCP resource', () => {
     sandbox,
   }) => {
     const url = await gateway.listen();
+    // The file's gateway is shared: the streams of the tests before this one end their live queries a moment
+    // after their clients close them, and this test counts live queries.
+    await eventually(async () => (await liveQueriesOpen(url)) === 0, 25, { ms: 10_000, what: 'the earlier tests’ live queries to end' });
     const mcp = await connectMcp(url, auth(KEYS.writer));
     try {
       const told = updates(mcp);
@@ -197,7 +90,7 @@ describe('following an order as an MCP resource', () => {
       await cUpdated;
       expect(told.seen).not.toContain(a.uri);
       // Each subscription is one live query of the caller's: b's and c's; a's ended with its subscription.
-      expect(await liveQueriesOpen(url)).toBe(2);
+      await eventually(async () => (await liveQueriesOpen(url)) === 2, 25, { ms: 10_000, what: 'b’s and c’s live queries only' });
     } finally {
       await mcp.close();
     }
@@ -233,6 +126,32 @@ describe('following an order as an MCP resource', () => {
     expect(body.error.message).toMatch(/Subscribing needs a session: send the Mcp-Session-Id header/);
   });
 
+  it('a session holds one stream: a second one takes over, the first ends, and each change is told once', async ({ gateway, sandbox }) => {
+    const url = await gateway.listen();
+    const writer = await connectMcp(url, auth(KEYS.writer));
+    const { uri, gifts } = await createOrder(writer, sandbox);
+    await writer.close();
+    const session = await initialize(url, KEYS.reader);
+    expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
+    const first = openStream(url, KEYS.reader, session);
+    // Another caller naming the same id has a session of its own: its stream takes nothing over.
+    const other = openStream(url, KEYS.writer, session);
+    await eventually(() => first.status() === 200 && other.status() === 200);
+    const second = openStream(url, KEYS.reader, session);
+    try {
+      // MCP's transport: a message is sent on one of a session's streams, never broadcast on several.
+      await first.ended;
+      await sandbox.control.redeem(gifts[0]!);
+      expect(await second.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+      expect(first.messages).toEqual([]);
+      expect(await Promise.race([other.ended.then(() => 'ended'), Promise.resolve('open')])).toBe('open');
+    } finally {
+      first.close();
+      second.close();
+      other.close();
+    }
+  });
+
   it('initialize hands out a session; the stream needs it, and another caller cannot use it', async ({ gateway }) => {
     const url = await gateway.listen();
     const init = await fetch(`${url}/mcp`, {
@@ -255,7 +174,19 @@ describe('following an order as an MCP resource', () => {
     expect((await noSession.json()).error.message).toMatch(/Send the Mcp-Session-Id header/);
     const notOurs = await get({ authorization: auth(KEYS.reader), 'mcp-session-id': 'abc' });
     expect(notOurs.status).toBe(404);
-    const ended = await fetch(`${url}/mcp`, { method: 'DELETE', headers: { authorization: auth(KEYS.reader), 'mcp-session-id': session! } });
+    // MCP's transport: a version the server does not speak is a 400, on the stream and the session's end as on a POST.
+    for (const method of ['GET', 'DELETE']) {
+      const unsupported = await fetch(`${url}/mcp`, {
+        method,
+        headers: { accept: 'text/event-stream', authorization: auth(KEYS.reader), 'mcp-session-id': session!, 'mcp-protocol-version': '1999-01-01' },
+      });
+      expect(unsupported.status).toBe(400);
+      expect((await unsupported.json()).error.message).toMatch(/^Unsupported MCP-Protocol-Version 1999-01-01: this server speaks 2025-11-25, /);
+    }
+    const ended = await fetch(`${url}/mcp`, {
+      method: 'DELETE',
+      headers: { authorization: auth(KEYS.reader), 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' },
+    });
     expect(ended.status).toBe(204);
   });
 });
@@ -302,6 +233,81 @@ describe('following an order across replicas (cluster mode)', () => {
       await b.close();
     }
   });
+  it('a stream opened on another replica takes the session over: the first ends, the change is told on the new one only', async ({
+    sandbox,
+    redis,
+  }) => {
+    const env = {
+      ...KEYS_ENV,
+      MCP_ENABLED: 'true',
+      POLL_INTERVAL_MS: '50',
+      POLL_INTERVAL_FLOOR_MS: '10',
+      REDIS_URL: redis.url,
+      REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:`,
+    };
+    const [a, b] = [createTestGateway(sandbox, { env }), createTestGateway(sandbox, { env })];
+    try {
+      const [urlA, urlB] = [await a.listen(), await b.listen()];
+      const writer = await connectMcp(urlB, auth(KEYS.writer));
+      const { uri, gifts } = await createOrder(writer, sandbox);
+      await writer.close();
+      const session = await initialize(urlA, KEYS.reader);
+      expect(await message(urlA, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
+      const first = openStream(urlA, KEYS.reader, session);
+      await eventually(async () => (await liveQueriesOpen(urlA)) === 1, 25, { ms: 10_000, what: 'replica A to follow the order' });
+      const second = openStream(urlB, KEYS.reader, session);
+      try {
+        await first.ended;
+        await eventually(async () => (await liveQueriesOpen(urlB)) === 1, 25, { ms: 10_000, what: 'replica B to follow the order' });
+        await sandbox.control.redeem(gifts[0]!);
+        expect(await second.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+        expect(first.messages).toEqual([]);
+        await eventually(async () => (await liveQueriesOpen(urlA)) === 0, 25, { ms: 10_000, what: 'replica A to follow nothing' });
+      } finally {
+        first.close();
+        second.close();
+      }
+    } finally {
+      await a.close();
+      await b.close();
+    }
+  });
+
+  it('after Redis restarts empty, a newer stream still takes the session over', async ({ sandbox }) => {
+    // A Redis of its own: this test restarts it.
+    const redis = await startRedis();
+    const env = { ...KEYS_ENV, MCP_ENABLED: 'true', REDIS_URL: redis.url, REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:` };
+    const replica = createTestGateway(sandbox, { env });
+    try {
+      const url = await replica.listen();
+      const writer = await connectMcp(url, auth(KEYS.writer));
+      const { uri } = await createOrder(writer, sandbox);
+      await writer.close();
+      const session = await initialize(url, KEYS.reader);
+      expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
+      const first = openStream(url, KEYS.reader, session);
+      await eventually(async () => (await liveQueriesOpen(url)) === 1, 25, { ms: 10_000, what: 'the stream to follow the order' });
+      await redis.stop();
+      await redis.start();
+      // Redis lost the subscription: the client subscribes again once it answers, then opens a stream anew.
+      await eventually(async () => ((await message(url, KEYS.reader, session, 'resources/subscribe', { uri })) as any).result !== undefined, 50, {
+        ms: 10_000,
+        what: 'Redis to answer again',
+      });
+      const second = openStream(url, KEYS.reader, session);
+      try {
+        await first.ended;
+        expect(second.status()).toBe(200);
+      } finally {
+        first.close();
+        second.close();
+      }
+    } finally {
+      await replica.close();
+      await redis.stop();
+    }
+  });
+
   it('while Redis hangs, subscribing fails saying to subscribe again, and works again once Redis answers', async ({ sandbox, redis }) => {
     const env = {
       ...KEYS_ENV,
@@ -319,12 +325,23 @@ describe('following an order across replicas (cluster mode)', () => {
       const session = await initialize(url, KEYS.reader);
       await redis.signal('SIGSTOP');
       let answer: any;
+      let unsubscribed: any;
+      let ended: Response;
       try {
         answer = await message(url, KEYS.reader, session, 'resources/subscribe', { uri });
+        unsubscribed = await message(url, KEYS.reader, session, 'resources/unsubscribe', { uri });
+        ended = await fetch(`${url}/mcp`, { method: 'DELETE', headers: headersOf(KEYS.reader, session) });
       } finally {
         await redis.signal('SIGCONT');
       }
       expect(answer.error.message).toMatch(/The shared store of subscriptions \(Redis\) does not answer now: subscribe again shortly\.$/);
+      // Unsubscribing and ending the session say the same, each naming what to do again.
+      expect(unsubscribed.error.message).toMatch(/The shared store of subscriptions \(Redis\) does not answer now: unsubscribe again shortly\.$/);
+      expect(ended.status).toBe(503);
+      expect(ended.headers.get('retry-after')).toBe('1');
+      expect((await ended.json()).error.message).toMatch(
+        /The shared store of subscriptions \(Redis\) does not answer now: end the session \(DELETE\) again shortly\.$/,
+      );
       await eventually(async () => {
         const again: any = await message(url, KEYS.reader, session, 'resources/subscribe', { uri });
         return again.result !== undefined;
