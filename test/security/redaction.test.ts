@@ -63,6 +63,16 @@ describe('createRedactor', () => {
     expect(short.redact('x s3cr3t y S3CR3T')).toBe(`x ${REDACTED} y ${REDACTED}`);
     expect(short.redact('x s3cr3 y')).toBe('x s3cr3 y');
   });
+
+  it('finds secrets whose grams are shorter than the lead filter reads, at every position', () => {
+    // A two-character secret has grams of two characters: the filter of the grams' first characters reads two.
+    const tiny = createRedactor(['q7', 'a-secret-of-twenty-chars']);
+    for (let at = 0; at < 6; at++) {
+      expect(tiny.redact(`${'.'.repeat(at)}Q7${'.'.repeat(5 - at)}`)).toBe(`${'.'.repeat(at)}${REDACTED}${'.'.repeat(5 - at)}`);
+      expect(tiny.redact(`${'x'.repeat(at)}A-SECRET-of-twenty-chars`)).toBe(`${'x'.repeat(at)}${REDACTED}`);
+    }
+    expect(tiny.redact('q-7 q 7')).toBe('q-7 q 7');
+  });
 });
 
 describe('redactValue', () => {
