@@ -84,6 +84,15 @@ function preflightRefused(req: IncomingMessage, allowed: readonly string[]): boo
   return req.method === 'OPTIONS' && origin !== undefined && req.headers['access-control-request-method'] !== undefined && !allowed.includes(origin);
 }
 
+/**
+ * Whether a request asks for an event stream (an SSE subscription or live query, an MCP session's stream): its
+ * Accept names text/event-stream first. MCP clients accept `application/json, text/event-stream` on every POST
+ * and are answered JSON: those are requests like any other, drained at a stop rather than dropped.
+ */
+export function asksForEventStream(accept: string | undefined): boolean {
+  return accept?.split(',')[0]?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
+}
+
 export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, redact, logger, routes = {} }: HttpEntryOptions): HttpEntry {
   const graphiql = graphiqlEnabled(config);
   const corsOrigins = config.CORS_ORIGINS ?? [];
@@ -102,7 +111,7 @@ export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, red
       if (path === '/') return pointToGraphql(req, res, graphiql);
       if (path === '/health') return json(res, 200, { status: 'ok' });
       if (path === '/metrics') return void metrics.respond(res, redact);
-      if (req.headers.accept?.includes('text/event-stream')) {
+      if (asksForEventStream(req.headers.accept)) {
         eventStreams.add(res);
         res.once('close', () => eventStreams.delete(res));
       }

@@ -4,6 +4,7 @@ import WebSocket from 'ws';
 import { killReplicas, startReplica } from '../support/cluster.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { test } from '../support/test.js';
+import { connectMcp } from '../mcp/support.js';
 
 // Gateway.stop with work under way: in-flight operations finish, new connections are refused, /ready says
 // 503 while draining, WebSockets close with 1001 (Going Away) and pollers stop. Time is never measured: slow
@@ -113,6 +114,21 @@ describe('graceful stop', () => {
     expect(body.errors).toBeUndefined();
     expect(body.data?.funds.balances.length).toBeGreaterThan(0);
     await stopping;
+  });
+
+  it('answers an MCP tool call in flight: MCP clients accept event streams on every POST, and it is drained, not cut', async () => {
+    const t = await start({ MCP_ENABLED: 'true' });
+    const mcp = await connectMcp(t.url);
+    // The balances answer slowly, so the call is still running when the stop begins.
+    await t.sandbox.control.fault({ route: 'GET /funds', latency_ms: 300, rate: 1 });
+    const call = mcp.client.callTool({ name: 'ReadBalances', arguments: {} });
+    await upstreamReached(t, 'GET /funds');
+    const stopping = stop(t, 5_000);
+    const result = await call;
+    expect(result.isError, JSON.stringify(result)).toBeFalsy();
+    expect((result.structuredContent as { funds: { balances: unknown[] } }).funds.balances.length).toBeGreaterThan(0);
+    await stopping;
+    await mcp.close();
   });
 
   it('cuts what is still running at the deadline', async () => {
