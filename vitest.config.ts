@@ -3,8 +3,8 @@ import { defineConfig } from 'vitest/config';
 
 const require = createRequire(import.meta.url);
 
-// Suites that start child processes (tsx, the built dist/, Redis, a browser): each keeps a fresh module graph.
-// A new suite that spawns processes belongs here (cluster suites match by name).
+// Suites that start child processes (tsx, the built dist/, Redis, a browser). A new suite that spawns processes
+// belongs here (cluster suites match by name).
 const processSuites = [
   'test/browser/**/*.test.ts',
   'test/cache/cluster.test.ts',
@@ -26,17 +26,20 @@ const processSuites = [
   'test/ops/start-up-failures.test.ts',
   'test/ops/start-up-messages.test.ts',
   'test/ops/tracing.test.ts',
-  // Not processes, but each registers a global OpenTelemetry tracer provider: the API's tracer (telemetry/spans.ts)
-  // keeps the first provider it delegated to, so two such files in one module graph would leave the second
-  // recording into the first's, shut down. A fresh module graph each keeps them apart.
-  'test/ops/operation-span-redaction.test.ts',
-  'test/upstream/tracing.test.ts',
-  'test/live/live-query-tracing.test.ts',
-  'test/mcp/tool-spans.test.ts',
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
   'test/upstream/shared-budget.test.ts',
   'test/webhooks/cluster*.test.ts',
+];
+
+// Not processes, but each registers a global OpenTelemetry tracer provider: the API's tracer (telemetry/spans.ts)
+// keeps the first provider it delegated to, so two such files in one module graph would leave the second
+// recording into the first's, shut down. A fresh module graph each keeps them apart.
+const ownTracerProvider = [
+  'test/ops/operation-span-redaction.test.ts',
+  'test/upstream/tracing.test.ts',
+  'test/live/live-query-tracing.test.ts',
+  'test/mcp/tool-spans.test.ts',
 ];
 
 export default defineConfig({
@@ -70,7 +73,7 @@ export default defineConfig({
           // on its own `test` (testWith in test/support/test.ts), not on the shared one.
           name: 'in-process',
           include: ['test/**/*.test.ts'],
-          exclude: processSuites,
+          exclude: [...processSuites, ...ownTracerProvider],
           isolate: false,
         },
       },
@@ -84,6 +87,17 @@ export default defineConfig({
           // Child processes under a loaded 2-core machine start slowly; the tests themselves wait on events.
           testTimeout: 60_000,
           hookTimeout: 60_000,
+          // The files of a worker share one module graph, as in-process: a fresh one per file imported the test
+          // support (and through it the gateway's sources) again, ~1.5 s of CPU a file. Safe for the same reasons,
+          // and because what a file starts (replicas, Redis, a shell) it stops in its own afterAll.
+          isolate: false,
+        },
+      },
+      {
+        extends: true,
+        test: {
+          name: 'own-tracer-provider',
+          include: ownTracerProvider,
         },
       },
     ],

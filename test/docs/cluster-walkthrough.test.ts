@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
 import { eventually, freePort } from '../support/cluster.js';
+import { npmStartAsBundle } from '../support/gateway-process.js';
 
 // docs/cluster.md's "Three replicas locally", run as a reader runs it: every block fenced `sh cluster-walkthrough`
 // is sourced, in order, into one bash (so its variables, functions and background jobs carry over, as in the
@@ -114,6 +115,8 @@ describe(`${DOC}: three replicas locally`, () => {
     const transcript = () => `stdout:\n${stdout}\nstderr:\n${stderr}\n${logs()}`;
     // A command that fails stops the shell, and so the test at once, with what it printed.
     shell.stdin!.write('set -eo pipefail\n');
+    // The replicas' `npm start` runs the bundle of the same sources (test/support/gateway-process.ts says why).
+    shell.stdin!.write(`${npmStartAsBundle()}\n`);
 
     /** Waits for `check`; a failure shows what the shell and the processes it started printed. */
     const seen = (what: string, check: () => boolean, ms = 60_000) =>

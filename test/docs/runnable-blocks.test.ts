@@ -4,13 +4,15 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually, freePort, within } from '../support/cluster.js';
-import { gatewayCommand } from '../support/gateway-process.js';
+import { gatewayCommand, npmStartAsBundle } from '../support/gateway-process.js';
 
 // Docs that cannot rot (docs/development.md, "Runnable blocks"): every fenced command block of the README and
 // docs/ (sh and graphql) either runs here, in order, against a fresh gateway started as `npm start` starts it,
 // or says in its fence why it cannot (`skip:<reason>`, or `cluster-walkthrough`: docs/cluster.md's own test
-// runs those), and is listed as skipped by name. A block followed by an `output` block must print what that
-// block shows, compared loosely: whitespace is ignored and `…` stands for anything.
+// runs those), and is listed as skipped by name. A block's `npm start` runs the bundle of the same sources
+// (npmStartAsBundle in test/support/gateway-process.ts), as the gateway started for the doc does. A block
+// followed by an `output` block must print what that block shows, compared loosely: whitespace is ignored and
+// `…` stands for anything.
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
 const docs = ['README.md', ...readdirSync(join(root, 'docs')).flatMap((f) => (f.endsWith('.md') ? [`docs/${f}`] : []))];
@@ -192,6 +194,7 @@ async function runBlocks(blocks: Block[], groups: ChildProcess[]): Promise<void>
 
   // The reader's shell: variables set by one block are there for the next, as when pasted one after another.
   const shell = startGroup(groups, 'bash', ['-eo', 'pipefail'], env, 'pipe');
+  shell.child.stdin!.write(`${npmStartAsBundle()}\n`);
   const background: { block: Block; output: { stdout: string }; exited: Promise<number | null> }[] = [];
   const backgroundShown = () =>
     eventually(() => background.every(({ block, output }) => printed(block, output.stdout)), 100, {
@@ -224,7 +227,7 @@ async function runBlocks(blocks: Block[], groups: ChildProcess[]): Promise<void>
     } else if (has(block, 'background') || has(block, 'gateway')) {
       // A second terminal: started, left running, its output compared once the doc's later steps ran.
       if (has(block, 'gateway') && gateway) await stopGroup(gateway);
-      const run = startGroup(groups, 'bash', ['-eo', 'pipefail', '-c', text], env);
+      const run = startGroup(groups, 'bash', ['-eo', 'pipefail', '-c', `${npmStartAsBundle()}\n${text}`], env);
       background.push({ block, ...run });
       if (has(block, 'gateway')) {
         gateway = run.child;

@@ -5,7 +5,7 @@ import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
 // Each resolution of a live query is a trace of its own, `live.query.resolve`, linked to the poll (or the
 // operation) that caused it. In process, an in-memory exporter behind the SDK's tracer provider: global, so this
-// file runs in a process of its own (vitest.config.ts processSuites) and takes it down after.
+// file runs in a process of its own (vitest.config.ts ownTracerProvider) and takes it down after.
 
 const { exporter } = inMemoryTracing();
 

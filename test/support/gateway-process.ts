@@ -69,3 +69,25 @@ export function startDevelopmentGateway({ viaNpm = false } = {}): DevelopmentGat
     },
   };
 }
+
+/**
+ * A bash function `npm` for the shells of the docs' tests: `npm start` (no other argument) runs the gateway as
+ * gatewayCommand() does, the bundle of the sources `npm start` runs through tsx (~4.6 s of CPU a start through tsx,
+ * ~1 s bundled; the docs' tests start six); any other npm command is npm's. In a subshell (a background job,
+ * `npm start &`) the command replaces it (`exec`), so the job is the gateway or npm itself and `kill $(jobs -p)`
+ * reaches it, as it reaches npm when npm is the job. `VAR=… npm start` hands VAR to it, as to npm.
+ * `npm start` itself stays under test in test/ops/main-process.test.ts.
+ */
+export function npmStartAsBundle(): string {
+  const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
+  const [command, args] = gatewayCommand();
+  const gateway = [command, ...args].map(quote).join(' ');
+  // $BASHPID differs from $$ in a subshell only: there exec replaces the job, not the reader's shell.
+  return [
+    'npm() {',
+    `  if [ "$#" = 1 ] && [ "$1" = start ]; then set -- ${gateway}; else set -- "$(type -P npm)" "$@"; fi`,
+    '  if [ "$BASHPID" != "$$" ]; then exec "$@"; fi',
+    '  "$@"',
+    '}',
+  ].join('\n');
+}
