@@ -83,6 +83,12 @@ try {
   const spans = bodies.flatMap(decodeSpans);
   const operations = spans.filter((s) => s.name === 'query Nested').length;
   const ratios = perQuery.on.map((on, i) => on / perQuery.off[i]!);
+  // Which spans a query costs, most first: where a cut would tell.
+  const byName = new Map<string, number>();
+  for (const span of spans) byName.set(span.name, (byName.get(span.name) ?? 0) + 1);
+  const perQueryByName = Object.fromEntries(
+    [...byName].sort((a, b) => b[1] - a[1]).map(([name, count]) => [name, round(count / (tracedQueries + 50 + 1), 2)]),
+  );
   const summary = {
     sampler: SAMPLER,
     protocol: PROTOCOL,
@@ -91,7 +97,13 @@ try {
     connections: CONNECTIONS,
     cpuMsPerQuery: { off: describe(perQuery.off), on: describe(perQuery.on) },
     ratioOnOverOff: describe(ratios),
-    exported: { spans: spans.length, spansPerQuery: round(spans.length / (tracedQueries + 50 + 1), 1), operationSpans: operations, tracedQueries },
+    exported: {
+      spans: spans.length,
+      spansPerQuery: round(spans.length / (tracedQueries + 50 + 1), 1),
+      operationSpans: operations,
+      tracedQueries,
+      perQueryByName,
+    },
   };
   console.log(JSON.stringify(summary, null, 2));
 } finally {

@@ -20,14 +20,13 @@ export interface RetryOptions {
 /**
  * The one copy of the client's defaults; the environment variables below default to these too.
  * Six attempts: with 10% upstream 5xx a create still succeeds all but once in a million (the budget bounds the
- * wait). 64 connections and 128 requests in flight (one API key may hold half): at 16 and 32, ten concurrent
+ * wait). 128 requests in flight (one API key may hold half), the pool with no cap of its own: at 16 and 32, ten concurrent
  * nested reads (ten gift pages each) queued for slots and served half the queries per second a peer without a
  * cap served, with the upstream idle; at 64 and 128 they match it (npm run bench, compare). 10,000 queued: a
  * bound on memory only (a few MB of waiters), four times what 50 concurrent 50-order dashboards queue at once;
  * at 512 those dashboards were refused GATEWAY_OVERLOADED on a healthy upstream (issue 22).
  */
 export const CLIENT_DEFAULTS = {
-  connections: 64,
   timeoutMs: 10_000,
   maxInFlight: 128,
   queueTimeoutMs: 5_000,
@@ -98,7 +97,8 @@ export interface ClientConfig {
   /** Path prefix of every route, e.g. /papi/v1 (no trailing slash). */
   basePath: string;
   token: string;
-  connections: number;
+  /** The pool's cap on connections; null: none of its own (the requests in flight bound them). */
+  connections: number | null;
   timeoutMs: number;
   maxInFlight: number;
   queueTimeoutMs: number;
@@ -148,7 +148,7 @@ export function resolveConfig(opts: UpstreamClientOptions): ClientConfig {
     origin: url.origin,
     basePath: url.pathname.replace(/\/+$/, ''),
     token: opts.token,
-    connections: positiveInt('connections', opts.connections, CLIENT_DEFAULTS.connections),
+    connections: opts.connections === undefined ? null : positiveInt('connections', opts.connections, 1),
     timeoutMs: positiveInt('timeoutMs', opts.timeoutMs, CLIENT_DEFAULTS.timeoutMs),
     maxInFlight: positiveInt('maxInFlight', opts.maxInFlight, CLIENT_DEFAULTS.maxInFlight),
     queueTimeoutMs: nonNegativeInt('queueTimeoutMs', opts.queueTimeoutMs, CLIENT_DEFAULTS.queueTimeoutMs),
@@ -193,7 +193,11 @@ export const upstreamArea = configArea({
     UPSTREAM_TIMEOUT_MS: documented(positiveMs.default(CLIENT_DEFAULTS.timeoutMs), {
       description: 'time one attempt may take, headers and body together',
     }),
-    UPSTREAM_CONNECTIONS: documented(count.default(CLIENT_DEFAULTS.connections), { description: 'size of the connection pool' }),
+    UPSTREAM_CONNECTIONS: documented(count.optional(), {
+      description:
+        'most connections the pool opens; at least `UPSTREAM_MAX_IN_FLIGHT`: a request the pool must hold for a free connection waits outside the fair queue and its timeouts, and its client span is made in whatever call freed the connection',
+      unsetMeans: 'no cap of its own: `UPSTREAM_MAX_IN_FLIGHT` bounds the requests, so the connections, at once',
+    }),
     UPSTREAM_MAX_IN_FLIGHT: documented(count.default(CLIENT_DEFAULTS.maxInFlight), {
       description: 'upstream requests at once; the rest wait in a queue',
     }),
@@ -248,6 +252,12 @@ export const upstreamArea = configArea({
     }
     if (values.UPSTREAM_RATE_LIMIT_BURST !== undefined && values.UPSTREAM_RATE_LIMIT_PER_SECOND === undefined) {
       problems.push('UPSTREAM_RATE_LIMIT_BURST needs UPSTREAM_RATE_LIMIT_PER_SECOND');
+    }
+    const maxInFlight = values.UPSTREAM_MAX_IN_FLIGHT ?? CLIENT_DEFAULTS.maxInFlight;
+    if (values.UPSTREAM_CONNECTIONS !== undefined && values.UPSTREAM_CONNECTIONS < maxInFlight) {
+      problems.push(
+        `UPSTREAM_CONNECTIONS (${values.UPSTREAM_CONNECTIONS}) must be at least UPSTREAM_MAX_IN_FLIGHT (${maxInFlight}), or unset: requests the pool holds wait outside the fair queue`,
+      );
     }
     if (production && missing('REWARD_API_URL')) {
       problems.push('REWARD_API_URL is required in production (the embedded sandbox is for development only)');

@@ -157,7 +157,10 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
 const expire = (exchange: Exchange) => exchange.expire();
 
 export function createTransport(config: ClientConfig): Transport {
-  // One pool per origin (the client has one), keep-alive by default; `connections` caps the sockets.
+  // One pool per origin (the client has one), keep-alive by default. With no cap of its own (null) it never holds
+  // a request back: the bulkhead is the one queue (fair per key, with its timeouts), and undici makes a request it
+  // held only once a connection frees, in that call's async context, so the request's client span would be made
+  // under another call, another trace even (test/upstream/tracing.test.ts).
   const pool = new Pool(config.origin, { connections: config.connections });
   const headers: Record<string, string> = {
     authorization: `Bearer ${config.token}`,

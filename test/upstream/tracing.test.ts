@@ -56,6 +56,44 @@ describe('upstream spans', () => {
     expect(lookup.attributes['http.request.resend_count']).toBeUndefined();
   });
 
+  it('a call that waited for a connection has its own client span: its route, under its own operation', async ({ quirks }) => {
+    // As many calls at once as the bulkhead lets through. A pool that held some back (with connections: 4, 28 of
+    // the 32 spans were misplaced) would make each such request later, in the context of the call that freed its
+    // connection: the span under another operation, named for another route.
+    const { client } = captureClient({ baseUrl: quirks.baseUrl, maxInFlight: 32 });
+    const slow = (body: unknown) => (_req: unknown, res: import('node:http').ServerResponse) =>
+      setTimeout(() => json(200, body)(_req as never, res), 5);
+    quirks.on('GET /campaign/:id', slow({ campaign: wireCampaign }));
+    quirks.on('GET /gifts', slow({ gifts: [], total_count: 0 }));
+    try {
+      await Promise.all(
+        Array.from({ length: 32 }, (_, i) =>
+          trace
+            .getTracer('test')
+            .startActiveSpan(`operation ${i}`, (span) =>
+              (i % 2 ? client.getCampaign(`order-${i}`) : client.listGifts({ campaignUuid: `c-${i}`, limit: 20, offset: 0 })).finally(() =>
+                span.end(),
+              ),
+            ),
+        ),
+      );
+    } finally {
+      await client.close();
+    }
+    const byId = new Map(spans().map((s) => [s.spanContext().spanId, s]));
+    const calls = spans().filter((s) => s.kind === 2);
+    expect(calls).toHaveLength(32);
+    // Call i asked for order-i or the rewards of c-i: its span must be named for its route and sit under operation i.
+    const misplaced = calls
+      .map((s) => ({ name: s.name, url: String(s.attributes['url.full']), parent: byId.get(s.parentSpanContext?.spanId ?? '')?.name }))
+      .filter(({ name, url, parent }) => {
+        const gifts = url.includes('/gifts');
+        const i = /(?:order|c)-(\d+)/.exec(url)?.[1];
+        return name !== (gifts ? 'GET /gifts' : 'GET /campaign/{id}') || parent !== `operation ${i}`;
+      });
+    expect(misplaced).toEqual([]);
+  });
+
   it("the breaker's transition and its refusals are events on the operation's span, with no client span", async ({ quirks }) => {
     const { client } = captureClient({ baseUrl: quirks.baseUrl, breaker: { failures: 2, halfOpenAfterMs: 60_000 } });
     try {
