@@ -3,6 +3,7 @@ import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
 import { eventually, startRedis } from '../support/cluster.js';
 import { createTestGateway } from '../support/gateway.js';
+import type { TestSandbox } from '../support/sandbox.js';
 import { testWith } from '../support/test.js';
 import { KEYS, KEYS_ENV } from '../security/keys.js';
 import { auth, connectMcp, createOrder, headersOf, initialize, liveQueriesOpen, message, openStream, updates } from './support.js';
@@ -191,23 +192,38 @@ describe('following an order as an MCP resource', () => {
   });
 });
 
+/**
+ * Replicas over one sandbox and one Redis, as a deployment has them, listening, and an order made through the
+ * last of them; `close` stops them all.
+ */
+async function replicasOnRedis(sandbox: TestSandbox, redisUrl: string, count: number, env: Record<string, string> = {}) {
+  const shared = { ...KEYS_ENV, MCP_ENABLED: 'true', REDIS_URL: redisUrl, REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:`, ...env };
+  const replicas = Array.from({ length: count }, () => createTestGateway(sandbox, { env: shared }));
+  const close = async () => {
+    for (const replica of replicas) await replica.close();
+  };
+  try {
+    const urls: string[] = [];
+    for (const replica of replicas) urls.push(await replica.listen());
+    const writer = await connectMcp(urls.at(-1)!, auth(KEYS.writer));
+    const order = await createOrder(writer, sandbox);
+    await writer.close();
+    return { urls, ...order, close };
+  } catch (error) {
+    await close();
+    throw error;
+  }
+}
+
+/** Pollers every 50 ms: a redemption is seen within a test's patience. */
+const FAST_POLLS = { POLL_INTERVAL_MS: '50', POLL_INTERVAL_FLOOR_MS: '10' };
+
 describe('following an order across replicas (cluster mode)', () => {
   it('a subscription made through one replica is told on the stream another holds; Redis keeps it for the session', async ({ sandbox, redis }) => {
-    // Two replicas over one sandbox and one Redis, as a deployment has them.
-    const env = {
-      ...KEYS_ENV,
-      MCP_ENABLED: 'true',
-      POLL_INTERVAL_MS: '50',
-      POLL_INTERVAL_FLOOR_MS: '10',
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:`,
-    };
-    const [a, b] = [createTestGateway(sandbox, { env }), createTestGateway(sandbox, { env })];
+    const cluster = await replicasOnRedis(sandbox, redis.url, 2, FAST_POLLS);
     try {
-      const [urlA, urlB] = [await a.listen(), await b.listen()];
-      const writer = await connectMcp(urlB, auth(KEYS.writer));
-      const { uri, gifts } = await createOrder(writer, sandbox);
-      await writer.close();
+      const [urlA, urlB] = cluster.urls as [string, string];
+      const { uri, gifts } = cluster;
       const session = await initialize(urlA, KEYS.reader);
       const stream = openStream(urlA, KEYS.reader, session);
       try {
@@ -229,28 +245,17 @@ describe('following an order across replicas (cluster mode)', () => {
         reopened.close();
       }
     } finally {
-      await a.close();
-      await b.close();
+      await cluster.close();
     }
   });
   it('a stream opened on another replica takes the session over: the first ends, the change is told on the new one only', async ({
     sandbox,
     redis,
   }) => {
-    const env = {
-      ...KEYS_ENV,
-      MCP_ENABLED: 'true',
-      POLL_INTERVAL_MS: '50',
-      POLL_INTERVAL_FLOOR_MS: '10',
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:`,
-    };
-    const [a, b] = [createTestGateway(sandbox, { env }), createTestGateway(sandbox, { env })];
+    const cluster = await replicasOnRedis(sandbox, redis.url, 2, FAST_POLLS);
     try {
-      const [urlA, urlB] = [await a.listen(), await b.listen()];
-      const writer = await connectMcp(urlB, auth(KEYS.writer));
-      const { uri, gifts } = await createOrder(writer, sandbox);
-      await writer.close();
+      const [urlA, urlB] = cluster.urls as [string, string];
+      const { uri, gifts } = cluster;
       const session = await initialize(urlA, KEYS.reader);
       expect(await message(urlA, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
       const first = openStream(urlA, KEYS.reader, session);
@@ -268,21 +273,17 @@ describe('following an order across replicas (cluster mode)', () => {
         second.close();
       }
     } finally {
-      await a.close();
-      await b.close();
+      await cluster.close();
     }
   });
 
   it('after Redis restarts empty, a newer stream still takes the session over', async ({ sandbox }) => {
     // A Redis of its own: this test restarts it.
     const redis = await startRedis();
-    const env = { ...KEYS_ENV, MCP_ENABLED: 'true', REDIS_URL: redis.url, REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:` };
-    const replica = createTestGateway(sandbox, { env });
+    const cluster = await replicasOnRedis(sandbox, redis.url, 1);
     try {
-      const url = await replica.listen();
-      const writer = await connectMcp(url, auth(KEYS.writer));
-      const { uri } = await createOrder(writer, sandbox);
-      await writer.close();
+      const [url] = cluster.urls as [string];
+      const { uri } = cluster;
       const session = await initialize(url, KEYS.reader);
       expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
       const first = openStream(url, KEYS.reader, session);
@@ -303,25 +304,16 @@ describe('following an order across replicas (cluster mode)', () => {
         second.close();
       }
     } finally {
-      await replica.close();
+      await cluster.close();
       await redis.stop();
     }
   });
 
   it('while Redis hangs, subscribing fails saying to subscribe again, and works again once Redis answers', async ({ sandbox, redis }) => {
-    const env = {
-      ...KEYS_ENV,
-      MCP_ENABLED: 'true',
-      REDIS_URL: redis.url,
-      REDIS_KEY_PREFIX: `mcp-${uniqueId('p')}:`,
-      REDIS_COMMAND_TIMEOUT_MS: '200',
-    };
-    const replica = createTestGateway(sandbox, { env });
+    const cluster = await replicasOnRedis(sandbox, redis.url, 1, { REDIS_COMMAND_TIMEOUT_MS: '200' });
     try {
-      const url = await replica.listen();
-      const writer = await connectMcp(url, auth(KEYS.writer));
-      const { uri } = await createOrder(writer, sandbox);
-      await writer.close();
+      const [url] = cluster.urls as [string];
+      const { uri } = cluster;
       const session = await initialize(url, KEYS.reader);
       await redis.signal('SIGSTOP');
       let answer: any;
@@ -347,7 +339,7 @@ describe('following an order across replicas (cluster mode)', () => {
         return again.result !== undefined;
       }, 50);
     } finally {
-      await replica.close();
+      await cluster.close();
     }
   });
 });
