@@ -1,5 +1,7 @@
 import { spawnSync } from 'node:child_process';
 import { mkdirSync, readdirSync, rmSync, statSync } from 'node:fs';
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { sandboxClient } from './clients.js';
 import { sleep } from './context.js';
@@ -52,9 +54,16 @@ if (idle)
     await idle.stop();
   }
 const profiling = ['--cpu-prof', `--cpu-prof-dir=${dir}`];
+// PROFILE_TRACING=1: the gateway traces every operation (always_on) and exports over OTLP/HTTP to a receiver here
+// that takes and drops the spans, to see where tracing's cost goes (bench/tracing-cost.ts measures how much).
+const receiver = process.env.PROFILE_TRACING === '1' ? createServer((req, res) => req.resume().on('end', () => res.end())) : null;
+if (receiver) await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
+const tracingEnv: Record<string, string> = receiver
+  ? { OTEL_EXPORTER_OTLP_ENDPOINT: `http://127.0.0.1:${(receiver.address() as AddressInfo).port}`, OTEL_TRACES_SAMPLER: 'always_on' }
+  : {};
 const gateway = peer
   ? await startPeer(peer, sandbox, 'idle', profiling)
-  : await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, [...flags, ...profiling]);
+  : await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry, sandbox, [...flags, ...profiling], tracingEnv);
 try {
   const request = funds
     ? graphqlRequest(FUNDS)
@@ -69,6 +78,7 @@ try {
 } finally {
   await gateway.stop();
   await sandbox.stop();
+  receiver?.close();
 }
 const files = readdirSync(dir);
 const run = (script: string, file: string) =>
