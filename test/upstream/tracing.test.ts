@@ -56,18 +56,20 @@ describe('upstream spans', () => {
     expect(lookup.attributes['http.request.resend_count']).toBeUndefined();
   });
 
+  const CALLS = 128;
   it('a call that waited for a connection has its own client span: its route, under its own operation', async ({ quirks }) => {
-    // As many calls at once as the bulkhead lets through. A pool that held some back (with connections: 4, 28 of
-    // the 32 spans were misplaced) would make each such request later, in the context of the call that freed its
-    // connection: the span under another operation, named for another route.
-    const { client } = captureClient({ baseUrl: quirks.baseUrl, maxInFlight: 32 });
+    // As many calls at once as the bulkhead lets through (its default, one lane allowed all of it), with the pool as
+    // the client makes it by default. The pool of 64 connections it had held half of them back and made each later,
+    // in the context of the call that freed its connection: 64 of these 128 spans sat under another operation,
+    // named for another route (with connections: 4 and 32 calls, 28 of 32).
+    const { client } = captureClient({ baseUrl: quirks.baseUrl, maxInFlight: CALLS, laneShare: 1 });
     const slow = (body: unknown) => (_req: unknown, res: import('node:http').ServerResponse) =>
       setTimeout(() => json(200, body)(_req as never, res), 5);
     quirks.on('GET /campaign/:id', slow({ campaign: wireCampaign }));
     quirks.on('GET /gifts', slow({ gifts: [], total_count: 0 }));
     try {
       await Promise.all(
-        Array.from({ length: 32 }, (_, i) =>
+        Array.from({ length: CALLS }, (_, i) =>
           trace
             .getTracer('test')
             .startActiveSpan(`operation ${i}`, (span) =>
@@ -82,7 +84,7 @@ describe('upstream spans', () => {
     }
     const byId = new Map(spans().map((s) => [s.spanContext().spanId, s]));
     const calls = spans().filter((s) => s.kind === 2);
-    expect(calls).toHaveLength(32);
+    expect(calls).toHaveLength(CALLS);
     // Call i asked for order-i or the rewards of c-i: its span must be named for its route and sit under operation i.
     const misplaced = calls
       .map((s) => ({ name: s.name, url: String(s.attributes['url.full']), parent: byId.get(s.parentSpanContext?.spanId ?? '')?.name }))
