@@ -1,3 +1,4 @@
+import { test } from '../support/test.js';
 import { startLiveGateway, wsClient, type LiveGateway } from '../support/live.js';
 
 // Bodies of the live suites' own file fixtures (test.extend(name, { scope: 'file' }, …)): a live gateway, each
@@ -21,4 +22,17 @@ export function wsClientsFor(onCleanup: OnCleanup, gw: LiveGateway, count: numbe
     await Promise.all(clients.map((c) => c.dispose()));
   });
   return clients;
+}
+
+/**
+ * The `test` of a live suite that needs a live gateway with `env` and one WebSocket client of it (`live`, `ws`),
+ * both for the whole file.
+ */
+export function liveTestWith(env: Record<string, string>) {
+  return (
+    test
+      // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
+      .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env }))
+      .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!)
+  );
 }

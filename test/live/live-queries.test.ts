@@ -2,17 +2,13 @@ import { applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-p
 import { describe, expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
 import { requestDelta, subscribeSse, subscribeWs, type LiveGateway, type ResultStream } from '../support/live.js';
-import { test } from '../support/test.js';
-import { liveGatewayFor, wsClientsFor } from './fixtures.js';
+import { liveTestWith } from './fixtures.js';
 
 // `query … @live`: the first result, then a result (or a JSON patch) each time what it read changes, as the
 // pollers see it or as the gateway's own writes make it; nothing for a re-resolution that changed nothing.
 
 // The read cache on (live queries re-resolve on what it drops), long enough that nothing expires during a test.
-const it = test
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: { CACHE_TTL_MS: '60000' } }))
-  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
+const it = liveTestWith({ CACHE_TTL_MS: '60000' });
 
 const DASHBOARD = /* GraphQL */ `
   query Dashboard($refs: [ID!]!) @live {

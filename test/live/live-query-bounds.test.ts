@@ -1,18 +1,13 @@
 import { expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs } from '../support/live.js';
-import { test } from '../support/test.js';
-import { liveGatewayFor, wsClientsFor } from './fixtures.js';
+
+import { liveTestWith } from './fixtures.js';
 
 // The bounds of live queries: LIVE_QUERY_MAX_PER_KEY open at once per API key, LIVE_QUERY_MAX_WATCHED_ORDERS
 // orders watched by pollers per live query (the rest refreshed every CACHE_TTL_MS, as extensions.live says).
 
-const it = test
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) =>
-    liveGatewayFor(onCleanup, { env: { CACHE_TTL_MS: '60000', LIVE_QUERY_MAX_PER_KEY: '2', LIVE_QUERY_MAX_WATCHED_ORDERS: '1' } }),
-  )
-  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
+const it = liveTestWith({ CACHE_TTL_MS: '60000', LIVE_QUERY_MAX_PER_KEY: '2', LIVE_QUERY_MAX_WATCHED_ORDERS: '1' });
 
 const ORDERS = /* GraphQL */ `
   query Orders($refs: [ID!]!) @live {

@@ -1,19 +1,14 @@
 import { expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs } from '../support/live.js';
-import { test } from '../support/test.js';
-import { liveGatewayFor, wsClientsFor } from './fixtures.js';
+
+import { liveTestWith } from './fixtures.js';
 
 // Brands and regions change without any poller seeing it: a live result that reads them is read again every
 // CATALOG_CACHE_TTL_MS even when every order in it is watched, and extensions.live says so. Before, such a
 // dashboard never read its brands again until one of its orders changed.
 
-const it = test
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) =>
-    liveGatewayFor(onCleanup, { env: { CACHE_TTL_MS: '60000', CATALOG_CACHE_TTL_MS: '300' } }),
-  )
-  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
+const it = liveTestWith({ CACHE_TTL_MS: '60000', CATALOG_CACHE_TTL_MS: '300' });
 
 const WITH_BRANDS = /* GraphQL */ `
   query Dashboard($refs: [ID!]!) @live {

@@ -1,16 +1,13 @@
 import { expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs } from '../support/live.js';
-import { test } from '../support/test.js';
-import { liveGatewayFor, wsClientsFor } from './fixtures.js';
+
+import { liveTestWith } from './fixtures.js';
 
 // An order a live query would watch, but the replica's pollers are all taken (LIVE_MAX_POLLERS): it is
 // refreshed every CACHE_TTL_MS like one past LIVE_QUERY_MAX_WATCHED_ORDERS, and extensions.live says so.
 
-const it = test
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: { CACHE_TTL_MS: '60000', LIVE_MAX_POLLERS: '1' } }))
-  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
+const it = liveTestWith({ CACHE_TTL_MS: '60000', LIVE_MAX_POLLERS: '1' });
 
 const ORDERS = /* GraphQL */ `
   query Orders($refs: [ID!]!) @live {

@@ -2,17 +2,14 @@ import { applyJSONPatch } from '@n1ru4l/graphql-live-query-patch-json-patch';
 import { expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs } from '../support/live.js';
-import { test } from '../support/test.js';
-import { liveGatewayFor, wsClientsFor } from './fixtures.js';
+
+import { liveTestWith } from './fixtures.js';
 
 // A client that reconnects with the revision and the hash of the result it holds (`"liveResume"`) gets a patch
 // from that result when the replica still has it among its last results, an empty patch when nothing changed,
 // and otherwise the whole result as revision 1: never a patch against a base it does not hold.
 
-const it = test
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: { CACHE_TTL_MS: '60000' } }))
-  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
+const it = liveTestWith({ CACHE_TTL_MS: '60000' });
 
 const DASHBOARD = /* GraphQL */ `
   query Dashboard($refs: [ID!]!) @live {

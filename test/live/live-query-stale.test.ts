@@ -1,15 +1,12 @@
 import { expect } from 'vitest';
 import { subscribeWs } from '../support/live.js';
-import { test } from '../support/test.js';
-import { liveGatewayFor, wsClientsFor } from './fixtures.js';
+
+import { liveTestWith } from './fixtures.js';
 
 // A live query's result built from cached answers given while the reward API fails says so, as a read's does
 // (extensions.stale), and says so no more once the reward API answers again.
 
-const it = test
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) => liveGatewayFor(onCleanup, { env: { CACHE_TTL_MS: '200', UPSTREAM_RETRY_ATTEMPTS: '1' } }))
-  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
+const it = liveTestWith({ CACHE_TTL_MS: '200', UPSTREAM_RETRY_ATTEMPTS: '1' });
 
 const BALANCES = 'query Balances @live { funds { balances { currency availableInCents } } }';
 

@@ -4,8 +4,8 @@ import { join } from 'node:path';
 import { expect } from 'vitest';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs } from '../support/live.js';
-import { test } from '../support/test.js';
-import { liveGatewayFor, wsClientsFor } from './fixtures.js';
+
+import { liveTestWith } from './fixtures.js';
 
 // In trusted-documents mode a trusted document may carry @live: sent by its id, it runs live like any other.
 
@@ -18,12 +18,7 @@ function manifest(): string {
   return path;
 }
 
-const it = test
-  // eslint-disable-next-line no-empty-pattern -- vitest reads a fixture's dependencies from its destructuring
-  .extend('live', { scope: 'file' }, ({}, { onCleanup }) =>
-    liveGatewayFor(onCleanup, { env: { CACHE_TTL_MS: '60000', TRUSTED_DOCUMENTS: manifest() } }),
-  )
-  .extend('ws', { scope: 'file' }, ({ live }, { onCleanup }) => wsClientsFor(onCleanup, live, 1)[0]!);
+const it = liveTestWith({ CACHE_TTL_MS: '60000', TRUSTED_DOCUMENTS: manifest() });
 
 it('runs a trusted document that carries @live, with patches, and refuses the same document sent as text', async ({ live: gw, ws }) => {
   const order = await createEmailOrder(gw.sandbox, { recipients: 1 });
