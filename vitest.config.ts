@@ -1,5 +1,6 @@
 import { createRequire } from 'node:module';
 import { defineConfig } from 'vitest/config';
+import ProcessSuitesFirst from './test/support/sequencer.js';
 
 const require = createRequire(import.meta.url);
 
@@ -32,16 +33,6 @@ const processSuites = [
   'test/webhooks/cluster*.test.ts',
 ];
 
-// Not processes, but each registers a global OpenTelemetry tracer provider: the API's tracer (telemetry/spans.ts)
-// keeps the first provider it delegated to, so two such files in one module graph would leave the second
-// recording into the first's, shut down. A fresh module graph each keeps them apart.
-const ownTracerProvider = [
-  'test/ops/operation-span-redaction.test.ts',
-  'test/upstream/tracing.test.ts',
-  'test/live/live-query-tracing.test.ts',
-  'test/mcp/tool-spans.test.ts',
-];
-
 export default defineConfig({
   resolve: {
     alias: {
@@ -54,6 +45,7 @@ export default defineConfig({
   test: {
     // Suites start real servers on ephemeral ports; two workers match the 2-core machines.
     pool: 'forks',
+    sequence: { sequencer: ProcessSuitesFirst },
     maxWorkers: 2,
     testTimeout: 20_000,
     hookTimeout: 20_000,
@@ -73,7 +65,7 @@ export default defineConfig({
           // on its own `test` (testWith in test/support/test.ts), not on the shared one.
           name: 'in-process',
           include: ['test/**/*.test.ts'],
-          exclude: [...processSuites, ...ownTracerProvider],
+          exclude: processSuites,
           isolate: false,
         },
       },
@@ -91,13 +83,6 @@ export default defineConfig({
           // support (and through it the gateway's sources) again, ~1.5 s of CPU a file. Safe for the same reasons,
           // and because what a file starts (replicas, Redis, a shell) it stops in its own afterAll.
           isolate: false,
-        },
-      },
-      {
-        extends: true,
-        test: {
-          name: 'own-tracer-provider',
-          include: ownTracerProvider,
         },
       },
     ],

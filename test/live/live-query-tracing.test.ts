@@ -4,8 +4,8 @@ import { LiveQueries, type LiveRound } from '../../src/live/live-queries.js';
 import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
 // Each resolution of a live query is a trace of its own, `live.query.resolve`, linked to the poll (or the
-// operation) that caused it. In process, an in-memory exporter behind the SDK's tracer provider: global, so this
-// file runs in a process of its own (vitest.config.ts ownTracerProvider) and takes it down after.
+// operation) that caused it. In process, an in-memory exporter behind the SDK's tracer provider, recording for this
+// file's tests only (test/support/in-memory-tracing.ts).
 
 const { exporter } = inMemoryTracing();
 
