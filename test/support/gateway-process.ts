@@ -27,11 +27,11 @@ export interface DevelopmentGateway {
 
 /**
  * The gateway as a developer's `npm start` runs it: keyless development on the embedded sandbox, on loopback and
- * ephemeral ports. Through npm itself where what `npm start` does is the point (`viaNpm`), else on the bundle
- * (gatewayCommand). Returned at once, so a suite whose set-up timed out still stops it in afterAll.
+ * ephemeral ports, on the bundle (gatewayCommand; `npm start` itself is under test in test/ops/main-process.test.ts).
+ * Returned at once, so a suite whose set-up timed out still stops it in afterAll.
  */
-export function startDevelopmentGateway({ viaNpm = false } = {}): DevelopmentGateway {
-  const [command, args] = viaNpm ? ['npm', ['start']] : gatewayCommand();
+export function startDevelopmentGateway(): DevelopmentGateway {
+  const [command, args] = gatewayCommand();
   const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', REWARD_API_URL: '' },
@@ -45,7 +45,7 @@ export function startDevelopmentGateway({ viaNpm = false } = {}): DevelopmentGat
     let controlUrl = '';
     child.stdout.on('data', (data) => {
       stdout += data;
-      // Whole lines only (a chunk may end mid-line); the JSON log lines, not npm's banner or the greeting for humans.
+      // Whole lines only (a chunk may end mid-line); the JSON log lines, not the greeting for humans.
       const logLines = stdout
         .split('\n')
         .slice(0, -1)
