@@ -83,7 +83,11 @@ describe('client codegen recipe', () => {
       );
       writeFileSync(join(scratch, 'client.ts'), CLIENT_CODE);
       const tsc = join(root, 'node_modules/typescript/bin/tsc');
-      const flags = ['--noEmit', '--strict', '--skipLibCheck', '--module', 'nodenext', '--moduleResolution', 'nodenext', '--target', 'es2022'];
+      // Only the standard library and Node's types: by default tsc also reads the DOM's and every @types package in
+      // node_modules (~40% of its CPU here), which neither the client code nor the generated types use.
+      const flags = '--noEmit --strict --skipLibCheck --module nodenext --moduleResolution nodenext --target es2022 --lib es2022 --types node'.split(
+        ' ',
+      );
       let diagnostics = '';
       try {
         execFileSync(process.execPath, [tsc, ...flags, join(scratch, 'client.ts')], { cwd: root, stdio: 'pipe' });

@@ -115,7 +115,8 @@ describe(`${DOC}: three replicas locally`, () => {
     const transcript = () => `stdout:\n${stdout}\nstderr:\n${stderr}\n${logs()}`;
     // A command that fails stops the shell, and so the test at once, with what it printed.
     shell.stdin!.write('set -eo pipefail\n');
-    // The replicas' `npm start` runs the bundle of the same sources (test/support/gateway-process.ts says why).
+    // The replicas' `npm start` runs the bundle of the same sources, `npm run sandbox` runs its tsx script without npm
+    // (test/support/gateway-process.ts says why).
     shell.stdin!.write(`${npmStartAsBundle()}\n`);
 
     /** Waits for `check`; a failure shows what the shell and the processes it started printed. */

@@ -1,7 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { fileURLToPath } from 'node:url';
+import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
 import { eventually, freePort, within } from '../support/cluster.js';
 import { gatewayCommand, npmStartAsBundle } from '../support/gateway-process.js';
@@ -9,8 +9,9 @@ import { gatewayCommand, npmStartAsBundle } from '../support/gateway-process.js'
 // Docs that cannot rot (docs/development.md, "Runnable blocks"): every fenced command block of the README and
 // docs/ (sh and graphql) either runs here, in order, against a fresh gateway started as `npm start` starts it,
 // or says in its fence why it cannot (`skip:<reason>`, or `cluster-walkthrough`: docs/cluster.md's own test
-// runs those), and is listed as skipped by name. A block's `npm start` runs the bundle of the same sources
-// (npmStartAsBundle in test/support/gateway-process.ts), as the gateway started for the doc does. A block
+// runs those), and is listed as skipped by name. A block's `npm start` runs the bundle of the same sources, and its
+// `npx tsx <file>` runs `node --import tsx <file>` (npmStartAsBundle in test/support/gateway-process.ts), as the
+// gateway started for the doc does. A block
 // followed by an `output` block must print what that block shows, compared loosely: whitespace is ignored and
 // `…` stands for anything.
 
@@ -161,6 +162,45 @@ async function gatewayAnswers(ports: Map<number, number>, gone: () => boolean, s
   );
 }
 
+/** The index of the first block after `from` that is not a `ts` snippet (or the end). */
+function nextOther(blocks: Block[], from: number): number {
+  const next = blocks.findIndex((block, i) => i > from && block.lang !== 'ts');
+  return next < 0 ? blocks.length : next;
+}
+
+/**
+ * Consecutive snippets, each saved to a file of its own and run with tsx (`node --import tsx`, as `npx tsx <file>`
+ * runs it), in one process: a runner imports them in turn and prints a marker after each, so each one's output is
+ * told apart. One tsx start for them all: separately, each paid for loading tsx, graphql and graphql-ws again
+ * (~6 CPU-s for docs/clients.md's three, ~3 s in one). Each must still finish: the process exits only once all
+ * have, and none left anything running.
+ */
+async function runSnippets(snippets: Block[], ports: Map<number, number>, env: Record<string, string>, groups: ChildProcess[]): Promise<void> {
+  const dir = join(root, 'node_modules/.cache/runnable-blocks');
+  mkdirSync(dir, { recursive: true });
+  const fileOf = (block: Block) => join(dir, `${block.doc.replace(/\W/g, '-')}-${block.line}.mts`);
+  const done = (k: number) => `__snippet_${k}_done__`;
+  const runner = fileOf(snippets[0]!).replace(/\.mts$/, '-runner.mts');
+  for (const block of snippets) writeFileSync(fileOf(block), withPorts(block.text, ports));
+  writeFileSync(
+    runner,
+    snippets
+      .map((block, k) => `await import(${JSON.stringify(pathToFileURL(fileOf(block)).href)});\nconsole.log(${JSON.stringify(`\n${done(k)}`)});\n`)
+      .join(''),
+  );
+  const names = snippets.map(name).join(', ');
+  const run = startGroup(groups, process.execPath, ['--import', 'tsx', runner], env);
+  const code = await within(60_000, `${names} to finish`, run.exited);
+  const { stdout, stderr } = run.output;
+  const unfinished = snippets.filter((_, k) => !stdout.includes(done(k))).map(name);
+  expect(code, `${names} exit code (unfinished: ${unfinished.join(', ') || 'none'}); stderr:\n${stderr}`).toBe(0);
+  expect(unfinished, `stderr:\n${stderr}`).toEqual([]);
+  for (const [k, block] of snippets.entries()) {
+    const from = k === 0 ? 0 : stdout.indexOf(done(k - 1)) + done(k - 1).length;
+    expectShows(block, stdout.slice(from, stdout.indexOf(done(k))));
+  }
+}
+
 /**
  * One doc's blocks, run as a reader runs them: one shell for the doc, a second terminal per background block.
  * Every process group it started is stopped at the end (SIGTERM, then SIGKILL to what is left).
@@ -216,14 +256,8 @@ async function runBlocks(blocks: Block[], groups: ChildProcess[]): Promise<void>
       expect(body.data, name(block)).toBeTruthy();
       expectShows(block, JSON.stringify(body));
     } else if (block.lang === 'ts') {
-      const dir = join(root, 'node_modules/.cache/runnable-blocks');
-      mkdirSync(dir, { recursive: true });
-      const file = join(dir, `${block.doc.replace(/\W/g, '-')}-${block.line}.mts`);
-      writeFileSync(file, text);
-      const run = startGroup(groups, process.execPath, ['--import', 'tsx', file], env);
-      const code = await within(60_000, `${name(block)} to finish`, run.exited);
-      expect(code, `${name(block)} exit code; stderr:\n${run.output.stderr}`).toBe(0);
-      expectShows(block, run.output.stdout);
+      // Run with the snippets after it, or already run with the one before it.
+      if (blocks[i - 1]?.lang !== 'ts') await runSnippets(blocks.slice(i, nextOther(blocks, i)), ports, env, groups);
     } else if (has(block, 'background') || has(block, 'gateway')) {
       // A second terminal: started, left running, its output compared once the doc's later steps ran.
       if (has(block, 'gateway') && gateway) await stopGroup(gateway);

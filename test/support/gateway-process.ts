@@ -4,9 +4,8 @@ import { fileURLToPath } from 'node:url';
 import { inject } from 'vitest';
 
 const root = fileURLToPath(new URL('../../', import.meta.url));
-const startProd = (JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> }).scripts[
-  'start:prod'
-]!;
+const { scripts } = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: Record<string, string> };
+const startProd = scripts['start:prod']!;
 /** The node flags `npm run start:prod` starts the bundle with. */
 const nodeFlags = startProd.split(/\s+/).filter((word) => word.startsWith('--'));
 
@@ -28,11 +27,11 @@ export interface DevelopmentGateway {
 
 /**
  * The gateway as a developer's `npm start` runs it: keyless development on the embedded sandbox, on loopback and
- * ephemeral ports. Through npm itself where what `npm start` does is the point (`viaNpm`), else on the bundle
- * (gatewayCommand). Returned at once, so a suite whose set-up timed out still stops it in afterAll.
+ * ephemeral ports, on the bundle (gatewayCommand; `npm start` itself is under test in test/ops/main-process.test.ts).
+ * Returned at once, so a suite whose set-up timed out still stops it in afterAll.
  */
-export function startDevelopmentGateway({ viaNpm = false } = {}): DevelopmentGateway {
-  const [command, args] = viaNpm ? ['npm', ['start']] : gatewayCommand();
+export function startDevelopmentGateway(): DevelopmentGateway {
+  const [command, args] = gatewayCommand();
   const child = spawn(command, args, {
     cwd: root,
     env: { ...process.env, NODE_ENV: 'development', LOG_LEVEL: 'info', HOST: '127.0.0.1', PORT: '0', SANDBOX_PORT: '0', REWARD_API_URL: '' },
@@ -46,7 +45,7 @@ export function startDevelopmentGateway({ viaNpm = false } = {}): DevelopmentGat
     let controlUrl = '';
     child.stdout.on('data', (data) => {
       stdout += data;
-      // Whole lines only (a chunk may end mid-line); the JSON log lines, not npm's banner or the greeting for humans.
+      // Whole lines only (a chunk may end mid-line); the JSON log lines, not the greeting for humans.
       const logLines = stdout
         .split('\n')
         .slice(0, -1)
@@ -71,23 +70,42 @@ export function startDevelopmentGateway({ viaNpm = false } = {}): DevelopmentGat
 }
 
 /**
- * A bash function `npm` for the shells of the docs' tests: `npm start` (no other argument) runs the gateway as
- * gatewayCommand() does, the bundle of the sources `npm start` runs through tsx (~4.6 s of CPU a start through tsx,
- * ~1 s bundled; the docs' tests start six); any other npm command is npm's. In a subshell (a background job,
- * `npm start &`) the command replaces it (`exec`), so the job is the gateway or npm itself and `kill $(jobs -p)`
- * reaches it, as it reaches npm when npm is the job. `VAR=… npm start` hands VAR to it, as to npm.
- * `npm start` itself stays under test in test/ops/main-process.test.ts.
+ * Bash functions `npm` and `npx` for the shells of the docs' tests, which run what a reader's command runs without
+ * the npm and tsx command-line programs around it (~1.2 CPU-s each a start; the docs' tests start a dozen):
+ * - `npm start` (no other argument) runs the gateway as gatewayCommand() does, the bundle of the sources `npm start`
+ *   runs through tsx (~4.6 s of CPU a start through tsx, ~1 s bundled). `npm start` itself stays under test in
+ *   test/ops/main-process.test.ts.
+ * - `npm run <script>` of a package.json script that is `tsx <file> …` (`npm run sandbox`) runs
+ *   `node --import tsx <file> …`, and `npx tsx <file> …` runs the same: tsx still compiles the file, as the tsx
+ *   program has node do.
+ * - any other npm or npx command is npm's.
+ * In a subshell (a background job, `npm start &`) the command replaces it (`exec`), so the job is the gateway (or
+ * node) itself and `kill $(jobs -p)` reaches it, as it reaches npm when npm is the job. `VAR=… npm start` hands VAR
+ * to it, as to npm.
  */
 export function npmStartAsBundle(): string {
   const quote = (word: string) => `'${word.replace(/'/g, `'\\''`)}'`;
   const [command, args] = gatewayCommand();
   const gateway = [command, ...args].map(quote).join(' ');
+  const tsx = [process.execPath, '--import', 'tsx'].map(quote).join(' ');
+  const tsxScripts = Object.entries(scripts).flatMap(([name, line]) => {
+    const file = /^(?:exec )?tsx (\S+)$/.exec(line)?.[1];
+    return file ? [`    ${quote(`run ${name}`)}) set -- ${tsx} ${quote(file)} ;;`] : [];
+  });
   // $BASHPID differs from $$ in a subshell only: there exec replaces the job, not the reader's shell.
+  const run = ['  if [ "$BASHPID" != "$$" ]; then exec "$@"; fi', '  "$@"'];
   return [
     'npm() {',
-    `  if [ "$#" = 1 ] && [ "$1" = start ]; then set -- ${gateway}; else set -- "$(type -P npm)" "$@"; fi`,
-    '  if [ "$BASHPID" != "$$" ]; then exec "$@"; fi',
-    '  "$@"',
+    '  case "$*" in',
+    `    start) set -- ${gateway} ;;`,
+    ...tsxScripts,
+    '    *) set -- "$(type -P npm)" "$@" ;;',
+    '  esac',
+    ...run,
+    '}',
+    'npx() {',
+    `  if [ "$1" = tsx ]; then shift; set -- ${tsx} "$@"; else set -- "$(type -P npx)" "$@"; fi`,
+    ...run,
     '}',
   ].join('\n');
 }
