@@ -104,22 +104,17 @@ export async function startDifferential(): Promise<Differential> {
   const compiled = startSide(sandbox, '0');
   let fixtures = await makeFixtures(sandbox);
   let seen: Record<string, number> = {};
-  // Whether the sandbox may have received requests since `seen` was read (the fixtures, made again after a
-  // reset): an answer's requests are counted from a fresh read then. After another answer, `seen` is already
-  // fresh, which saves a read of the stats (it lists the last 1,000 request ids) per request of the corpus.
-  let touched = true;
 
   async function upstreamDelta(): Promise<Record<string, number>> {
     const { requests } = await sandbox.control.stats();
     const delta: Record<string, number> = {};
     for (const [route, n] of Object.entries(requests)) if (n !== (seen[route] ?? 0)) delta[route] = n - (seen[route] ?? 0);
     seen = requests;
-    touched = false;
     return delta;
   }
 
   async function send(side: Side, request: Request): Promise<Answer> {
-    if (touched) await upstreamDelta();
+    await upstreamDelta();
     const res = await side.gateway.yoga.fetch('http://gateway.test/graphql', {
       method: 'POST',
       headers: { 'content-type': 'application/json', accept: 'application/json' },
@@ -138,7 +133,6 @@ export async function startDifferential(): Promise<Differential> {
       fixtures = await makeFixtures(sandbox);
       for (const rule of faults) await sandbox.control.fault(rule);
       seen = {};
-      touched = true;
     }
     const answer = await send(side, request(fixtures));
     written = Object.keys(answer.upstream).some((route) => !route.startsWith('GET '));
