@@ -32,8 +32,11 @@ export const EVENT_LOOP_LAG_SERIES = [
   'nodejs_eventloop_lag_p99_seconds',
 ] as const;
 
-/** Registers the series on `registry`; returns what stops the sampling for good. */
-export function eventLoopLagMetrics(registry: Registry): () => void {
+/**
+ * Registers the series on `registry`; returns what stops the sampling for good. `activeWindowMs` is for tests,
+ * which wait for sampling to stop after a quiet spell.
+ */
+export function eventLoopLagMetrics(registry: Registry, { activeWindowMs = ACTIVE_WINDOW_MS } = {}): () => void {
   // Sampled here rather than by monitorEventLoopDelay(): its histogram, enabled again after a pause, records the
   // whole pause as its first delay (it keeps the time of its last run), so every quiet spell between two
   // requests read as a loop seconds late. Each sample is the time since the last, from the sampler's start.
@@ -56,7 +59,7 @@ export function eventLoopLagMetrics(registry: Registry): () => void {
       if (!seen) sampling = false;
       seen = false;
     },
-    ACTIVE_WINDOW_MS,
+    activeWindowMs,
   );
   const onActivity = () => {
     seen = true;

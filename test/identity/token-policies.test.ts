@@ -82,7 +82,9 @@ async function connectWith(url: string, authorization: string) {
   return { acked, closed };
 }
 
-describe('live connections', () => {
+// Concurrent: three of these wait one to two seconds each for a token to expire, and nothing here is shared
+// but the gateway.
+describe.concurrent('live connections', () => {
   it('a token in connection_init is verified: a refused one closes the socket with 4403', async () => {
     const url = await gateway.listen();
     const expired = await bare.sign({ sub: 'user-ws', scope: 'rewards:read' }, { expiresIn: Math.floor(Date.now() / 1000) - 5 });

@@ -177,7 +177,8 @@ describe('retries, 429 and budgets', () => {
   });
 
   it('a 429 storm without Retry-After ends after maxAttempts', async () => {
-    const { client: api } = client({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 2 } });
+    // Without the adaptive limit, which would pace the six attempts one a second (shield.test.ts has its own cases).
+    const { client: api } = client({ retry: { maxAttempts: 6, baseDelayMs: 1, maxDelayMs: 2 }, adaptiveLimit: false });
     server.on('GET /brands', json(429, { error: { code: 'ERROR_TOO_MANY_REQUESTS', message: 'Slow down' }, status: 429 }));
     const err = await upstreamFailure(api.listBrands({}));
     expect(err).toMatchObject({ status: 429, code: 'ERROR_TOO_MANY_REQUESTS', attempts: 6, retryAfterSeconds: null });
@@ -490,7 +491,8 @@ describe('writes', () => {
   });
 
   it('a create that was only rate limited is not looked up', async () => {
-    const { client: api } = client({ retry: { maxAttempts: 2, baseDelayMs: 1 } });
+    // Without the adaptive limit, which would hold the second attempt a second.
+    const { client: api } = client({ retry: { maxAttempts: 2, baseDelayMs: 1 }, adaptiveLimit: false });
     server.on('POST /campaign', json(429, { error: { code: 'ERROR_TOO_MANY_REQUESTS' }, status: 429 }));
     const err = await upstreamFailure(
       api.createCampaign({ id: 'order-11', priceInCents: 1000, brandCodes: ['B'], contacts: [{ email: 'a@example.com' }] }),

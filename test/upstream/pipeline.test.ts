@@ -84,8 +84,11 @@ const FLOOD = 'query ($refs: [ID!]!) { campaigns(refs: $refs) { uuid } }';
 describe("a neighbour's read flood under a small upstream budget", () => {
   it("leaves another key's writes (their own reads included) going first and its reads their turn", async ({ gatewayWith }) => {
     const keys = apiKeys({ neighbour: ['rewards:read'], shop: ['rewards:read', 'rewards:write'] });
+    // Eight tokens a second: the flood's four queries of 20 reads still keep more reads waiting than a read may
+    // wait for, and the shop's calls wait half as long for their tokens as at four. A bucket of four lets at most
+    // three of the shop's own 20 reads below out at once (reads keep off its last tenth): the rest wait.
     const gw = await gatewayWith({
-      env: { UPSTREAM_RATE_LIMIT_PER_SECOND: '4', UPSTREAM_RATE_LIMIT_BURST: '4', GATEWAY_API_KEYS: JSON.stringify(Object.values(keys)) },
+      env: { UPSTREAM_RATE_LIMIT_PER_SECOND: '8', UPSTREAM_RATE_LIMIT_BURST: '4', GATEWAY_API_KEYS: JSON.stringify(Object.values(keys)) },
     });
     const order = await createEmailOrder(gw.sandbox, { recipients: 3 });
     const [last, ...gifts]: string[] = (await gw.sandbox.api('GET', `/gifts?campaign_id=${order.id}`)).body.gifts.map(

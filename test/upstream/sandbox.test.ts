@@ -385,7 +385,8 @@ describe('exactly once and rate limits', () => {
   });
 
   it('a short 429 storm ends in success after backoff', async () => {
-    const { client: api, events } = client();
+    // Without the adaptive limit, which would pace the four attempts one a second (shield.test.ts has its own cases).
+    const { client: api, events } = client({ adaptiveLimit: false });
     await sbx.control.fault({ route: 'POST /campaign', status: 429, rate: 1, count: 3 });
     const created = await api.createCampaign(emailOrder('storm-1'));
     expect(created.recovered).toBe(false);
@@ -419,7 +420,12 @@ describe('exactly once and rate limits', () => {
     // The client has no knob for a test-environment header; a pass-through proxy adds it to every request.
     const proxy = await startHeaderProxy(sbx.sandbox.origin, { 'simulate-ratelimit': 'true' });
     try {
-      const { client: api } = client({ baseUrl: `${proxy.origin}/papi/v1`, retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 } });
+      // Without the adaptive limit, which would pace the three attempts one a second.
+      const { client: api } = client({
+        baseUrl: `${proxy.origin}/papi/v1`,
+        retry: { maxAttempts: 3, baseDelayMs: 1, maxDelayMs: 5 },
+        adaptiveLimit: false,
+      });
       const err = await upstreamFailure(api.getFunds());
       expect(err).toMatchObject({ status: 429, code: 'ERROR_TOO_MANY_REQUESTS', attempts: 3, retryable: true });
       expect((await sbx.control.stats()).requests['GET /funds']).toBe(3);
