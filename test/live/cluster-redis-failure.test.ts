@@ -1,7 +1,17 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
-import { eventually, freePort, killReplicas, type Replica, replicaEnv, startRedis, startReplica, type TestRedis } from '../support/cluster.js';
+import {
+  eventually,
+  PROBE_MS,
+  freePort,
+  killReplicas,
+  type Replica,
+  replicaEnv,
+  startRedis,
+  startReplica,
+  type TestRedis,
+} from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { RESUMABLE_GIFT_CHANGES, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
@@ -56,7 +66,7 @@ const openStreams = async () => {
 /** Resolves once the cluster has made `count` more campaign polls. */
 async function polls(count: number): Promise<void> {
   const target = (await sum('reward_gateway_live_polls_total', { feed: 'campaign' })) + count;
-  await eventually(async () => (await sum('reward_gateway_live_polls_total', { feed: 'campaign' })) >= target);
+  await eventually(async () => (await sum('reward_gateway_live_polls_total', { feed: 'campaign' })) >= target, PROBE_MS);
 }
 async function redeemAll(index: number): Promise<void> {
   for (const order of orders) await sandbox.control.redeem(order.gifts[index]!);
@@ -90,8 +100,8 @@ beforeAll(async () => {
         watchers.push({ replica, order, stream: subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id }) });
     }
   }
-  await eventually(async () => (await sum('reward_gateway_live_subscribers')) === watchers.length);
-  await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
+  await eventually(async () => (await sum('reward_gateway_live_subscribers')) === watchers.length, PROBE_MS);
+  await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS, PROBE_MS);
   await polls(ORDERS * 2);
 }, 120_000);
 
@@ -115,7 +125,7 @@ describe('Redis hung, killed, restarted empty (3 replicas)', () => {
     expect(await sum('reward_gateway_redis_up')).toBe(0);
 
     await redis.signal('SIGCONT');
-    await eventually(() => everyReplica(async (r) => (await redisState(r)) === 'up'));
+    await eventually(() => everyReplica(async (r) => (await redisState(r)) === 'up'), PROBE_MS);
     expect(await sum('reward_gateway_redis_up')).toBe(3);
     await redeemAll(1);
     await eventually(receivedAll(1));
@@ -141,13 +151,13 @@ describe('Redis hung, killed, restarted empty (3 replicas)', () => {
     expect(await sum('reward_gateway_redis_up')).toBe(0);
 
     await redis.start();
-    await eventually(() => everyReplica(async (r) => (await redisState(r)) === 'up'));
+    await eventually(() => everyReplica(async (r) => (await redisState(r)) === 'up'), PROBE_MS);
     const upAt = Date.now();
     expect(await sum('reward_gateway_redis_up')).toBe(3);
     await redeemAll(3);
     await eventually(receivedAll(3));
     // Back to one poller per order within two leases, and the upstream sees that poller's requests only.
-    await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
+    await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS, PROBE_MS);
     expect(Date.now() - upAt).toBeLessThan(2 * LIVE_LEASE_MS);
     const statsBefore = await sandbox.control.stats();
     await new Promise((resolve) => setTimeout(resolve, 20 * POLL_INTERVAL_MS));

@@ -1,7 +1,7 @@
 import type { Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -49,9 +49,9 @@ describe('Redis that hangs', () => {
     const order = await createEmailOrder(sandbox, { recipients: 3 });
     const gifts = ((await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
     const stream = subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
-    await eventually(async () => (await replica.metric('reward_gateway_live_leases')) === 1);
+    await eventually(async () => (await replica.metric('reward_gateway_live_leases')) === 1, PROBE_MS);
     // Past the baseline: a redeem before it would be part of the state, not an event.
-    await eventually(async () => (await replica.metric('reward_gateway_live_polls_total', { feed: 'campaign' })) >= 2);
+    await eventually(async () => (await replica.metric('reward_gateway_live_polls_total', { feed: 'campaign' })) >= 2, PROBE_MS);
     await sandbox.control.redeem(gifts[0]!);
     await stream.take(1);
 
@@ -66,7 +66,7 @@ describe('Redis that hangs', () => {
       expect(during.data.giftStatusChanged.gift.uuid).toBe(gifts[1]);
       expect(upAtDelivery).toBe(0);
 
-      await eventually(async () => (await replica.metric('reward_gateway_redis_up')) === 1);
+      await eventually(async () => (await replica.metric('reward_gateway_redis_up')) === 1, PROBE_MS);
       await sandbox.control.redeem(gifts[2]!);
       const [after] = await stream.take(1);
       expect(after.data.giftStatusChanged.gift.uuid).toBe(gifts[2]);

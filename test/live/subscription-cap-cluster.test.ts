@@ -1,7 +1,7 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect } from 'vitest';
 import { bearer, KEYS, KEYS_ENV } from '../security/keys.js';
-import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { subscribeSse, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { test as it } from '../support/test.js';
 
@@ -47,7 +47,7 @@ describe('subscriptions per API key across the cluster', { timeout: 60_000 }, ()
     const [a, b] = replicas as [Replica, Replica];
     const onA = client(a, KEYS.reader);
     const open = [subscribeWs(onA, ACCOUNT), subscribeWs(onA, ACCOUNT), subscribeSse(b.url, ACCOUNT, {}, bearer(KEYS.reader))];
-    await eventually(async () => (await subscribers()) === MAX);
+    await eventually(async () => (await subscribers()) === MAX, PROBE_MS);
     expect(open.map(codeOf)).toEqual([undefined, undefined, undefined]);
 
     for (const refused of [subscribeWs(client(b, KEYS.reader), ACCOUNT), subscribeSse(a.url, ACCOUNT, {}, bearer(KEYS.reader))]) {
@@ -58,12 +58,12 @@ describe('subscriptions per API key across the cluster', { timeout: 60_000 }, ()
 
     // Another key has its own count, fundsChanged included.
     const other = subscribeWs(client(b, KEYS.treasurer), FUNDS);
-    await eventually(async () => (await subscribers()) === MAX + 1);
+    await eventually(async () => (await subscribers()) === MAX + 1, PROBE_MS);
     expect(other.received).toEqual([]);
 
     // A subscription ending on one replica makes room on the other.
     open[0]!.close();
-    await eventually(async () => (await subscribers()) === MAX);
+    await eventually(async () => (await subscribers()) === MAX, PROBE_MS);
     const onB = client(b, KEYS.reader);
     // The end is told to Redis after the replica counts it: until then a new subscription may still be refused.
     const admitted = await eventually(async () => {
@@ -72,7 +72,7 @@ describe('subscriptions per API key across the cluster', { timeout: 60_000 }, ()
       void attempt.ended.then(() => (ended = true));
       await eventually(async () => ended || (await subscribers()) === MAX + 1);
       return ended ? null : attempt;
-    });
+    }, PROBE_MS);
     expect(codeOf(admitted)).toBeUndefined();
   });
 });

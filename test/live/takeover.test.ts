@@ -1,6 +1,6 @@
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startReplica, within } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, replicaEnv, startReplica, within } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -77,7 +77,7 @@ describe('takeover time', () => {
         const counts = await leases();
         return counts[0]! + counts[1]! === 1 ? counts : null;
       },
-      25,
+      PROBE_MS,
       { ms: 10_000, what: 'exactly one replica to hold the lease' },
     );
     await sandbox.control.redeem(gifts[0]!);
