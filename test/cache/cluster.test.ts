@@ -1,6 +1,6 @@
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeSse } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -106,7 +106,7 @@ describe('cluster mode', () => {
     try {
       expect((await gql(b, GIFT, { uuid })).data.gift.status).toBe('SENT_AND_REDEEMABLE');
       // The poller's baseline, then the redemption.
-      await eventually(async () => (await polls()) > pollsBefore);
+      await eventually(async () => (await polls()) > pollsBefore, PROBE_MS);
       await sandbox.control.redeem(uuid);
       expect((await stream.next()).data.giftStatusChanged.gift).toEqual({ uuid, status: 'REDEEMED' });
       expect((await gql(b, GIFT, { uuid })).data.gift.status).toBe('REDEEMED');

@@ -2,7 +2,7 @@ import { applyJSONPatch, applyLiveQueryJSONPatch } from '@n1ru4l/graphql-live-qu
 import { Client as UrqlClient, subscriptionExchange, type Operation } from '@urql/core';
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -112,7 +112,7 @@ const sum = async (list: Replica[], name: string, labels?: Record<string, string
 /** Resolves once the replicas have made `count` more order polls between them. */
 async function polls(list: Replica[], count: number): Promise<void> {
   const target = (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) + count;
-  await eventually(async () => (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) >= target);
+  await eventually(async () => (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) >= target, PROBE_MS);
 }
 
 it.beforeAll(async ({ sandbox, redis }) => {
@@ -151,7 +151,7 @@ describe('live queries in cluster mode (3 processes, 1 Redis)', { timeout: 90_00
     for (const v of viewers) expect(v.results[0]!.campaigns).toHaveLength(ORDERS);
     // Each replica resolves the dashboard once for all its viewers, and the cluster polls each order once.
     for (const replica of replicas) expect(await replica.metric('reward_gateway_live_queries_distinct')).toBe(1);
-    await eventually(async () => (await sum(replicas, 'reward_gateway_live_leases')) === ORDERS);
+    await eventually(async () => (await sum(replicas, 'reward_gateway_live_leases')) === ORDERS, PROBE_MS);
     await polls(replicas, ORDERS * 2);
 
     const gift = orders[0]!.gifts[0]!;
@@ -194,7 +194,7 @@ describe('live queries in cluster mode (3 processes, 1 Redis)', { timeout: 90_00
     const watching = viewers.filter((v) => v.replica !== victim);
     await eventually(() => watching.every((v) => changed.every((g) => statusOf(v, g) === 'REDEEMED')));
     // Every order but the cancelled one, whose rewards are all final, is led by a survivor.
-    await eventually(async () => (await sum(survivors, 'reward_gateway_live_leases')) === ORDERS - 1);
+    await eventually(async () => (await sum(survivors, 'reward_gateway_live_leases')) === ORDERS - 1, PROBE_MS);
     for (const v of watching) {
       const last = v.sent.at(-1)!.revision!;
       expect(v.sent.map((p) => p.revision)).toEqual(Array.from({ length: last }, (_, i) => i + 1));

@@ -1,7 +1,7 @@
 import type { Client } from 'graphql-ws';
 import { Redis } from 'ioredis';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -61,8 +61,8 @@ it.beforeAll(async ({ sandbox, redis }) => {
     clients.push(client);
     for (const order of orders) for (let i = 0; i < PER_ORDER_PER_REPLICA; i++) subscribeWs(client, GIFT_CHANGES, { campaign: order.id });
   }
-  await eventually(async () => (await sum('reward_gateway_live_subscribers')) === ORDERS * PER_ORDER_PER_REPLICA * 3);
-  await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
+  await eventually(async () => (await sum('reward_gateway_live_subscribers')) === ORDERS * PER_ORDER_PER_REPLICA * 3, PROBE_MS);
+  await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS, PROBE_MS);
 }, 120_000);
 
 afterAll(async () => {

@@ -1,7 +1,18 @@
 import type { Client } from 'graphql-ws';
+import { Redis } from 'ioredis';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { encodeCursor } from '../../src/live/cursor.js';
-import { eventually, freePort, killReplicas, type Replica, replicaEnv, startRedis, startReplica, type TestRedis } from '../support/cluster.js';
+import {
+  eventually,
+  PROBE_MS,
+  freePort,
+  killReplicas,
+  type Replica,
+  replicaEnv,
+  startRedis,
+  startReplica,
+  type TestRedis,
+} from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { RESUMABLE_GIFT_CHANGES, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
@@ -10,7 +21,8 @@ import { startTestSandbox, type TestSandbox } from '../support/sandbox.js';
 // nothing answers), then killed (SIGKILL) and restarted empty. Through both, every subscriber of every replica
 // receives every change exactly once, while Redis is away (each replica polls locally, diffing against what
 // its subscribers were handed) and after (one poller per key again, the log seeded from those states); no
-// subscription ends; /ready and reward_gateway_redis_up say what happened.
+// subscription ends; /ready and reward_gateway_redis_up say what happened. Last, Redis paused with CLIENT PAUSE
+// (every command waits, no socket closes, the process runs): a subscription still delivers while it hangs.
 
 const ORDERS = 2;
 const PER_ORDER_PER_REPLICA = 2;
@@ -56,7 +68,7 @@ const openStreams = async () => {
 /** Resolves once the cluster has made `count` more campaign polls. */
 async function polls(count: number): Promise<void> {
   const target = (await sum('reward_gateway_live_polls_total', { feed: 'campaign' })) + count;
-  await eventually(async () => (await sum('reward_gateway_live_polls_total', { feed: 'campaign' })) >= target);
+  await eventually(async () => (await sum('reward_gateway_live_polls_total', { feed: 'campaign' })) >= target, PROBE_MS);
 }
 async function redeemAll(index: number): Promise<void> {
   for (const order of orders) await sandbox.control.redeem(order.gifts[index]!);
@@ -90,8 +102,8 @@ beforeAll(async () => {
         watchers.push({ replica, order, stream: subscribeWs(client, RESUMABLE_GIFT_CHANGES, { campaign: order.id }) });
     }
   }
-  await eventually(async () => (await sum('reward_gateway_live_subscribers')) === watchers.length);
-  await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
+  await eventually(async () => (await sum('reward_gateway_live_subscribers')) === watchers.length, PROBE_MS);
+  await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS, PROBE_MS);
   await polls(ORDERS * 2);
 }, 120_000);
 
@@ -115,7 +127,7 @@ describe('Redis hung, killed, restarted empty (3 replicas)', () => {
     expect(await sum('reward_gateway_redis_up')).toBe(0);
 
     await redis.signal('SIGCONT');
-    await eventually(() => everyReplica(async (r) => (await redisState(r)) === 'up'));
+    await eventually(() => everyReplica(async (r) => (await redisState(r)) === 'up'), PROBE_MS);
     expect(await sum('reward_gateway_redis_up')).toBe(3);
     await redeemAll(1);
     await eventually(receivedAll(1));
@@ -141,13 +153,13 @@ describe('Redis hung, killed, restarted empty (3 replicas)', () => {
     expect(await sum('reward_gateway_redis_up')).toBe(0);
 
     await redis.start();
-    await eventually(() => everyReplica(async (r) => (await redisState(r)) === 'up'));
+    await eventually(() => everyReplica(async (r) => (await redisState(r)) === 'up'), PROBE_MS);
     const upAt = Date.now();
     expect(await sum('reward_gateway_redis_up')).toBe(3);
     await redeemAll(3);
     await eventually(receivedAll(3));
     // Back to one poller per order within two leases, and the upstream sees that poller's requests only.
-    await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
+    await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS, PROBE_MS);
     expect(Date.now() - upAt).toBeLessThan(2 * LIVE_LEASE_MS);
     const statsBefore = await sandbox.control.stats();
     await new Promise((resolve) => setTimeout(resolve, 20 * POLL_INTERVAL_MS));
@@ -196,6 +208,43 @@ describe('Redis hung, killed, restarted empty (3 replicas)', () => {
       expect(await redisState(lonely)).toBe('down');
     } finally {
       await lonely.kill();
+    }
+  });
+});
+
+// One replica of the three is enough: the others watch nothing of this order.
+describe('Redis that hangs with its connections open (CLIENT PAUSE)', () => {
+  const PAUSE_MS = 6_000;
+
+  it('subscriptions keep delivering while Redis hangs with its connections open, and go back to Redis after', async () => {
+    const [replica] = replicas as [Replica];
+    const order = await createEmailOrder(sandbox, { recipients: 3 });
+    const gifts = ((await sandbox.api('GET', `/gifts?campaign_uuid=${order.uuid}`)).body.gifts as { uuid: string }[]).map((g) => g.uuid);
+    const subscribed = await replica.metric('reward_gateway_live_subscribers');
+    const stream = subscribeWs(clients[0]!, RESUMABLE_GIFT_CHANGES, { campaign: order.id });
+    // Accepted once the replica has a view of the order: a redeem after that is an event, not part of the state.
+    await eventually(async () => (await replica.metric('reward_gateway_live_subscribers')) > subscribed, PROBE_MS);
+    await sandbox.control.redeem(gifts[0]!);
+    await stream.take(1);
+
+    const admin = new Redis(redis.url);
+    try {
+      await admin.call('CLIENT', 'PAUSE', String(PAUSE_MS), 'ALL');
+      await sandbox.control.redeem(gifts[1]!);
+      const [during] = await stream.take(1);
+      // Delivered while Redis still hangs: the replica had given up on it (without the timeout → outage step,
+      // it would still count Redis as up and deliver only once the pause ends).
+      const upAtDelivery = await replica.metric('reward_gateway_redis_up');
+      expect(during.data.giftStatusChanged.gift.uuid).toBe(gifts[1]);
+      expect(upAtDelivery).toBe(0);
+
+      await eventually(async () => (await replica.metric('reward_gateway_redis_up')) === 1, PROBE_MS);
+      await sandbox.control.redeem(gifts[2]!);
+      const [after] = await stream.take(1);
+      expect(after.data.giftStatusChanged.gift.uuid).toBe(gifts[2]);
+      expect(stream.received.filter((r) => r.data.giftStatusChanged.gift.uuid === gifts[2])).toHaveLength(1);
+    } finally {
+      admin.disconnect();
     }
   });
 });

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -49,7 +49,7 @@ const sum = async (list: Replica[], name: string, labels?: Record<string, string
 /** Resolves once the live replicas have made `count` more campaign polls between them. */
 async function polls(list: Replica[], count: number): Promise<void> {
   const target = (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) + count;
-  await eventually(async () => (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) >= target);
+  await eventually(async () => (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) >= target, PROBE_MS);
 }
 const uuidsOf = (stream: ResultStream) => stream.received.map((r) => r.data?.giftStatusChanged?.gift.uuid as string);
 
@@ -99,9 +99,9 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
       const refused = watchers.find((w) => w.stream.received[0]?.errors);
       if (refused) throw new Error(`subscription refused: ${JSON.stringify(refused.stream.received[0].errors)}`);
       return (await sum(replicas, 'reward_gateway_live_subscribers')) === watchers.length;
-    });
+    }, PROBE_MS);
     // One lease per order across the cluster, and only lease holders poll.
-    await eventually(async () => (await sum(replicas, 'reward_gateway_live_leases')) === ORDERS);
+    await eventually(async () => (await sum(replicas, 'reward_gateway_live_leases')) === ORDERS, PROBE_MS);
     await polls(replicas, ORDERS);
 
     const pollCount = () => sum(replicas, 'reward_gateway_live_polls_total', { feed: 'campaign' });
@@ -133,6 +133,7 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
     const first = subscribeWs(clients[0]!, GIFT_CHANGES, { campaign: extra[0]!.id });
     await eventually(
       async () => first.received.length > 0 || (await replicas[0]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3 + 1,
+      PROBE_MS,
     );
     expect(first.received).toEqual([]);
     // Another replica: the key already watches ORDERS + 1 orders cluster-wide.
@@ -141,12 +142,12 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
     expect(refused.received[0]?.errors?.[0]?.extensions?.code).toBe('WATCH_LIMIT_EXCEEDED');
     first.close();
     // Once the first one ends, the key has room again, on any replica.
-    await eventually(async () => (await replicas[0]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3);
+    await eventually(async () => (await replicas[0]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3, PROBE_MS);
     const admitted = subscribeWs(clients[2]!, GIFT_CHANGES, { campaign: extra[1]!.id });
-    await eventually(async () => (await replicas[1]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3 + 1);
+    await eventually(async () => (await replicas[1]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3 + 1, PROBE_MS);
     expect(admitted.received).toEqual([]);
     admitted.close();
-    await eventually(async () => (await replicas[1]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3);
+    await eventually(async () => (await replicas[1]!.metric('reward_gateway_live_subscribers')) === watchers.length / 3, PROBE_MS);
   });
 
   it('kill -9 of the busiest leader: survivors take over, deliver once, and its clients resume elsewhere with their cursor', async ({ sandbox }) => {
@@ -168,7 +169,7 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
 
     const surviving = watchers.filter((w) => w.replica !== victim);
     await eventually(() => surviving.every((w) => w.stream.received.length >= 2));
-    await eventually(async () => (await sum(survivors, 'reward_gateway_live_leases')) === ORDERS);
+    await eventually(async () => (await sum(survivors, 'reward_gateway_live_leases')) === ORDERS, PROBE_MS);
     await polls(survivors, ORDERS * 3);
     for (const w of surviving) expect(uuidsOf(w.stream)).toEqual([w.order.gifts[0], w.order.gifts[1]]);
     expect(await sum(survivors, 'reward_gateway_live_takeovers_total')).toBeGreaterThanOrEqual(led);
@@ -193,7 +194,7 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
   it('Redis stopped: queries and mutations work, subscriptions keep delivering, and exactly-once returns with Redis', async ({ sandbox, redis }) => {
     const [a, b] = replicas as [Replica, Replica];
     await redis.stop();
-    await eventually(async () => (await a.metric('reward_gateway_redis_up')) === 0 && (await b.metric('reward_gateway_redis_up')) === 0);
+    await eventually(async () => (await a.metric('reward_gateway_redis_up')) === 0 && (await b.metric('reward_gateway_redis_up')) === 0, PROBE_MS);
 
     const query = await fetch(`${a.url}/graphql`, {
       method: 'POST',
@@ -219,9 +220,9 @@ describe('cluster mode (3 processes, 1 Redis)', { timeout: 90_000 }, () => {
     await eventually(() => surviving.every((w) => uuidsOf(w.stream).includes(w.order.gifts[2]!)));
 
     await redis.start();
-    await eventually(async () => (await a.metric('reward_gateway_redis_up')) === 1 && (await b.metric('reward_gateway_redis_up')) === 1);
+    await eventually(async () => (await a.metric('reward_gateway_redis_up')) === 1 && (await b.metric('reward_gateway_redis_up')) === 1, PROBE_MS);
     expect(await (await fetch(`${b.url}/ready`)).json()).toMatchObject({ status: 'ready', redis: 'up' });
-    await eventually(async () => (await sum(replicas, 'reward_gateway_live_leases')) === ORDERS);
+    await eventually(async () => (await sum(replicas, 'reward_gateway_live_leases')) === ORDERS, PROBE_MS);
     await polls(replicas, ORDERS * 3);
     const seen = new Map(surviving.map((w) => [w, w.stream.received.length]));
     for (const order of orders) await sandbox.control.redeem(order.gifts[3]!);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import type { Client } from 'graphql-ws';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { eventually, killReplicas, type Replica, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { RESUMABLE_GIFT_CHANGES, subscribeWs, wsClient, type ResultStream } from '../support/live.js';
 import type { RedisTopology } from '../support/redis-topologies.js';
@@ -82,8 +82,8 @@ export function failoverSuite(name: string, startTopology: () => Promise<RedisTo
     }
     // A subscription is counted once accepted, from its replica's view of the order: every change made after
     // this is an event on every replica (no need to wait for polls, test/live/subscription-start.test.ts).
-    await eventually(async () => (await sum('reward_gateway_live_subscribers')) === watchers.length);
-    await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
+    await eventually(async () => (await sum('reward_gateway_live_subscribers')) === watchers.length, PROBE_MS);
+    await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS, PROBE_MS);
   }, 120_000);
 
   afterAll(async () => {
@@ -110,21 +110,21 @@ export function failoverSuite(name: string, startTopology: () => Promise<RedisTo
           (await Promise.all(replicas.map(redisState))).forEach((state, i) => state === 'down' && noticed.add(i));
           return noticed.size === replicas.length;
         },
-        25,
+        PROBE_MS,
         { ms: 20_000, what: 'every replica to report Redis down' },
       );
       await redeemAll(1);
       await eventually(receivedAll(1), 25, { ms: 20_000, what: 'the change during the failover' });
       await promoted;
 
-      await eventually(async () => (await Promise.all(replicas.map(redisState))).every((s) => s === 'up'), 25, {
+      await eventually(async () => (await Promise.all(replicas.map(redisState))).every((s) => s === 'up'), PROBE_MS, {
         ms: 20_000,
         what: 'every replica to report Redis up again',
       });
       await redeemAll(2);
       await eventually(receivedAll(2), 25, { ms: 20_000, what: 'the change after the promotion' });
       // One poller per order again, and the upstream sees that poller's requests only.
-      await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS);
+      await eventually(async () => (await sum('reward_gateway_live_leases')) === ORDERS, PROBE_MS);
       await new Promise((resolve) => setTimeout(resolve, 2 * LIVE_LEASE_MS));
       const before = await sandbox.control.stats();
       await new Promise((resolve) => setTimeout(resolve, 20 * POLL_INTERVAL_MS));

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { test } from '../support/test.js';
 
 // In cluster mode a key's limit is kept in Redis: its burst spread over the replicas admits one burst, not one
@@ -139,7 +139,7 @@ describe('rate limit shared across replicas', { timeout: 120_000 }, () => {
     // The hang made every replica entry lapse; the first beats after it must not have lowered the count.
     expect(replicas.map(knownReplicas)).toEqual([REPLICAS, REPLICAS]);
     await redis.stop();
-    for (const replica of replicas) await eventually(async () => (await replica.metric('reward_gateway_redis_up')) === 0);
+    for (const replica of replicas) await eventually(async () => (await replica.metric('reward_gateway_redis_up')) === 0, PROBE_MS);
     const statuses: number[] = [];
     for (let i = 0; i < BURST + 2; i++) statuses.push((await ask(replicas[0]!, KEYS.down)).status);
     expect(statuses.filter((s) => s === 200)).toHaveLength(BURST / REPLICAS);

@@ -176,6 +176,13 @@ export async function startReplica(env: Record<string, string>): Promise<Replica
 }
 
 /**
+ * How often a wait probes replicas over HTTP (/metrics, /ready): a /metrics probe costs the replica ~4 ms of CPU
+ * to render and the test ~3 ms to fetch and read, four times the cost at eventually()'s 25 ms for nothing a
+ * test asserts sooner. Waits on local state (streams, log lines) keep the 25 ms.
+ */
+export const PROBE_MS = 100;
+
+/**
  * Polls `check` (a cheap local or HTTP probe) until it holds. Unbounded by default (the test's own timeout
  * bounds it); with `within`, fails after that long naming `what` was awaited, so a stuck step says which it was.
  */

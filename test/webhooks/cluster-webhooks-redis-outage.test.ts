@@ -1,5 +1,15 @@
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, killReplicas, type Replica, replicaEnv, startRedis, startReplica, within, type TestRedis } from '../support/cluster.js';
+import {
+  eventually,
+  PROBE_MS,
+  killReplicas,
+  type Replica,
+  replicaEnv,
+  startRedis,
+  startReplica,
+  within,
+  type TestRedis,
+} from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { GIFT_CHANGES } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -54,7 +64,7 @@ async function register(receiver: WebhookReceiver, campaign: string): Promise<st
 /** Resolves once the replica has made `count` more campaign polls (alone while Redis is away). */
 async function polls(count: number): Promise<void> {
   const target = (await replica.metric('reward_gateway_live_polls_total', { feed: 'campaign' })) + count;
-  await eventually(async () => (await replica.metric('reward_gateway_live_polls_total', { feed: 'campaign' })) >= target);
+  await eventually(async () => (await replica.metric('reward_gateway_live_polls_total', { feed: 'campaign' })) >= target, PROBE_MS);
 }
 
 /** An order of `recipients` rewards with an endpoint of its own, its subscription accepted, its receiver. */
@@ -71,7 +81,7 @@ async function watchedOrder(
   await within(
     20_000,
     'the endpoint’s subscription',
-    eventually(async () => (await replica.metric('reward_gateway_live_subscribers')) > subscribers),
+    eventually(async () => (await replica.metric('reward_gateway_live_subscribers')) > subscribers, PROBE_MS),
   );
   return { receiver, gifts, endpoint };
 }
@@ -108,7 +118,7 @@ const droppedStream = (before: number) =>
   within(
     20_000,
     'a change the replica found but could not queue',
-    eventually(async () => (await replica.metric('reward_gateway_live_subscribers')) < before),
+    eventually(async () => (await replica.metric('reward_gateway_live_subscribers')) < before, PROBE_MS),
   );
 
 const redisUp = () => replica.metric('reward_gateway_redis_up');
@@ -151,7 +161,7 @@ async function throughOutage(sandbox: Parameters<typeof watchedOrder>[0], away: 
     await within(
       20_000,
       'the replica to count Redis as down',
-      eventually(async () => (await redisUp()) === 0),
+      eventually(async () => (await redisUp()) === 0, PROBE_MS),
     );
     await sandbox.control.redeem(gifts[1]!);
     await sandbox.control.redeem(gifts[2]!);

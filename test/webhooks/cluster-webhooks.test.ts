@@ -1,7 +1,7 @@
 import type { Client } from 'graphql-ws';
 import { Webhook } from 'standardwebhooks';
 import { afterAll, describe, expect } from 'vitest';
-import { eventually, within, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
+import { eventually, PROBE_MS, within, killReplicas, type Replica, replicaEnv, startReplica } from '../support/cluster.js';
 import { createEmailOrder } from '../support/fixtures.js';
 import { GIFT_CHANGES, RESUMABLE_GIFT_CHANGES, subscribeWs, wsClient } from '../support/live.js';
 import { test as it } from '../support/test.js';
@@ -21,7 +21,7 @@ const sum = async (list: Replica[], name: string, labels?: Record<string, string
 /** Resolves once the replicas have made `count` more campaign polls between them. */
 async function polls(list: Replica[], count: number): Promise<void> {
   const target = (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) + count;
-  await eventually(async () => (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) >= target);
+  await eventually(async () => (await sum(list, 'reward_gateway_live_polls_total', { feed: 'campaign' })) >= target, PROBE_MS);
 }
 
 /** Each endpoint's signing secret, by id: every accepted request is verified with it. */
@@ -71,7 +71,7 @@ function settled(replica: Replica, endpoint: string): Promise<unknown> {
     });
     const found = ((await res.json()) as any).data.webhookEndpoints.find((e: { id: string }) => e.id === endpoint);
     return found?.completed && found.pendingDeliveries === 0;
-  }, 50);
+  }, PROBE_MS);
 }
 
 const idOf = (request: ReceivedRequest) => request.headers['webhook-id'] as string;
@@ -122,7 +122,7 @@ describe('webhooks in cluster mode (3 processes, 1 Redis)', { timeout: 90_000 },
     await within(
       20_000,
       'the subscriptions',
-      eventually(async () => (await sum(replicas, 'reward_gateway_live_subscribers')) >= 2),
+      eventually(async () => (await sum(replicas, 'reward_gateway_live_subscribers')) >= 2, PROBE_MS),
     );
     await within(20_000, 'two polls', polls(replicas, 2));
 
