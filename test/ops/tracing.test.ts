@@ -233,73 +233,6 @@ describe.each(['http/protobuf', 'http/json'])('tracing over OTLP %s', (protocol)
   });
 });
 
-describe('over WebSocket', () => {
-  let receiver: OtlpReceiver;
-  beforeAll(async () => {
-    receiver = await startOtlpReceiver();
-  });
-  afterAll(async () => {
-    await receiver?.close();
-  });
-
-  /** One operation over graphql-ws (raw frames): the upgrade may carry headers, the subscribe its extensions. */
-  async function operateOverSocket(url: string, headers: Record<string, string>, extensions: Record<string, unknown>) {
-    const socket = new WebSocket(url.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws', { headers });
-    const frames: { type: string; payload?: unknown }[] = [];
-    const next = (type: string) =>
-      new Promise<void>((resolve, reject) => {
-        const look = () => (frames.some((f) => f.type === type) ? resolve() : undefined);
-        socket.on('message', (data) => {
-          frames.push(JSON.parse(String(data)) as { type: string });
-          look();
-        });
-        socket.once('close', (code, reason) => reject(new Error(`closed ${code} ${String(reason)}`)));
-      });
-    await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
-    const acked = next('connection_ack');
-    socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${API_KEY}` } }));
-    await acked;
-    const completed = next('complete');
-    socket.send(
-      JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'query Viewer { viewer { username } }', operationName: 'Viewer', extensions } }),
-    );
-    await completed;
-    socket.close();
-    return frames.find((f) => f.type === 'next')?.payload as { data?: unknown; errors?: unknown };
-  }
-
-  it("an operation continues the traceparent of its subscribe's extensions, else the upgrade request's", async () => {
-    const gateway = startGateway({
-      REWARD_API_URL: sandbox.sandbox.baseUrl,
-      REWARD_API_TOKEN: sandbox.sandbox.token,
-      GATEWAY_API_KEYS: KEYS,
-      OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
-      OTEL_EXPORTER_OTLP_PROTOCOL: 'http/json',
-      OTEL_BSP_SCHEDULE_DELAY: '50',
-    });
-    try {
-      const url = await gateway.listening;
-      const caller = () => ({ trace: randomBytes(16).toString('hex'), span: randomBytes(8).toString('hex') });
-      const inPayload = caller();
-      const onUpgrade = caller();
-      const header = (c: { trace: string; span: string }) => `00-${c.trace}-${c.span}-01`;
-      // The payload's wins over the upgrade's; a socket with only the upgrade's continues that one.
-      expect((await operateOverSocket(url, { traceparent: header(caller()) }, { traceparent: header(inPayload) })).errors).toBeUndefined();
-      expect((await operateOverSocket(url, { traceparent: header(onUpgrade) }, {})).errors).toBeUndefined();
-      for (const c of [inPayload, onUpgrade]) {
-        const operation = await eventually('the operation span', () =>
-          receiver.spans().find((s) => s.traceId === c.trace && s.name === 'query Viewer'),
-        );
-        expect(operation.parentSpanId).toBe(c.span);
-        // Its upstream call is in the same trace, below it.
-        await eventually('the client span', () => receiver.spans().find((s) => s.traceId === c.trace && s.kind === CLIENT));
-      }
-    } finally {
-      gateway.child.kill('SIGKILL');
-    }
-  });
-});
-
 describe('tracing off', () => {
   // NODE_DEBUG=module makes Node name each CommonJS module it loads on stderr: @opentelemetry/api shows (the
   // gateway's spans call it), nothing of the SDK, its exporters, instrumentations or loader hook does.
@@ -375,21 +308,44 @@ async function startRedisWithPassword(password: string) {
   };
 }
 
-describe('background work, in cluster mode', () => {
+/** One operation over graphql-ws (raw frames): the upgrade may carry headers, the subscribe its extensions. */
+async function operateOverSocket(url: string, headers: Record<string, string>, extensions: Record<string, unknown>) {
+  const socket = new WebSocket(url.replace(/^http/, 'ws') + '/graphql', 'graphql-transport-ws', { headers });
+  const frames: { type: string; payload?: unknown }[] = [];
+  const next = (type: string) =>
+    new Promise<void>((resolve, reject) => {
+      const look = () => (frames.some((f) => f.type === type) ? resolve() : undefined);
+      socket.on('message', (data) => {
+        frames.push(JSON.parse(String(data)) as { type: string });
+        look();
+      });
+      socket.once('close', (code, reason) => reject(new Error(`closed ${code} ${String(reason)}`)));
+    });
+  await new Promise((resolve, reject) => socket.once('open', resolve).once('error', reject));
+  const acked = next('connection_ack');
+  socket.send(JSON.stringify({ type: 'connection_init', payload: { authorization: `Bearer ${API_KEY}` } }));
+  await acked;
+  const completed = next('complete');
+  socket.send(
+    JSON.stringify({ id: '1', type: 'subscribe', payload: { query: 'query Viewer { viewer { username } }', operationName: 'Viewer', extensions } }),
+  );
+  await completed;
+  socket.close();
+  return frames.find((f) => f.type === 'next')?.payload as { data?: unknown; errors?: unknown };
+}
+
+// One gateway for the two: in cluster mode, exporting spans, as the background work needs it. The WebSocket case
+// needs only a gateway exporting spans, and each such start is ~3 s of CPU (the SDK's modules), most of what a
+// case here costs. The WebSocket case comes first: the background one ends by stopping the gateway.
+describe('in cluster mode', () => {
   let receiver: OtlpReceiver;
   const redisPassword = `redis-${randomBytes(12).toString('hex')}`;
   let redis: Awaited<ReturnType<typeof startRedisWithPassword>>;
+  let gateway: ReturnType<typeof startGateway>;
   beforeAll(async () => {
     receiver = await startOtlpReceiver();
     redis = await startRedisWithPassword(redisPassword);
-  });
-  afterAll(async () => {
-    await receiver?.close();
-    await redis?.stop();
-  });
-
-  it('traces each poll, its commit to Redis and each delivery as root spans linked to what caused them', async () => {
-    const gateway = startGateway({
+    gateway = startGateway({
       REDIS_URL: redis.url,
       REWARD_API_URL: sandbox.sandbox.baseUrl,
       REWARD_API_TOKEN: sandbox.sandbox.token,
@@ -399,7 +355,36 @@ describe('background work, in cluster mode', () => {
       OTEL_EXPORTER_OTLP_ENDPOINT: receiver.endpoint,
       OTEL_BSP_SCHEDULE_DELAY: '50',
     });
-    try {
+  });
+  afterAll(async () => {
+    gateway?.child.kill('SIGKILL');
+    await receiver?.close();
+    await redis?.stop();
+  });
+
+  describe('over WebSocket', () => {
+    it("an operation continues the traceparent of its subscribe's extensions, else the upgrade request's", async () => {
+      const url = await gateway.listening;
+      const caller = () => ({ trace: randomBytes(16).toString('hex'), span: randomBytes(8).toString('hex') });
+      const inPayload = caller();
+      const onUpgrade = caller();
+      const header = (c: { trace: string; span: string }) => `00-${c.trace}-${c.span}-01`;
+      // The payload's wins over the upgrade's; a socket with only the upgrade's continues that one.
+      expect((await operateOverSocket(url, { traceparent: header(caller()) }, { traceparent: header(inPayload) })).errors).toBeUndefined();
+      expect((await operateOverSocket(url, { traceparent: header(onUpgrade) }, {})).errors).toBeUndefined();
+      for (const c of [inPayload, onUpgrade]) {
+        const operation = await eventually('the operation span', () =>
+          receiver.spans().find((s) => s.traceId === c.trace && s.name === 'query Viewer'),
+        );
+        expect(operation.parentSpanId).toBe(c.span);
+        // Its upstream call is in the same trace, below it.
+        await eventually('the client span', () => receiver.spans().find((s) => s.traceId === c.trace && s.kind === CLIENT));
+      }
+    });
+  });
+
+  describe('background work', () => {
+    it('traces each poll, its commit to Redis and each delivery as root spans linked to what caused them', async () => {
       const url = await gateway.listening;
       const order = await createEmailOrder(sandbox, { recipients: 2, brandCodes: ['sbxcoffeeus'], priceInCents: 1000 });
       await sandbox.control.advanceClock(1000);
@@ -463,8 +448,6 @@ describe('background work, in cluster mode', () => {
       expect(await gateway.exited).toBe(0);
       const secrets = createRedactor([sandbox.sandbox.token, API_KEY, redisPassword]);
       for (const { bytes } of receiver.bodies) expect(secrets.contains(bytes.toString('latin1'))).toBe(false);
-    } finally {
-      gateway.child.kill('SIGKILL');
-    }
+    });
   });
 });
