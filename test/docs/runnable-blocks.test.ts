@@ -3,7 +3,7 @@ import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 import { describe, expect, it } from 'vitest';
-import { eventually, freePort, within } from '../support/cluster.js';
+import { eventually, freePorts, within } from '../support/cluster.js';
 import { gatewayCommand, npmStartAsBundle } from '../support/gateway-process.js';
 
 // Docs that cannot rot (docs/development.md, "Runnable blocks"): every fenced command block of the README and
@@ -215,8 +215,8 @@ async function runDoc(blocks: Block[]): Promise<void> {
 }
 
 async function runBlocks(blocks: Block[], groups: ChildProcess[]): Promise<void> {
-  const ports = new Map<number, number>();
-  for (const port of DEFAULT_PORTS) ports.set(port, await freePort());
+  const free = await freePorts(DEFAULT_PORTS.length);
+  const ports = new Map(DEFAULT_PORTS.map((port, i) => [port, free[i]!]));
   const env = shellEnv(ports);
   // The gateway of `npm start`, until a block starts one of its own in its place.
   let gateway: ChildProcess | null = null;
