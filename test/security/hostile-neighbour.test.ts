@@ -1,10 +1,13 @@
 import { describe, expect } from 'vitest';
+import { eventually } from '../support/cluster.js';
 import { testWith } from '../support/test.js';
 import { bearer, KEYS, KEYS_ENV } from './keys.js';
 
 // One key floods fan-out queries at its rate limit against a slow upstream while another key reads its
-// account and a load balancer polls /health. The flood must not starve them: its lookups wait in its own lane
-// of the bulkhead, its worst operations are refused by cost before they run, and /health never queues.
+// account and a load balancer polls /health. The flood must not starve them: its worst operations are refused by
+// cost before they run, and /health never queues. The first test's victim makes no upstream call and its slow
+// lookups free slots every 300 ms, so it would pass with one pool for every key; the second holds the flood's
+// lookups longer than a call may wait for a slot, which only the flood's lane of the bulkhead leaves answerable.
 
 const it = testWith({ env: { ...KEYS_ENV, RATE_LIMIT_PER_SECOND: '20', RATE_LIMIT_BURST: '20' } });
 
@@ -34,7 +37,7 @@ async function timed(send: () => Promise<Response>, ok: (status: number, body: a
 describe('a key flooding at its rate limit', () => {
   // Flooding for seconds, then waiting for the flood's answers: far longer than the default test timeout.
   it('leaves /health and another key served', { timeout: 120_000 }, async ({ gateway }) => {
-    // Every order lookup takes 300 ms: 32 upstream slots serve ~100 lookups/s, far less than the flood asks.
+    // Every order lookup takes 300 ms: 128 upstream slots serve ~430 lookups/s, less than the flood asks.
     await gateway.sandbox.control.fault({ route: 'GET /campaign/:id', latency_ms: 300, rate: 1 });
     // Over the socket (listen()): /health is not a yoga route, and the flood is real connections.
     const url = await gateway.listen();
@@ -92,6 +95,43 @@ describe('a key flooding at its rate limit', () => {
         `flood errors: ${JSON.stringify(Object.fromEntries(floodCodes))}`,
     );
   });
+});
+
+describe('a key whose lookups hang', () => {
+  it(
+    "holds its lane of the upstream slots and no more: another key's read is answered, not queued behind it",
+    { timeout: 60_000 },
+    async ({ gatewayWith }) => {
+      // Each call may wait for its answer longer than the lookups hang, so the flood's calls hold their slots throughout.
+      const gw = await gatewayWith({ env: { ...KEYS_ENV, UPSTREAM_TIMEOUT_MS: '30000' } });
+      // Longer than UPSTREAM_QUEUE_TIMEOUT_MS (5 s): with one pool for all keys (UPSTREAM_KEY_SHARE=1) the funds read
+      // below would wait behind these for a slot until its deadline (checked: it fails, UPSTREAM_TIMEOUT).
+      await gw.sandbox.control.fault({ route: 'GET /campaign/:id', latency_ms: 20_000, rate: 1 });
+      const stop = new AbortController();
+      // 300 lookups: more than every slot of the gateway (UPSTREAM_MAX_IN_FLIGHT, 128).
+      const flood = [0, 1, 2].map((round) =>
+        gw
+          .fetch('/graphql', {
+            method: 'POST',
+            headers: { 'content-type': 'application/json', ...bearer(KEYS.reader) },
+            body: JSON.stringify({ query: narrow, variables: { v: refs.map((ref) => `${ref}-${round}`) } }),
+            signal: stop.signal,
+          })
+          .catch(() => undefined),
+      );
+      // The flood holds what it may: its lane, half of the slots.
+      await eventually(async () => ((await gw.sandbox.control.stats()).requests['GET /campaign/:id'] ?? 0) >= 64);
+      const victim = await gw.gql('{ funds { balances { currency } } }', {}, bearer(KEYS.fundsReader));
+      expect(victim.status, victim.text).toBe(200);
+      expect(victim.body.errors, victim.text).toBeUndefined();
+      expect(victim.body.data.funds.balances.length).toBeGreaterThan(0);
+      // And it never held more than its lane.
+      expect((await gw.sandbox.control.stats()).requests['GET /campaign/:id']).toBe(64);
+      stop.abort();
+      await gw.sandbox.control.clearFaults();
+      await Promise.all(flood);
+    },
+  );
 });
 
 const victim: Timed[] = [];
