@@ -4,7 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { afterAll, describe, expect, it } from 'vitest';
-import { eventually, freePort } from '../support/cluster.js';
+import { eventually, freePorts } from '../support/cluster.js';
 import { npmStartAsBundle } from '../support/gateway-process.js';
 
 // docs/cluster.md's "Three replicas locally", run as a reader runs it: every block fenced `sh cluster-walkthrough`
@@ -83,7 +83,8 @@ describe(`${DOC}: three replicas locally`, () => {
     const blocks = walkthroughBlocks();
     // The steps below check each block's own outcome, by its place: a block added or removed changes them.
     expect(blocks, `blocks fenced sh ${FLAG} in ${DOC}`).toHaveLength(7);
-    for (const docPort of DOC_PORTS) ports.set(docPort, await freePort());
+    const free = await freePorts(DOC_PORTS.length);
+    DOC_PORTS.forEach((docPort, i) => ports.set(docPort, free[i]!));
 
     const dir = mkdtempSync(join(tmpdir(), 'cluster-walkthrough-'));
     // A clean environment, as a new terminal has: nothing of vitest's or of a test gateway's settings. TMPDIR puts
