@@ -6,7 +6,7 @@ import { createTestGateway } from '../support/gateway.js';
 import type { TestSandbox } from '../support/sandbox.js';
 import { testWith } from '../support/test.js';
 import { KEYS, KEYS_ENV } from '../security/keys.js';
-import { auth, connectMcp, createOrder, headersOf, initialize, liveQueriesOpen, message, openStream, updates } from './support.js';
+import { auth, connectMcp, createOrder, createOrderAt, headersOf, initialize, liveQueriesOpen, message, openStream, updates } from './support.js';
 
 // Following an order: a session that subscribes to reward://campaign/<uuid> is sent
 // notifications/resources/updated on its event stream (GET /mcp) when the order changes as the pollers see it;
@@ -45,9 +45,7 @@ describe('following an order as an MCP resource', () => {
 
   it('a change made while no stream was open is told once one is, to that session only', async ({ gateway, sandbox }) => {
     const url = await gateway.listen();
-    const writer = await connectMcp(url, auth(KEYS.writer));
-    const { uri, gifts } = await createOrder(writer, sandbox);
-    await writer.close();
+    const { uri, gifts } = await createOrderAt(url, auth(KEYS.writer), sandbox);
     const session = await initialize(url, KEYS.reader);
     expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toEqual({ jsonrpc: '2.0', id: 1, result: {} });
     await sandbox.control.redeem(gifts[0]!);
@@ -101,9 +99,7 @@ describe('following an order as an MCP resource', () => {
 
   it('a caller who may not read the order, an order that does not exist, and no session are refused', async ({ gateway, sandbox }) => {
     const url = await gateway.listen();
-    const writer = await connectMcp(url, auth(KEYS.writer));
-    const { uri } = await createOrder(writer, sandbox);
-    await writer.close();
+    const { uri } = await createOrderAt(url, auth(KEYS.writer), sandbox);
     const treasurer = await connectMcp(url, auth(KEYS.treasurer));
     const reader = await connectMcp(url, auth(KEYS.reader));
     try {
@@ -129,9 +125,7 @@ describe('following an order as an MCP resource', () => {
 
   it('a session holds one stream: a second one takes over, the first ends, and each change is told once', async ({ gateway, sandbox }) => {
     const url = await gateway.listen();
-    const writer = await connectMcp(url, auth(KEYS.writer));
-    const { uri, gifts } = await createOrder(writer, sandbox);
-    await writer.close();
+    const { uri, gifts } = await createOrderAt(url, auth(KEYS.writer), sandbox);
     const session = await initialize(url, KEYS.reader);
     expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
     const first = openStream(url, KEYS.reader, session);
@@ -205,10 +199,7 @@ async function replicasOnRedis(sandbox: TestSandbox, redisUrl: string, count: nu
   try {
     const urls: string[] = [];
     for (const replica of replicas) urls.push(await replica.listen());
-    const writer = await connectMcp(urls.at(-1)!, auth(KEYS.writer));
-    const order = await createOrder(writer, sandbox);
-    await writer.close();
-    return { urls, ...order, close };
+    return { urls, ...(await createOrderAt(urls.at(-1)!, auth(KEYS.writer), sandbox)), close };
   } catch (error) {
     await close();
     throw error;

@@ -61,6 +61,16 @@ export async function createOrder(mcp: McpTestClient, sandbox: TestSandbox, reci
   return { uri, gifts: order.gifts.edges.map((edge: { node: { uuid: string } }) => edge.node.uuid) };
 }
 
+/** createOrder through a client of its own on `baseUrl`, closed after: the order is made, the test holds no client. */
+export async function createOrderAt(baseUrl: string, authorization: string, sandbox: TestSandbox): Promise<{ uri: string; gifts: string[] }> {
+  const mcp = await connectMcp(baseUrl, authorization);
+  try {
+    return await createOrder(mcp, sandbox);
+  } finally {
+    await mcp.close();
+  }
+}
+
 export const headersOf = (key: { key: string }, session?: string): Record<string, string> => ({
   'content-type': 'application/json',
   accept: 'application/json, text/event-stream',
