@@ -4,12 +4,42 @@
 // what a team ships after compiling, so the peers carry no TypeScript loader.
 
 export const typeDefs = /* GraphQL */ `
-  enum CampaignStatus { CREATING AWAITING_FUNDS CREATED UNKNOWN }
-  enum GiftStatus { SENT_AND_REDEEMABLE REDEEMED EXPIRED CANCELLED UNKNOWN }
-  enum DeliveryStatus { UNSENT DELIVERED LINK_CREATED TEMPORARILY_UNDELIVERABLE UNDELIVERABLE UNSUBSCRIBED COMPLAINT UNKNOWN }
-  type CurrencyBalance { currency: String! availableInCents: Int! pendingInCents: Int! reservedInCents: Int! }
-  type Funds { balances: [CurrencyBalance!]! }
-  type Brand { brandCode: String! name: String! }
+  enum CampaignStatus {
+    CREATING
+    AWAITING_FUNDS
+    CREATED
+    UNKNOWN
+  }
+  enum GiftStatus {
+    SENT_AND_REDEEMABLE
+    REDEEMED
+    EXPIRED
+    CANCELLED
+    UNKNOWN
+  }
+  enum DeliveryStatus {
+    UNSENT
+    DELIVERED
+    LINK_CREATED
+    TEMPORARILY_UNDELIVERABLE
+    UNDELIVERABLE
+    UNSUBSCRIBED
+    COMPLAINT
+    UNKNOWN
+  }
+  type CurrencyBalance {
+    currency: String!
+    availableInCents: Int!
+    pendingInCents: Int!
+    reservedInCents: Int!
+  }
+  type Funds {
+    balances: [CurrencyBalance!]!
+  }
+  type Brand {
+    brandCode: String!
+    name: String!
+  }
   type Gift {
     uuid: String!
     status: GiftStatus!
@@ -18,10 +48,21 @@ export const typeDefs = /* GraphQL */ `
     recipientEmail: String
     brand: Brand
   }
-  type GiftEdge { node: Gift! }
-  type GiftConnection { edges: [GiftEdge!]! }
-  type Campaign { uuid: ID! status: CampaignStatus! gifts(first: Int): GiftConnection! }
-  type Query { funds: Funds campaigns(refs: [ID!]!): [Campaign]! }
+  type GiftEdge {
+    node: Gift!
+  }
+  type GiftConnection {
+    edges: [GiftEdge!]!
+  }
+  type Campaign {
+    uuid: ID!
+    status: CampaignStatus!
+    gifts(first: Int): GiftConnection!
+  }
+  type Query {
+    funds: Funds
+    campaigns(refs: [ID!]!): [Campaign]!
+  }
 `;
 
 const CAMPAIGN_STATUS = { API_CREATING: 'CREATING', AWAITING_FUNDS: 'AWAITING_FUNDS', CAMPAIGN_CREATED: 'CREATED' };

@@ -8,7 +8,9 @@ export interface HostPort {
 
 /** One of REDIS_URL, REDIS_SENTINELS (with REDIS_SENTINEL_MASTER) or REDIS_CLUSTER_NODES. */
 export type RedisTarget =
-  { url: string } | { sentinels: HostPort[]; master: string; sentinelPassword?: string | undefined } | { clusterNodes: HostPort[] };
+  | { url: string }
+  | { sentinels: HostPort[]; master: string; sentinelPassword?: string | undefined }
+  | { clusterNodes: HostPort[] };
 
 export interface RedisSettings {
   REDIS_URL?: string | undefined;

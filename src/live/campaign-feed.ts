@@ -23,7 +23,8 @@ export type DropFound = (found: Found) => Promise<void>;
 export const CAMPAIGN_CREATED = 'CAMPAIGN_CREATED';
 
 export type CampaignEvent =
-  { topic: 'gift'; change: GiftChange } | { topic: 'campaign'; campaign: Campaign; previousStatus: string; changedAt: Date };
+  | { topic: 'gift'; change: GiftChange }
+  | { topic: 'campaign'; campaign: Campaign; previousStatus: string; changedAt: Date };
 
 interface CampaignFeedState {
   campaign: Campaign | null;

@@ -94,7 +94,16 @@ export function isUpstreamError(error: unknown): error is UpstreamError {
  * a client can see what to change; `deliveryType` also covers "the id names an order of another kind".
  */
 export type OrderField =
-  'deliveryType' | 'priceInCents' | 'reward' | 'brand' | 'contacts' | 'linkCount' | 'expiry' | 'subject' | 'message' | 'giftTemplate';
+  | 'deliveryType'
+  | 'priceInCents'
+  | 'reward'
+  | 'brand'
+  | 'contacts'
+  | 'linkCount'
+  | 'expiry'
+  | 'subject'
+  | 'message'
+  | 'giftTemplate';
 
 /** The caller id names a different order (or a top-up): the answer is IdempotencyConflict. */
 export class IdConflictError extends UpstreamError {
