@@ -150,19 +150,26 @@ export async function startReplica(env: Record<string, string>): Promise<Replica
   let stdout = '';
   let stderr = '';
   child.stderr!.on('data', (d) => (stderr += d));
-  const lines = () =>
-    stdout
-      .split('\n')
-      .filter((l) => l.startsWith('{'))
-      .map((l) => JSON.parse(l) as LogLine);
+  // Parsed as they arrive, each line once: a replica logs a line per operation, and parsing the whole output again
+  // on every chunk cost the test process seconds of CPU a suite.
+  const parsed: LogLine[] = [];
+  let partial = '';
+  const lines = () => parsed.slice();
   running.add(child);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   void exited.then(() => running.delete(child));
   const url = await new Promise<string>((resolve, reject) => {
     child.stdout!.on('data', (d) => {
       stdout += d;
-      const listening = lines().find((l) => l.msg === 'gateway listening');
-      if (listening) resolve(listening.url as string);
+      const text = partial + d;
+      const complete = text.split('\n');
+      partial = complete.pop()!;
+      for (const line of complete) {
+        if (!line.startsWith('{')) continue;
+        const entry = JSON.parse(line) as LogLine;
+        parsed.push(entry);
+        if (entry.msg === 'gateway listening') resolve(entry.url as string);
+      }
     });
     void exited.then(() => reject(new Error(`replica exited before listening:\n${stdout}\n${stderr}`)));
   });

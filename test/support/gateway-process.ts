@@ -43,13 +43,17 @@ export function startDevelopmentGateway(): DevelopmentGateway {
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const listening = new Promise<{ url: string; controlUrl: string }>((resolve, reject) => {
     let controlUrl = '';
+    let scanned = 0;
     child.stdout.on('data', (data) => {
       stdout += data;
-      // Whole lines only (a chunk may end mid-line); the JSON log lines, not the greeting for humans.
+      // Whole lines only (a chunk may end mid-line), each once (the gateway logs a line per operation); the JSON
+      // log lines, not the greeting for humans.
+      const end = stdout.lastIndexOf('\n') + 1;
       const logLines = stdout
+        .slice(scanned, end)
         .split('\n')
-        .slice(0, -1)
         .filter((l) => l.startsWith('{'));
+      scanned = end;
       for (const line of logLines) {
         const { msg, url, controlUrl: control } = JSON.parse(line) as { msg: string; url?: string; controlUrl?: string };
         if (control) controlUrl = control;
