@@ -1,0 +1,29 @@
+import { relative } from 'node:path';
+import { BaseSequencer, type TestSpecification } from 'vitest/node';
+
+/**
+ * The process suites whose set-up is long and whose file is short: a Redis Cluster or a Sentinel trio to form,
+ * replicas to start and kill, a tracing collector per case. Vitest orders files by their last duration (tests
+ * only, not set-up) or, in a fresh clone, by size, so these ran last and alone while the other workers sat idle
+ * (`npm test`, 2026-11-29: the last 15 s of the process suites on two of three workers). They start first, in
+ * this order; every other file keeps vitest's order.
+ */
+const START_FIRST = [
+  'test/ops/tracing.test.ts',
+  'test/live/cluster-redis-cluster.test.ts',
+  'test/live/cluster-sentinel.test.ts',
+  'test/live/cluster-redis-failure.test.ts',
+  'test/docs/cluster-walkthrough.test.ts',
+];
+
+export default class SlowSetUpFirst extends BaseSequencer {
+  override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
+    const sorted = await super.sort(files);
+    const rank = (spec: TestSpecification) => {
+      const index = START_FIRST.indexOf(relative(spec.project.config.root, spec.moduleId));
+      return index < 0 ? START_FIRST.length : index;
+    };
+    // Array.prototype.sort is stable: the projects' order (groupOrder) and vitest's order within each stay.
+    return sorted.sort((a, b) => a.project.config.sequence.groupOrder - b.project.config.sequence.groupOrder || rank(a) - rank(b));
+  }
+}
