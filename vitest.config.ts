@@ -41,7 +41,7 @@ export default defineConfig({
   },
   test: {
     pool: 'forks',
-    // The process suites with a long set-up start first (test/support/sequencer.ts).
+    // The files that take longest without vitest's order showing it start first (test/support/sequencer.ts).
     sequence: { sequencer: SlowSetUpFirst },
     testTimeout: 20_000,
     hookTimeout: 20_000,

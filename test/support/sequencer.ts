@@ -5,8 +5,8 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * Files that take long and whose place in the order vitest picks does not show it. The process suites whose set-up
  * is long and whose file is short: a Redis Cluster or a Sentinel trio to form, replicas to start and kill, a
  * tracing collector per case. Vitest orders files by their last duration (tests only, not set-up) or, in a fresh
- * clone, by size, so these ran last and alone while the other workers sat idle (`npm test`, 2026-11-29: the last
- * 15 s of the process suites on two of three workers). And the in-process files that wait longest on their own
+ * clone, by size, so these ran last and alone while the other workers sat idle (`npm test`, 2026-11-29: in the
+ * last 15 s of the process suites only the Redis Cluster and Sentinel suites ran). And the in-process files that wait longest on their own
  * load and timers (the capacity suite, 11 s, started 40 s into the in-process files and ended them 1 s after the
  * rest). They start first, in this order, within their project; every other file keeps vitest's order.
  */
