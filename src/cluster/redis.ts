@@ -94,13 +94,12 @@ export function connectRedis({ target, tls, username, password, prefix, commandT
   const ioredis = createRequire(import.meta.url)('ioredis') as typeof import('ioredis');
   const isCluster = 'clusterNodes' in target;
 
-  const single = (server: Exclude<RedisTarget, { clusterNodes: HostPort[] }>, name: string, queue: boolean, timeout?: number): Redis => {
+  const single = (server: Exclude<RedisTarget, { clusterNodes: HostPort[] }>, name: string, queue: boolean): Redis => {
     const options: ClientOptions = {
       ...base,
       enableOfflineQueue: queue,
       retryStrategy,
       connectionName: name,
-      ...(timeout ? { commandTimeout: timeout } : {}),
       // A primary demoted under a live connection (a failover behind a fixed address) answers writes with
       // READONLY: reconnect, which finds the new primary.
       reconnectOnError: (error) => error.message.startsWith('READONLY'),
@@ -116,7 +115,7 @@ export function connectRedis({ target, tls, username, password, prefix, commandT
       sentinelRetryStrategy: () => 1_000,
     });
   };
-  const cluster = (nodes: HostPort[], name: string, queue: boolean, sharded: boolean, timeout?: number): Cluster => {
+  const cluster = (nodes: HostPort[], name: string, queue: boolean, sharded: boolean): Cluster => {
     const options: ClusterOptions = {
       enableOfflineQueue: queue,
       clusterRetryStrategy: retryStrategy,
@@ -128,7 +127,7 @@ export function connectRedis({ target, tls, username, password, prefix, commandT
       maxRedirections: 4,
       slotsRefreshTimeout: Math.min(1_000, commandTimeoutMs),
       shardedSubscribers: sharded,
-      redisOptions: { ...base, connectionName: name, ...(timeout ? { commandTimeout: timeout } : {}) },
+      redisOptions: { ...base, connectionName: name },
       // Managed clusters with TLS announce their nodes by name: the certificates are for those names.
       ...(secure ? { dnsLookup: (address, callback) => callback(null, address) } : {}),
     };
@@ -136,9 +135,7 @@ export function connectRedis({ target, tls, username, password, prefix, commandT
   };
 
   const redis: RedisClient =
-    'clusterNodes' in target
-      ? cluster(target.clusterNodes, 'reward-gateway', false, false, commandTimeoutMs)
-      : single(target, 'reward-gateway', false, commandTimeoutMs);
+    'clusterNodes' in target ? cluster(target.clusterNodes, 'reward-gateway', false, false) : single(target, 'reward-gateway', false);
   // Pub/sub needs a connection of its own; ioredis subscribes again after every reconnect (on a Cluster, to the
   // primary now serving each channel's slot). No command timeout: a SUBSCRIBE sent while Redis hangs completes
   // when it answers, and a lost notification costs only latency.
@@ -161,10 +158,14 @@ export function connectRedis({ target, tls, username, password, prefix, commandT
     for (const listener of listeners) listener(value, reason);
   };
   const bounded = <T>(command: Promise<T>): Promise<T> => {
-    // ioredis's own timeout starts when a server is chosen; a Cluster's redirections and retries come before.
+    // The one command timer (ioredis's own would start only once a server is chosen, after a Cluster's
+    // redirections and retries). When it is due, the verdict waits for this turn of the loop's I/O: an answer
+    // that came while the replica's own loop was held (a long GC pause, a starved CPU) is read first. Without
+    // that wait a loaded replica took its own stall for Redis hanging: the command failed, Redis counted as
+    // down, and the upstream budget, which lets an attempt out when Redis does not answer, was exceeded.
     let timer: NodeJS.Timeout | undefined;
     const expired = new Promise<never>((_, reject) => {
-      timer = setTimeout(() => reject(new Error(TIMED_OUT)), commandTimeoutMs);
+      timer = setTimeout(() => setImmediate(() => reject(new Error(TIMED_OUT))), commandTimeoutMs);
     });
     return Promise.race([command, expired]).finally(() => clearTimeout(timer));
   };
