@@ -75,16 +75,14 @@ export default defineConfig({
         test: {
           name: 'processes',
           include: processSuites,
-          // First, and on two workers: they are the longest, so started last they ran nearly alone at the end.
-          // They wait on their processes most of the time, and three workers were faster (`npm test` 180–225 s in
-          // fresh clones against 237 s on two), but their load broke the suites that time Redis commands or count
-          // upstream arrivals per second: 3 of 12 runs of the process suites on three workers failed (the Redis
-          // economy suite, since fixed; a webhook endpoint's create answered INTERNAL_SERVER_ERROR in the outage
-          // suite, whose Redis commands time out at 500 ms; 15 arrivals in a second against at most 14). A check
-          // failing one run in four costs more than half a minute; three workers wait until those suites time by
-          // the clocks that grant, as the economy suite does.
+          // First, and on three workers: they are the longest, so started last they ran nearly alone at the end,
+          // and they wait on their processes most of the time (`npm test` 123 s on two, 102 s on three, in fresh
+          // clones on 2026-11-29). Three once broke the suites that count what Redis granted: a replica took its
+          // own stalled event loop for Redis hanging (fixed in cluster/redis.ts), and the shared-budget suite counted
+          // arrivals per second, which a loaded machine delivers unevenly (it now counts by Redis's clock). Since
+          // then three runs of the process suites next to two busy loops on the two cores all passed.
           sequence: { groupOrder: 0 },
-          maxWorkers: 2,
+          maxWorkers: 3,
           // The gateway these suites start as a process: built once per run (test/support/bundle-under-test.ts).
           globalSetup: ['test/support/bundle-under-test.ts'],
           // Child processes under a loaded 2-core machine start slowly; the tests themselves wait on events.
