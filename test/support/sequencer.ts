@@ -8,7 +8,9 @@ import { BaseSequencer, type TestSpecification } from 'vitest/node';
  * clone, by size, so these ran last and alone while the other workers sat idle (`npm test`, 2026-11-29: in the
  * last 15 s of the process suites only the Redis Cluster and Sentinel suites ran). And the in-process files that wait longest on their own
  * load and timers (the capacity suite, 11 s, started 40 s into the in-process files and ended them 1 s after the
- * rest). They start first, in this order, within their project; every other file keeps vitest's order.
+ * rest). They start first, in this order, within their project; every other file keeps vitest's order. With three
+ * process workers the shared rate-limit and Redis economy suites (10 and 7 s, waiting on their own intervals) were
+ * the last two left, 60 s in; they and the `npm start` suite (11 s) now start with the others that take longest.
  */
 const START_FIRST = [
   'test/ops/tracing.test.ts',
@@ -16,6 +18,9 @@ const START_FIRST = [
   'test/live/cluster-sentinel.test.ts',
   'test/live/cluster-redis-failure.test.ts',
   'test/docs/cluster-walkthrough.test.ts',
+  'test/ops/main-process.test.ts',
+  'test/security/shared-rate-limit.test.ts',
+  'test/live/cluster-redis-economy.test.ts',
   'test/graph/differential.test.ts',
   'test/upstream/capacity.test.ts',
   'test/upstream/pipeline.test.ts',
