@@ -10,6 +10,7 @@ import type { RateLimit } from '../security/use-rate-limit.js';
 import { originAllowed } from '../security/use-csrf-prevention.js';
 import type { Caller } from '../security/scopes.js';
 import { ownerOf } from '../webhooks/store.js';
+import { MCP_PATH, RESOURCE_METADATA_PATH } from './paths.js';
 import { mcpServerFactory, STORE_UNAVAILABLE, type McpServerOptions, type McpSession } from './mcp-server.js';
 import { serveResourceStream } from './resource-stream.js';
 import { origin } from './run-operation.js';
@@ -25,9 +26,6 @@ import { origin } from './run-operation.js';
 // random Mcp-Session-Id; the session's subscriptions are kept in the shared store under a hash of the caller and
 // that id (so an id is worth nothing to another caller), made by a POST on any replica and followed by the
 // replica holding the session's event stream (GET, resource-stream.ts). DELETE ends them.
-
-export const MCP_PATH = '/mcp';
-export const RESOURCE_METADATA_PATH = '/.well-known/oauth-protected-resource';
 
 export interface McpEndpointOptions {
   /** The server each message meets (mcp-server.ts). */
