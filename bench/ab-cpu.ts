@@ -13,6 +13,8 @@ import { median, spread } from './stats.js';
 // on both. Per round and gateway: QUERIES nested reads at 10 connections, SERIAL one at a time, FUNDS `{ funds }`
 // at 10 connections; CPU is the scheduler's own account of the process (/proc/…/schedstat, all threads).
 // Prints per figure the median [min–max] of the rounds and the median of the per-round ratios B ÷ A.
+// AB_ENV_A / AB_ENV_B (JSON objects of environment variables) start either side with settings of its own, so one
+// build can be weighed against itself under another setting (entry A and B then the same file).
 // Usage: node --import tsx bench/ab-cpu.ts <entry A> <entry B> [ROUNDS=7] [QUERIES=150] [SERIAL=20] [FUNDS=1000]
 
 const [entryA, entryB, ...rest] = process.argv.slice(2);
@@ -35,7 +37,9 @@ function cpuMs(pid: number): number {
 const sandbox = await startSandboxProcess({ latencyMs: 20, token: `ab-${randomBytes(8).toString('hex')}`, balanceCents: 2_000_000_000 });
 const targets: Target[] = [];
 try {
-  for (const entry of [entryA, entryB]) targets.push(await startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags()));
+  const envs = [process.env.AB_ENV_A, process.env.AB_ENV_B].map((json) => (json ? (JSON.parse(json) as Record<string, string>) : {}));
+  for (const [i, entry] of [entryA, entryB].entries())
+    targets.push(await startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags(), envs[i]));
   const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `ab-${Date.now()}`);
   const auth = (request: ReturnType<typeof graphqlRequest>) => ({ ...request, headers: { ...request.headers, ...AUTH_HEADERS } });
   const nested = auth(graphqlRequest(NESTED, { refs }));
@@ -62,7 +66,9 @@ try {
     }
     log(`round ${round + 1}/${rounds}: ${phases.map((_, p) => `${cpu[p]![0]!.at(-1)!.toFixed(2)} / ${cpu[p]![1]!.at(-1)!.toFixed(2)}`).join(', ')}`);
   }
-  console.log(`A = ${entryA}\nB = ${entryB}\n${rounds} alternating rounds, median [min–max]:`);
+  console.log(
+    `A = ${entryA} ${process.env.AB_ENV_A ?? ''}\nB = ${entryB} ${process.env.AB_ENV_B ?? ''}\n${rounds} alternating rounds, median [min–max]:`,
+  );
   for (const [p, phase] of phases.entries()) {
     const [a, b] = cpu[p] as [number[], number[]];
     console.log(`${phase.name}: A ${spread(a, 2)}, B ${spread(b, 2)}, B ÷ A ${median(b.map((x, i) => x / a[i]!)).toFixed(3)}`);
