@@ -1,8 +1,12 @@
 // A counting semaphore in front of the connection pool, shared fairly between callers. A burst of gateway
 // work (a big query fanning out, many pollers waking at once) cannot put more than `maxInFlight` requests on
-// the upstream, and one lane (one API key) cannot hold more than its share of them: the others keep slots of
-// their own instead of queueing behind it. Waiters queue per lane; a freed slot goes to the lane served
-// longest ago, so lanes take turns. Leaving a queue (timeout, abort) is O(1) whatever its size.
+// the upstream, and one lane (one API key) is sure of its share of them: the others keep slots of their own
+// instead of queueing behind it. A lane may go over its share with slots no other lane uses ("borrowing"),
+// but only while, after it, as many slots stay free as it has borrowed: a lone lane holds at most its share
+// and half of the rest, and whatever it holds, another lane finds a free slot at once even if every call of
+// the first one hangs. A lone busy key was held to its share while the upstream sat idle (bench/RESULTS.md,
+// 0k and 0l). Waiters queue per lane; a freed slot goes to the lane served longest ago that may take it, so
+// lanes take turns. Leaving a queue (timeout, abort) is O(1) whatever its size.
 //
 // What is refused is decided by time, not by a count that ordinary work exceeds: a request is refused at once
 // when its lane's queue has shown that it would not be served within the wait it is allowed, and queued
@@ -32,7 +36,7 @@ export type Admission = Admitted | { admitted: false; reason: Refusal; expectedW
 export interface BulkheadOptions {
   /** Upstream requests in flight at once, all lanes together. */
   maxInFlight: number;
-  /** The part (0–1] of maxInFlight and of maxQueued one lane may take. */
+  /** The part (0–1] of maxInFlight one lane is sure of (it may borrow more), and of maxQueued it may take. */
   laneShare: number;
   /** Requests waiting for a slot, all lanes together: a bound on memory; beyond it a request is refused at once. */
   maxQueued: number;
@@ -57,7 +61,7 @@ interface Lane {
 
 export class Bulkhead {
   readonly maxInFlight: number;
-  /** Slots one lane may hold at once. */
+  /** Slots one lane is sure of; it may borrow more (mayTake). */
   readonly laneMaxInFlight: number;
   readonly maxQueued: number;
   readonly laneMaxQueued: number;
@@ -95,7 +99,7 @@ export class Bulkhead {
       return this.#admit(fresh);
     }
     // A lane with waiters keeps its order: a newcomer of that lane cannot overtake them.
-    if (lane.waiting.length === 0 && this.#active < this.maxInFlight && lane.active < this.laneMaxInFlight) return this.#admit(lane);
+    if (lane.waiting.length === 0 && this.#mayTake(lane)) return this.#admit(lane);
     return null;
   }
 
@@ -152,6 +156,17 @@ export class Bulkhead {
     });
   }
 
+  /**
+   * Whether `lane` may take a free slot now: within its share, or over it (borrowing) if as many slots as it
+   * would then have borrowed stay free after it.
+   */
+  #mayTake(lane: Lane): boolean {
+    const free = this.maxInFlight - this.#active;
+    if (free <= 0) return false;
+    if (lane.active < this.laneMaxInFlight) return true;
+    return free - 1 >= lane.active + 1 - this.laneMaxInFlight;
+  }
+
   #remember(laneName: string, drainMs: number): void {
     if (this.#drainMs.size >= REMEMBERED_LANES && !this.#drainMs.has(laneName)) this.#drainMs.delete(this.#drainMs.keys().next().value!);
     this.#drainMs.set(laneName, drainMs);
@@ -175,12 +190,16 @@ export class Bulkhead {
     };
   }
 
-  /** Hands free slots to waiting lanes in turn, skipping lanes already at their share. */
+  /**
+   * Hands free slots to waiting lanes in turn, to each as mayTake allows; a slot no waiting lane may take stays
+   * free for a lane that comes. A lane under its share never waits beside a free slot, and a lane may borrow
+   * only with two slots free, so a slot freed while a lane under its share waits is always that lane's.
+   */
   #dispatch(): void {
     while (this.#active < this.maxInFlight && this.#queued > 0) {
       let next: Lane | undefined;
       for (const lane of this.#lanes.values()) {
-        if (lane.waiting.length > 0 && lane.active < this.laneMaxInFlight) {
+        if (lane.waiting.length > 0 && this.#mayTake(lane)) {
           next = lane;
           break;
         }

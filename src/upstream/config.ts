@@ -57,7 +57,10 @@ export interface UpstreamClientOptions {
   maxInFlight?: number;
   /** Bulkhead: how long a request may wait for a free slot; one whose wait is estimated longer is refused at once. */
   queueTimeoutMs?: number;
-  /** Bulkhead: the part (0–1] of maxInFlight and maxQueued one caller (lane) may take. Default 0.5. */
+  /**
+   * Bulkhead: the part (0–1] of maxInFlight one caller (lane) is sure of, and of maxQueued it may take. Beyond it a
+   * lane borrows free slots while as many stay free as it has borrowed. Default 0.5.
+   */
   laneShare?: number;
   /**
    * Bulkhead: requests waiting for a slot, all callers together: a bound on memory (requests whose wait is
@@ -230,7 +233,7 @@ export const upstreamArea = configArea({
     }),
     UPSTREAM_KEY_SHARE: documented(z.coerce.number().gt(0).max(1).default(CLIENT_DEFAULTS.laneShare), {
       description:
-        'part of `UPSTREAM_MAX_IN_FLIGHT` and of the queue one API key may hold, so other keys keep theirs; the upstream budget shares its tokens by turns between the keys waiting ([docs/caching.md](docs/caching.md#priorities))',
+        'part of `UPSTREAM_MAX_IN_FLIGHT` one API key is sure of, and of the queue it may hold; beyond it a key borrows slots no other key uses while as many stay free as it has borrowed (at 0.5, a lone key holds up to three quarters), so other keys always find one; the upstream budget shares its tokens by turns between the keys waiting ([docs/caching.md](docs/caching.md#priorities))',
     }),
     UPSTREAM_RETRY_ATTEMPTS: documented(count.default(CLIENT_DEFAULTS.retry.maxAttempts), {
       description: 'attempts per call, the first included (GETs and idempotent creates)',

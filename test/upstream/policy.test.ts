@@ -1,3 +1,4 @@
+import fc from 'fast-check';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
@@ -99,24 +100,107 @@ describe('bulkhead', () => {
     expect(bulkhead.queued).toBe(0);
   });
 
-  it('keeps one lane to its share of the slots and of the queue; other lanes are served in turn', async () => {
+  it('keeps one lane to its share and half of the free rest, and to its share of the queue; other lanes are served in turn', async () => {
     const bulkhead = new Bulkhead({ maxInFlight: 4, laneShare: 0.5, maxQueued: 8 });
-    const flood = await Promise.all([bulkhead.acquire('flood', 0), bulkhead.acquire('flood', 0)]);
+    // Its share (2) and one slot borrowed: one stays free.
+    const flood = await Promise.all([bulkhead.acquire('flood', 0), bulkhead.acquire('flood', 0), bulkhead.acquire('flood', 0)]);
     expect(flood.every((a) => a.admitted)).toBe(true);
-    // The flooding lane is at its share: it waits although two slots are free...
-    const third = bulkhead.acquire('flood', 60_000);
-    // ...which the other lane gets at once.
-    expect((await bulkhead.acquire('victim', 0)).admitted).toBe(true);
+    // It waits although a slot is free...
+    const fourth = bulkhead.acquire('flood', 60_000);
+    // ...which another lane gets at once.
+    const victim = await bulkhead.acquire('victim', 0);
+    expect(victim.admitted).toBe(true);
     const queued = [1, 2, 3].map(() => bulkhead.acquire('flood', 60_000));
     // Its queue share (4 of 8) is used up: a fifth waiter is refused, another lane may still queue.
     expect(await bulkhead.acquire('flood', 60_000)).toEqual({ admitted: false, reason: 'full' });
     expect(bulkhead.queued).toBe(4);
     const first = flood[0]!;
     if (first.admitted) first.release();
-    const admitted = await third;
-    expect(admitted.admitted).toBe(true);
+    // Back at its share, it may not borrow the freed slot: none would stay free for another lane.
+    expect(bulkhead.inFlight).toBe(3);
+    expect(bulkhead.queued).toBe(4);
+    // With two free, it borrows one.
+    if (victim.admitted) victim.release();
+    expect((await fourth).admitted).toBe(true);
     expect(bulkhead.inFlight).toBe(3);
     for (const w of queued) void w.then((r) => r.admitted && r.release());
+  });
+
+  it('lends a lone lane the slots no other lane uses, up to half of those beyond its share, and frees them to other lanes first', async () => {
+    const bulkhead = new Bulkhead({ maxInFlight: 128, laneShare: 0.5, maxQueued: 1_000 });
+    const held: (() => void)[] = [];
+    for (let slot = bulkhead.tryAcquire('busy'); slot; slot = bulkhead.tryAcquire('busy')) held.push(slot.release);
+    // Its 64 and half of the other 64: 32 stay free whatever it holds.
+    expect(held).toHaveLength(96);
+    const waiting = bulkhead.acquire('busy', 60_000);
+    // Another lane finds them at once, up to its own share.
+    const other: (() => void)[] = [];
+    for (let i = 0; i < 32; i++) other.push((bulkhead.tryAcquire('other') as { release: () => void }).release);
+    expect(bulkhead.tryAcquire('other')).toBeNull();
+    const otherWaiting = bulkhead.acquire('other', 60_000);
+    // A slot the busy lane frees goes to the lane under its share, though the busy lane's waiter came first.
+    held.pop()!();
+    const admitted = await otherWaiting;
+    expect(admitted.admitted).toBe(true);
+    expect(bulkhead.queued).toBe(1);
+    // The other lane is done: the busy lane borrows again, within the same bound.
+    for (const release of other) release();
+    if (admitted.admitted) admitted.release();
+    expect((await waiting).admitted).toBe(true);
+    expect(bulkhead.inFlight).toBe(96);
+  });
+
+  it('keeps its rules under any interleaving of lanes taking, waiting for and freeing slots (model)', async () => {
+    type Step = { lane: number; take: boolean; pick: number };
+    await fc.assert(
+      fc.asyncProperty(
+        fc.integer({ min: 1, max: 12 }),
+        fc.constantFrom(0.25, 0.5, 0.75, 1),
+        fc.array(fc.record({ lane: fc.integer({ min: 0, max: 2 }), take: fc.boolean(), pick: fc.nat() }), { minLength: 1, maxLength: 80 }),
+        async (maxInFlight, laneShare, steps: Step[]) => {
+          const bulkhead = new Bulkhead({ maxInFlight, laneShare, maxQueued: 1_000 });
+          const share = bulkhead.laneMaxInFlight;
+          const lanes = ['a', 'b', 'c'];
+          const held: (() => void)[][] = lanes.map(() => []);
+          const waiting = lanes.map(() => 0);
+          for (const { lane, take, pick } of steps) {
+            if (take) {
+              waiting[lane]!++;
+              void bulkhead.acquire(lanes[lane]!, 60_000).then((admission) => {
+                waiting[lane]!--;
+                if (admission.admitted) held[lane]!.push(admission.release);
+              });
+            } else {
+              const slots = held[lane]!;
+              if (slots.length > 0) slots.splice(pick % slots.length, 1)[0]!();
+            }
+            // Admissions settle in microtasks.
+            await new Promise((resolve) => setImmediate(resolve));
+            const holding = held.map((slots) => slots.length);
+            const free = maxInFlight - holding.reduce((a, b) => a + b, 0);
+            expect(free).toBeGreaterThanOrEqual(0);
+            expect(bulkhead.inFlight).toBe(maxInFlight - free);
+            for (const [i, count] of holding.entries()) {
+              // Never more than its share and half of the rest.
+              expect(count).toBeLessThanOrEqual(share + Math.floor((maxInFlight - share) / 2));
+              if (waiting[i]! === 0) continue;
+              // A lane under its share never waits beside a free slot...
+              if (count < share) expect(free).toBe(0);
+              // ...nor one that may borrow: a slot stays free only as the reserve of what it has borrowed.
+              else expect(free - 1).toBeLessThan(count + 1 - share);
+            }
+          }
+          // Every waiter is let in as the slots free, so none is left with its timer.
+          while (waiting.some((n) => n > 0) || held.some((slots) => slots.length > 0)) {
+            for (const slots of held) for (const release of slots.splice(0)) release();
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+          expect(bulkhead.inFlight).toBe(0);
+          expect(bulkhead.queued).toBe(0);
+        },
+      ),
+      { numRuns: 200 },
+    );
   });
 
   it('hands a free slot over synchronously, within the lane share; a freed slot goes to a waiter first', async () => {
