@@ -39,12 +39,23 @@ const sum = async (name: string) => (await Promise.all(replicas.map((r) => r.met
  * busy test process (timed by the test's clock around its calls, a late answer once counted ~30 commands more
  * than the interval it measured).
  */
-async function commandsRun(): Promise<{ commands: number; atMs: number }> {
+async function commandsRun(): Promise<{ commands: number; byName: Map<string, number>; atMs: number }> {
   const [[, time], [, stats]] = (await admin.multi().time().info('commandstats').exec()) as [[null, [string, string]], [null, string]];
-  let commands = 0;
+  const byName = new Map<string, number>();
   for (const match of stats.matchAll(/^cmdstat_([^:]+):calls=(\d+)/gm))
-    if (!['info', 'time', 'multi', 'exec'].includes(match[1]!)) commands += Number(match[2]);
-  return { commands, atMs: Number(time[0]) * 1000 + Number(time[1]) / 1000 };
+    if (!['info', 'time', 'multi', 'exec'].includes(match[1]!)) byName.set(match[1]!, Number(match[2]));
+  const commands = [...byName.values()].reduce((a, b) => a + b, 0);
+  return { commands, byName, atMs: Number(time[0]) * 1000 + Number(time[1]) / 1000 };
+}
+
+/** The commands run between two readings, most first: what a failure names. */
+function breakdown(before: Map<string, number>, after: Map<string, number>): string {
+  return [...after]
+    .map(([name, calls]) => [name, calls - (before.get(name) ?? 0)] as const)
+    .filter(([, calls]) => calls > 0)
+    .sort((a, b) => b[1] - a[1])
+    .map(([name, calls]) => `${name} ${calls}`)
+    .join(', ');
 }
 
 // The file's sandbox and redis-server are fixtures, stopped after the file once the replicas are gone; the
@@ -81,14 +92,27 @@ describe('Redis economy of a quiet cluster', () => {
   it('at most 4 Redis commands per watched order per poll interval for the whole cluster', async () => {
     // Past the start: every leader's first snapshot written, every replica's first reads done.
     await new Promise((resolve) => setTimeout(resolve, 10 * POLL_INTERVAL_MS));
-    const before = await commandsRun();
-    await new Promise((resolve) => setTimeout(resolve, MEASURE_MS));
-    const after = await commandsRun();
-    const commands = after.commands - before.commands;
-    const intervals = (after.atMs - before.atMs) / POLL_INTERVAL_MS;
+    // A quiet window: no lease changed hands in it. A replica of a loaded machine stalled past its lease (three
+    // intervals, 600 ms) is taken over, which costs claims and a snapshot: right, but not the quiet cluster's
+    // bill. Up to three windows; leases that change hands in every one would be a fault of their own.
+    let quiet: { commands: number; intervals: number; detail: string } | null = null;
+    for (let window = 0; window < 3 && !quiet; window++) {
+      const takeovers = await sum('reward_gateway_live_takeovers_total');
+      const before = await commandsRun();
+      await new Promise((resolve) => setTimeout(resolve, MEASURE_MS));
+      const after = await commandsRun();
+      if ((await sum('reward_gateway_live_takeovers_total')) === takeovers)
+        quiet = {
+          commands: after.commands - before.commands,
+          intervals: (after.atMs - before.atMs) / POLL_INTERVAL_MS,
+          detail: breakdown(before.byName, after.byName),
+        };
+    }
+    expect(quiet, 'a window of 5 s with no lease taken over').not.toBeNull();
+    const { commands, intervals, detail } = quiet!;
     const perOrderPerInterval = commands / ORDERS / intervals;
     expect(await sum('reward_gateway_live_leases')).toBe(ORDERS);
     expect(perOrderPerInterval).toBeGreaterThan(0);
-    expect(perOrderPerInterval, `${commands} commands in ${intervals.toFixed(1)} intervals`).toBeLessThanOrEqual(4);
+    expect(perOrderPerInterval, `${commands} commands in ${intervals.toFixed(1)} intervals (${detail})`).toBeLessThanOrEqual(4);
   });
 });
