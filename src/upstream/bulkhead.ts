@@ -1,12 +1,14 @@
 // A counting semaphore in front of the connection pool, shared fairly between callers. A burst of gateway
 // work (a big query fanning out, many pollers waking at once) cannot put more than `maxInFlight` requests on
 // the upstream, and one lane (one API key) is sure of its share of them: the others keep slots of their own
-// instead of queueing behind it. A lane may go over its share with slots no other lane uses ("borrowing"),
-// but only while, after it, as many slots stay free as it has borrowed: a lone lane holds at most its share
-// and half of the rest, and whatever it holds, another lane finds a free slot at once even if every call of
-// the first one hangs. A lone busy key was held to its share while the upstream sat idle (bench/RESULTS.md,
-// 0k and 0l). Waiters queue per lane; a freed slot goes to the lane served longest ago that may take it, so
-// lanes take turns. Leaving a queue (timeout, abort) is O(1) whatever its size.
+// instead of queueing behind it. A lane alone (no other lane with work now or in the last LEND_QUIET_MS) may
+// go over its share with slots nobody uses ("borrowing"), but only while, after it, as many slots stay free as
+// it has borrowed: it holds at most its share and half of the rest, and another lane that comes finds a free
+// slot at once even if every call of the first one hangs. A lone busy key was held to its share while the
+// upstream sat idle (bench/RESULTS.md, 0k and 0l); lending beside another key too cost that key's reads a
+// quarter more p99 under a flood (the bench's hostile neighbour), so a key borrows only while it is alone.
+// Waiters queue per lane; a freed slot goes to the lane served longest ago that may take it, so lanes take
+// turns. Leaving a queue (timeout, abort) is O(1) whatever its size.
 //
 // What is refused is decided by time, not by a count that ordinary work exceeds: a request is refused at once
 // when its lane's queue has shown that it would not be served within the wait it is allowed, and queued
@@ -44,6 +46,8 @@ export interface BulkheadOptions {
   now?: () => number;
 }
 
+/** How long after another lane's last work a lane may not borrow: a key reading one query after another is not alone. */
+export const LEND_QUIET_MS = 1_000;
 /** How far one waiter admitted faster than estimated lowers its lane's drain time: slow to relax, quick to protect. */
 const RELAX_WEIGHT = 0.1;
 /** Lanes whose drain is remembered while idle (lanes are API keys: a handful); the oldest goes first. */
@@ -72,6 +76,11 @@ export class Bulkhead {
   readonly #drainMs = new Map<string, number>();
   /** Lanes with work in flight or waiting, least recently served first (a served lane moves to the end). */
   readonly #lanes = new Map<string, Lane>();
+  /**
+   * The last two lanes to have had work, most recent first, and when: for any lane, the other one most recently
+   * busy is the first of them that is not itself.
+   */
+  #recent: { lane: string; at: number }[] = [];
 
   constructor({ maxInFlight, laneShare, maxQueued, now = () => performance.now() }: BulkheadOptions) {
     this.#now = now;
@@ -157,14 +166,31 @@ export class Bulkhead {
   }
 
   /**
-   * Whether `lane` may take a free slot now: within its share, or over it (borrowing) if as many slots as it
-   * would then have borrowed stay free after it.
+   * Whether `lane` may take a free slot now: within its share, or over it (borrowing) while it is alone and as
+   * many slots as it would then have borrowed stay free after it.
    */
   #mayTake(lane: Lane): boolean {
     const free = this.maxInFlight - this.#active;
     if (free <= 0) return false;
     if (lane.active < this.laneMaxInFlight) return true;
-    return free - 1 >= lane.active + 1 - this.laneMaxInFlight;
+    return free - 1 >= lane.active + 1 - this.laneMaxInFlight && this.#alone(lane.name);
+  }
+
+  /**
+   * No other lane has work now, nor had any in the last LEND_QUIET_MS. Asked when a slot is taken or freed: a
+   * waiter kept from borrowing by the quiet window borrows at the next release, not when the window ends.
+   */
+  #alone(laneName: string): boolean {
+    if (this.#lanes.size > (this.#lanes.has(laneName) ? 1 : 0)) return false;
+    const other = this.#recent.find((entry) => entry.lane !== laneName);
+    return !other || this.#now() - other.at >= LEND_QUIET_MS;
+  }
+
+  /** Notes that `laneName` has work now (a slot taken or freed). */
+  #busy(laneName: string): void {
+    const at = this.#now();
+    if (this.#recent[0]?.lane === laneName) this.#recent[0].at = at;
+    else this.#recent = [{ lane: laneName, at }, ...this.#recent.slice(0, 1)];
   }
 
   #remember(laneName: string, drainMs: number): void {
@@ -175,6 +201,7 @@ export class Bulkhead {
   #admit(lane: Lane): Admitted {
     this.#active++;
     lane.active++;
+    this.#busy(lane.name);
     let released = false;
     return {
       admitted: true,
@@ -184,6 +211,7 @@ export class Bulkhead {
         released = true;
         this.#active--;
         lane.active--;
+        this.#busy(lane.name);
         this.#forgetIfIdle(lane);
         this.#dispatch();
       },

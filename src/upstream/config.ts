@@ -59,7 +59,7 @@ export interface UpstreamClientOptions {
   queueTimeoutMs?: number;
   /**
    * Bulkhead: the part (0–1] of maxInFlight one caller (lane) is sure of, and of maxQueued it may take. Beyond it a
-   * lane borrows free slots while as many stay free as it has borrowed. Default 0.5.
+   * lane alone borrows free slots while as many stay free as it has borrowed. Default 0.5.
    */
   laneShare?: number;
   /**
@@ -233,7 +233,7 @@ export const upstreamArea = configArea({
     }),
     UPSTREAM_KEY_SHARE: documented(z.coerce.number().gt(0).max(1).default(CLIENT_DEFAULTS.laneShare), {
       description:
-        'part of `UPSTREAM_MAX_IN_FLIGHT` one API key is sure of, and of the queue it may hold; beyond it a key borrows slots no other key uses while as many stay free as it has borrowed (at 0.5, a lone key holds up to three quarters), so other keys always find one; the upstream budget shares its tokens by turns between the keys waiting ([docs/caching.md](docs/caching.md#priorities))',
+        'part of `UPSTREAM_MAX_IN_FLIGHT` one API key is sure of, and of the queue it may hold; beyond it a key alone (no other key, nor the polling of the gateway itself, calling the reward API now or in the last second) borrows free slots while as many stay free as it has borrowed (at 0.5, up to three quarters), so a key that comes always finds one; the upstream budget shares its tokens by turns between the keys waiting ([docs/caching.md](docs/caching.md#priorities))',
     }),
     UPSTREAM_RETRY_ATTEMPTS: documented(count.default(CLIENT_DEFAULTS.retry.maxAttempts), {
       description: 'attempts per call, the first included (GETs and idempotent creates)',

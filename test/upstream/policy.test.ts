@@ -2,7 +2,7 @@ import fc from 'fast-check';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { describe, expect, it } from 'vitest';
-import { Bulkhead } from '../../src/upstream/bulkhead.js';
+import { Bulkhead, LEND_QUIET_MS } from '../../src/upstream/bulkhead.js';
 import { createUpstreamClient } from '../../src/upstream/client.js';
 import { abortedFailure } from '../../src/upstream/failures.js';
 import { isAmbiguous, parseRetryAfter, pause, retryDelayMs } from '../../src/upstream/retry.js';
@@ -100,34 +100,30 @@ describe('bulkhead', () => {
     expect(bulkhead.queued).toBe(0);
   });
 
-  it('keeps one lane to its share and half of the free rest, and to its share of the queue; other lanes are served in turn', async () => {
+  it('keeps one lane to its share beside another, and to its share of the queue; other lanes are served in turn', async () => {
     const bulkhead = new Bulkhead({ maxInFlight: 4, laneShare: 0.5, maxQueued: 8 });
-    // Its share (2) and one slot borrowed: one stays free.
-    const flood = await Promise.all([bulkhead.acquire('flood', 0), bulkhead.acquire('flood', 0), bulkhead.acquire('flood', 0)]);
+    expect(await bulkhead.acquire('victim', 0)).toMatchObject({ admitted: true });
+    const flood = await Promise.all([bulkhead.acquire('flood', 0), bulkhead.acquire('flood', 0)]);
     expect(flood.every((a) => a.admitted)).toBe(true);
-    // It waits although a slot is free...
-    const fourth = bulkhead.acquire('flood', 60_000);
-    // ...which another lane gets at once.
-    const victim = await bulkhead.acquire('victim', 0);
-    expect(victim.admitted).toBe(true);
+    // The flooding lane is at its share beside another lane: it waits although a slot is free...
+    const third = bulkhead.acquire('flood', 60_000);
+    // ...which the other lane gets at once.
+    expect((await bulkhead.acquire('victim', 0)).admitted).toBe(true);
     const queued = [1, 2, 3].map(() => bulkhead.acquire('flood', 60_000));
     // Its queue share (4 of 8) is used up: a fifth waiter is refused, another lane may still queue.
     expect(await bulkhead.acquire('flood', 60_000)).toEqual({ admitted: false, reason: 'full' });
     expect(bulkhead.queued).toBe(4);
     const first = flood[0]!;
     if (first.admitted) first.release();
-    // Back at its share, it may not borrow the freed slot: none would stay free for another lane.
-    expect(bulkhead.inFlight).toBe(3);
-    expect(bulkhead.queued).toBe(4);
-    // With two free, it borrows one.
-    if (victim.admitted) victim.release();
-    expect((await fourth).admitted).toBe(true);
-    expect(bulkhead.inFlight).toBe(3);
+    const admitted = await third;
+    expect(admitted.admitted).toBe(true);
+    expect(bulkhead.inFlight).toBe(4);
     for (const w of queued) void w.then((r) => r.admitted && r.release());
   });
 
-  it('lends a lone lane the slots no other lane uses, up to half of those beyond its share, and frees them to other lanes first', async () => {
-    const bulkhead = new Bulkhead({ maxInFlight: 128, laneShare: 0.5, maxQueued: 1_000 });
+  it('lends a lane alone the slots nobody uses, up to half of those beyond its share; another lane still finds one at once', async () => {
+    let now = 0;
+    const bulkhead = new Bulkhead({ maxInFlight: 128, laneShare: 0.5, maxQueued: 1_000, now: () => now });
     const held: (() => void)[] = [];
     for (let slot = bulkhead.tryAcquire('busy'); slot; slot = bulkhead.tryAcquire('busy')) held.push(slot.release);
     // Its 64 and half of the other 64: 32 stay free whatever it holds.
@@ -142,12 +138,17 @@ describe('bulkhead', () => {
     held.pop()!();
     const admitted = await otherWaiting;
     expect(admitted.admitted).toBe(true);
-    expect(bulkhead.queued).toBe(1);
-    // The other lane is done: the busy lane borrows again, within the same bound.
+    // The other lane is done. Beside it a moment ago, the busy lane is back to its share...
     for (const release of other) release();
     if (admitted.admitted) admitted.release();
+    while (held.length > 64) held.pop()!();
+    expect(bulkhead.queued).toBe(1);
+    expect(bulkhead.inFlight).toBe(64);
+    // ...and alone again once the other lane has been quiet for LEND_QUIET_MS: it borrows at its next release.
+    now += LEND_QUIET_MS;
+    held.pop()!();
     expect((await waiting).admitted).toBe(true);
-    expect(bulkhead.inFlight).toBe(96);
+    expect(bulkhead.tryAcquire('busy')).not.toBeNull();
   });
 
   it('keeps its rules under any interleaving of lanes taking, waiting for and freeing slots (model)', async () => {
@@ -156,15 +157,22 @@ describe('bulkhead', () => {
       fc.asyncProperty(
         fc.integer({ min: 1, max: 12 }),
         fc.constantFrom(0.25, 0.5, 0.75, 1),
-        fc.array(fc.record({ lane: fc.integer({ min: 0, max: 2 }), take: fc.boolean(), pick: fc.nat() }), { minLength: 1, maxLength: 80 }),
-        async (maxInFlight, laneShare, steps: Step[]) => {
-          const bulkhead = new Bulkhead({ maxInFlight, laneShare, maxQueued: 1_000 });
+        fc.integer({ min: 1, max: 3 }),
+        fc.array(fc.record({ lane: fc.nat(), take: fc.boolean(), pick: fc.nat() }), { minLength: 1, maxLength: 80 }),
+        async (maxInFlight, laneShare, laneCount, steps: Step[]) => {
+          // The clock stands still: a lane that had work once keeps the others from borrowing for the whole run.
+          const bulkhead = new Bulkhead({ maxInFlight, laneShare, maxQueued: 1_000, now: () => 0 });
           const share = bulkhead.laneMaxInFlight;
-          const lanes = ['a', 'b', 'c'];
+          const lanes = ['a', 'b', 'c'].slice(0, laneCount);
           const held: (() => void)[][] = lanes.map(() => []);
           const waiting = lanes.map(() => 0);
-          for (const { lane, take, pick } of steps) {
-            if (take) {
+          const everBusy = new Set<number>();
+          // Once another lane has had work, a lane borrows no more: what it holds over its share can only shrink.
+          const ceiling: (number | null)[] = lanes.map(() => null);
+          for (const step of steps) {
+            const lane = step.lane % laneCount;
+            if (step.take) {
+              everBusy.add(lane);
               waiting[lane]!++;
               void bulkhead.acquire(lanes[lane]!, 60_000).then((admission) => {
                 waiting[lane]!--;
@@ -172,7 +180,7 @@ describe('bulkhead', () => {
               });
             } else {
               const slots = held[lane]!;
-              if (slots.length > 0) slots.splice(pick % slots.length, 1)[0]!();
+              if (slots.length > 0) slots.splice(step.pick % slots.length, 1)[0]!();
             }
             // Admissions settle in microtasks.
             await new Promise((resolve) => setImmediate(resolve));
@@ -181,13 +189,20 @@ describe('bulkhead', () => {
             expect(free).toBeGreaterThanOrEqual(0);
             expect(bulkhead.inFlight).toBe(maxInFlight - free);
             for (const [i, count] of holding.entries()) {
-              // Never more than its share and half of the rest.
+              const alone = [...everBusy].every((other) => other === i);
+              // Never more than its share and half of the rest...
               expect(count).toBeLessThanOrEqual(share + Math.floor((maxInFlight - share) / 2));
+              // ...and, beside another lane, never more than it already held.
+              if (!alone) {
+                const cap = ceiling[i] ?? Math.max(share, holding[i]!);
+                expect(count).toBeLessThanOrEqual(cap);
+                ceiling[i] = Math.max(share, Math.min(cap, count));
+              }
               if (waiting[i]! === 0) continue;
               // A lane under its share never waits beside a free slot...
               if (count < share) expect(free).toBe(0);
-              // ...nor one that may borrow: a slot stays free only as the reserve of what it has borrowed.
-              else expect(free - 1).toBeLessThan(count + 1 - share);
+              // ...nor, alone, one that may borrow: a slot stays free only as the reserve of what it has borrowed.
+              else if (alone) expect(free - 1).toBeLessThan(count + 1 - share);
             }
           }
           // Every waiter is let in as the slots free, so none is left with its timer.
