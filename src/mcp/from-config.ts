@@ -82,7 +82,7 @@ export function mcpFromConfig(
       tokenGraceMs: config.AUTH_JWT_CLOCK_TOLERANCE_S * 1000,
     }),
   );
-  // Only a broken install fails here (a chunk of the build missing): said once, and /mcp answers 500 meanwhile.
+  // Only a broken install fails here (a chunk of the build missing): said once, and /mcp answers 500 until restarted.
   endpoint.catch((error: unknown) => warn(`MCP could not be loaded: ${error instanceof Error ? error.message : String(error)}`));
   const route =
     (path: string): Route =>
