@@ -214,7 +214,7 @@ describe('bulkhead', () => {
           expect(bulkhead.queued).toBe(0);
         },
       ),
-      { numRuns: 200 },
+      { numRuns: Number(process.env.FC_RUNS ?? 200) },
     );
   });
 
