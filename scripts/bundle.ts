@@ -1,6 +1,6 @@
 import { rmSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
-import { build } from 'esbuild';
+import { build, type Metafile } from 'esbuild';
 import { keepOwnSourceMappings } from './own-source-maps.js';
 
 // The gateway and what it imports from node_modules as one ES module bundle, for `npm run start:prod`
@@ -20,9 +20,10 @@ import { keepOwnSourceMappings } from './own-source-maps.js';
 
 const root = fileURLToPath(new URL('..', import.meta.url));
 
-export async function bundleGateway(outdir: string): Promise<void> {
+/** Builds the bundle into `outdir`; returns esbuild's account of it (which inputs went into which output, and its imports). */
+export async function bundleGateway(outdir: string): Promise<Metafile> {
   rmSync(outdir, { recursive: true, force: true });
-  await build({
+  const { metafile } = await build({
     absWorkingDir: root,
     entryPoints: ['src/main.ts'],
     outdir,
@@ -47,7 +48,9 @@ export async function bundleGateway(outdir: string): Promise<void> {
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
     external: ['@opentelemetry/*', 'import-in-the-middle'],
     logLevel: 'warning',
+    metafile: true,
   });
   // Source maps of the gateway's own code only (scripts/own-source-maps.ts says why).
   keepOwnSourceMappings(outdir);
+  return metafile;
 }

@@ -127,6 +127,24 @@ describe('production build', { timeout: 120_000 }, () => {
     expect(pkg.scripts['start:prod']).toMatch(/^exec node (--[a-z-]+(=\d+)? )*dist\/main\.js$/);
   });
 
+  it('loads neither the MCP SDK nor all of undici at start: what only /mcp uses is imported when /mcp is on', () => {
+    // esbuild's account of this run's bundle (test/support/bundle-under-test.ts): the outputs the chunk holding
+    // app.ts imports statically are what every gateway loads at start; a dynamic import waits until it is asked.
+    const { outputs } = JSON.parse(readFileSync(join(dist, 'meta.json'), 'utf8')) as {
+      outputs: Record<string, { inputs: Record<string, unknown>; imports: { path: string; kind: string }[] }>;
+    };
+    const app = Object.keys(outputs).find((out) => 'src/app.ts' in outputs[out]!.inputs)!;
+    const loaded = new Set([app]);
+    for (const out of loaded)
+      for (const { path, kind } of outputs[out]!.imports) if (kind === 'import-statement' && path in outputs) loaded.add(path);
+    const inputs = [...loaded].flatMap((out) => Object.keys(outputs[out]!.inputs));
+    expect(inputs).toContain('src/mcp/from-config.ts');
+    expect(inputs.filter((input) => input.startsWith('node_modules/@modelcontextprotocol/'))).toEqual([]);
+    expect(inputs).not.toContain('node_modules/undici/index.js');
+    // Still in the bundle, for a gateway whose /mcp is on.
+    expect(Object.values(outputs).some((o) => Object.keys(o.inputs).some((i) => i.startsWith('node_modules/@modelcontextprotocol/')))).toBe(true);
+  });
+
   it('the production copy holds runtime dependencies only', () => {
     // The lockfile marks what only development needs; none of it may be in the copy.
     const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };

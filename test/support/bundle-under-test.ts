@@ -1,4 +1,4 @@
-import { rmSync } from 'node:fs';
+import { rmSync, writeFileSync } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import type { TestProject } from 'vitest/node';
 import { bundleGateway } from '../../scripts/bundle.js';
@@ -20,7 +20,9 @@ export default async function setup(project: TestProject): Promise<() => void> {
   // Inside the project, so the bundle's external imports resolve from its node_modules; one per run, so two runs
   // in one checkout do not rebuild under each other.
   const outdir = fileURLToPath(new URL(`../../node_modules/.cache/gateway-under-test/${process.pid}`, import.meta.url));
-  await bundleGateway(outdir);
+  const metafile = await bundleGateway(outdir);
+  // Beside the bundle, for the suites that check what it loads (test/ops/production-build.test.ts).
+  writeFileSync(`${outdir}/meta.json`, JSON.stringify(metafile));
   project.provide('gatewayBundle', `${outdir}/main.js`);
   return () => rmSync(outdir, { recursive: true, force: true });
 }
