@@ -3,9 +3,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { NodeSDK } from '@opentelemetry/sdk-node';
 import { HttpInstrumentation } from '@opentelemetry/instrumentation-http';
 import { IORedisInstrumentation } from '@opentelemetry/instrumentation-ioredis';
-import { UndiciInstrumentation } from '@opentelemetry/instrumentation-undici';
 import type { TelemetrySettings } from './config.js';
-import { attemptFacts, isUntraced } from './spans.js';
 
 // The OpenTelemetry SDK and its instrumentations, loaded by telemetry/start.ts only when tracing is on.
 //
@@ -19,9 +17,8 @@ import { attemptFacts, isUntraced } from './spans.js';
 //   (variables, documents) and anything named like a credential are redacted. Probes and /metrics are not
 //   traced. Its client side is off: the gateway's own calls go through undici, and node:http clients are only
 //   the exporter's (which the SDK never traces).
-// - undici: THE client span of every upstream attempt (one undici request is one attempt), with the
-//   `traceparent` header it injects into that very request. The upstream client adds what only it knows
-//   through the active context (telemetry/spans.ts withAttempt): the URL template and the retry number.
+// The client span of an upstream attempt is not an instrumentation's: the transport makes it where it hands the
+// request to undici (telemetry/spans.ts startClientSpan), as docs/operations.md explains.
 // - ioredis: one span per command inside a traced operation or background span, named by the command alone:
 //   arguments are never recorded (AUTH carries the password, values carry the gateway's state).
 
@@ -55,28 +52,6 @@ async function exporterFor(protocol: TracingSettings['OTEL_EXPORTER_OTLP_PROTOCO
   return new (await import('@opentelemetry/exporter-trace-otlp-proto')).OTLPTraceExporter();
 }
 
-/** The client span of every upstream attempt, with what withAttempt put in the context (exported for its test). */
-export function undiciInstrumentation(): UndiciInstrumentation {
-  return new UndiciInstrumentation({
-    // Webhook deliveries (spans.ts's untraced): the receiver's URL stays out of spans, our trace ids out of its
-    // requests.
-    ignoreRequestHook: () => isUntraced(),
-    startSpanHook() {
-      const facts = attemptFacts();
-      if (!facts) return {};
-      // Set on retries only, as the HTTP semantic conventions ask: a first attempt has none.
-      return facts.resendCount > 0
-        ? { 'url.template': facts.template, 'http.request.resend_count': facts.resendCount }
-        : { 'url.template': facts.template };
-    },
-    requestHook(span, request) {
-      // HTTP client spans are named "{method} {url.template}" when the template is known.
-      const facts = attemptFacts();
-      if (facts) span.updateName(`${request.method} ${facts.template}`);
-    },
-  });
-}
-
 export async function startSdk(settings: TracingSettings): Promise<Tracing> {
   const sdk = new NodeSDK({
     serviceName: settings.OTEL_SERVICE_NAME,
@@ -94,7 +69,6 @@ export async function startSdk(settings: TracingSettings): Promise<Tracing> {
           if ('url' in request && 'method' in request && GRAPHQL_ROUTE.test(request.url ?? '')) span.updateName(`${request.method} /graphql`);
         },
       }),
-      undiciInstrumentation(),
       new IORedisInstrumentation({ dbStatementSerializer: (command) => command }),
     ],
   });

@@ -1,7 +1,7 @@
 import {
   context,
-  createContextKey,
   isSpanContextValid,
+  propagation,
   ROOT_CONTEXT,
   trace,
   SpanKind,
@@ -143,44 +143,54 @@ export function continuingTrace<T>(traceparent: string | undefined, run: () => T
   return caller ? context.with(trace.setSpanContext(ROOT_CONTEXT, caller), run) : run();
 }
 
-const UNTRACED = createContextKey('reward-gateway untraced');
+/** Where the upstream client's requests go, fixed per client: the client span's server attributes. */
+export interface UpstreamServer {
+  address: string;
+  port: number;
+}
 
 /**
- * `run` outside any trace, and with its HTTP requests left alone by the undici instrumentation (telemetry/sdk.ts):
- * no client span, no `traceparent` sent. For requests to third parties whose URL is theirs to keep (a webhook
- * receiver's path or query may hold its token) and who have no business joining our traces.
+ * The client span of one upstream attempt, a child of the active span when that one records (an operation's,
+ * a loader batch's, a poll's); undefined otherwise, and then nothing is built. Named `{method} {url.template}`
+ * with the HTTP client attributes of the semantic conventions; `http.request.resend_count` on retries only, as
+ * they ask. `url` is only called for a span. The transport ends it (endClientSpan) and sends its traceparent
+ * (traceHeaders) with the request it describes.
  */
-export function untraced<T>(run: () => T): T {
-  return context.with(ROOT_CONTEXT.setValue(UNTRACED, true), run);
-}
-
-export function isUntraced(): boolean {
-  return context.active().getValue(UNTRACED) === true;
-}
-
-/** What an upstream attempt tells the client span the undici instrumentation makes for it (telemetry/sdk.ts). */
-export interface AttemptFacts {
-  /** The route's path with its parameters as `{name}`, e.g. `/campaign/{id}`. */
-  template: string;
-  /** 0 for the first attempt, 1 for the first retry, … (the span records it on retries only). */
-  resendCount: number;
-}
-
-const ATTEMPT = createContextKey('reward-gateway upstream attempt');
-
-/**
- * `send` with the attempt's facts in the active context, where the undici instrumentation's hooks find them
- * when undici creates the request (synchronously, inside `send`). Only when the attempt is traced.
- */
-export function withAttempt<T>(route: string, attempt: number, send: () => T): T {
+export function startClientSpan(method: string, route: string, attempt: number, server: UpstreamServer, url: () => string): Span | undefined {
   const active = context.active();
-  if (!trace.getSpan(active)?.isRecording()) return send();
-  const facts: AttemptFacts = { template: urlTemplate(route), resendCount: attempt - 1 };
-  return context.with(active.setValue(ATTEMPT, facts), send);
+  if (!trace.getSpan(active)?.isRecording()) return undefined;
+  const template = urlTemplate(route);
+  const attributes: Attributes = {
+    'http.request.method': method,
+    'url.full': url(),
+    'url.template': template,
+    'server.address': server.address,
+    'server.port': server.port,
+  };
+  if (attempt > 1) attributes['http.request.resend_count'] = attempt - 1;
+  return tracer.startSpan(`${method} ${template}`, { kind: SpanKind.CLIENT, attributes }, active);
 }
 
-export function attemptFacts(): AttemptFacts | undefined {
-  return context.active().getValue(ATTEMPT) as AttemptFacts | undefined;
+/** `headers` with the propagator's fields for `span` (W3C `traceparent`, and baggage when there is some): a new object. */
+export function traceHeaders(span: Span, headers: Record<string, string>): Record<string, string> {
+  const carrier = { ...headers };
+  propagation.inject(trace.setSpan(context.active(), span), carrier);
+  return carrier;
+}
+
+/**
+ * Ends a client span: with the answer's status (an error from 400 up, as the conventions ask of a client), or
+ * with no answer and `errorType` (a network error's code, `timeout`, `aborted`). No message, no exception
+ * event: an error's text is the upstream's or the network stack's, and spans carry names and codes only.
+ */
+export function endClientSpan(span: Span, status: number, errorType?: string): void {
+  if (status > 0) span.setAttribute('http.response.status_code', status);
+  const error = errorType ?? (status >= 400 ? String(status) : undefined);
+  if (error !== undefined) {
+    span.setAttribute('error.type', error);
+    span.setStatus({ code: SpanStatusCode.ERROR });
+  }
+  span.end();
 }
 
 const templates = new Map<string, string>();

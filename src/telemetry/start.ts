@@ -7,8 +7,8 @@ import type { Tracing, TracingSettings } from './sdk.js';
 // - node:http (the server span) is imported by ES modules, which require-in-the-middle never sees; an
 //   import-in-the-middle loader hook, registered here with the message channel so that it wraps only the
 //   modules an instrumentation asked for, lets the http instrumentation patch it on import;
-// - ioredis is CommonJS, loaded with require() by cluster/redis.ts: require-in-the-middle patches it;
-// - undici needs no patching: it publishes diagnostics_channel events the undici instrumentation listens to.
+// - ioredis is CommonJS, loaded with require() by cluster/redis.ts: require-in-the-middle patches it.
+// The upstream client's spans are its own (upstream/transport.ts): nothing of undici is instrumented.
 // With tracing off nothing of the SDK is imported (the imports below are dynamic): @opentelemetry/api stays a
 // no-op and the gateway's spans record nothing.
 

@@ -6,7 +6,7 @@
 // with nothing sent, and it takes a token of the upstream budget (a retry costs one too).
 
 import type { Redact } from '../redaction/redaction.js';
-import { spanEvent, withAttempt } from '../telemetry/spans.js';
+import { spanEvent } from '../telemetry/spans.js';
 import type { ClientConfig, UpstreamLogger } from './config.js';
 import { Bulkhead } from './bulkhead.js';
 import type { CallEvent } from './call-event.js';
@@ -112,7 +112,7 @@ export function createCaller(config: ClientConfig, redact: Redact, transport: Tr
       shield.refund();
       throw error;
     }
-    return transport.send({ method: 'GET', route, path: '/ping' }, undefined, config.timeoutMs, NO_STOPS, undefined, release);
+    return transport.send({ method: 'GET', route, path: '/ping' }, undefined, config.timeoutMs, NO_STOPS, undefined, 1, release);
   }
 
   /**
@@ -152,11 +152,11 @@ export function createCaller(config: ClientConfig, redact: Redact, transport: Tr
       const held = release;
       // The slot is freed when undici is done with the request, not when the attempt ends: one stopped while it
       // waited for a connection is still in the pool's queue, and the bulkhead bounds what the pool holds.
-      // The attempt's client span is the undici instrumentation's; withAttempt hands it the template and retry number.
+      // The transport makes the attempt's client span, with its retry number.
       const res = await breaker.run(
         () => {
           sent = true;
-          return withAttempt(spec.route, attempt, () => transport.send(spec, body, timeoutMs, stops, scope.requestId, held));
+          return transport.send(spec, body, timeoutMs, stops, scope.requestId, attempt, held);
         },
         () => refusedOpen(spec.route),
       );

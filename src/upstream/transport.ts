@@ -12,6 +12,8 @@ import type { Dispatcher } from 'undici';
 // Pool alone, by path: undici's index loads all of undici (fetch, WebSocket, caches, mocks: ~700 KB of source),
 // and a process keeps every module it loaded; the pool is all the gateway uses (idle RSS 3 MB less, compiled).
 import Pool from 'undici/lib/dispatcher/pool.js';
+import type { Span } from '@opentelemetry/api';
+import { endClientSpan, startClientSpan, traceHeaders, type UpstreamServer } from '../telemetry/spans.js';
 import type { ClientConfig } from './config.js';
 import type { UpstreamError } from './errors.js';
 import { abortedFailure, networkFailure, timeoutFailure } from './failures.js';
@@ -38,7 +40,7 @@ export interface WireResponse {
 export interface Transport {
   /**
    * `body`: serialised once by the caller, so every retry sends the very same bytes. `requestId`: the
-   * operation's, sent as x-request-id. `done` is called once undici is done with the request (answered,
+   * operation's, sent as x-request-id. `attempt`: 1 for the first, for the client span. `done` is called once undici is done with the request (answered,
    * failed, or dropped unsent), which can be after the promise settled: an attempt that ends while it waits
    * for a connection is dropped only when the pool reaches it, and until then it still holds its place.
    */
@@ -48,6 +50,7 @@ export interface Transport {
     timeoutMs: number,
     stops: Stops,
     requestId: string | undefined,
+    attempt: number,
     done: () => void,
   ): Promise<WireResponse>;
   close(): Promise<void>;
@@ -74,6 +77,7 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
   readonly #resolve: (res: WireResponse) => void;
   readonly #reject: (error: UpstreamError) => void;
   readonly #done: () => void;
+  readonly #span: Span | undefined;
   readonly #timer: NodeJS.Timeout;
   readonly #chunks: Buffer[] = [];
   #controller: Dispatcher.DispatchController | null = null;
@@ -88,6 +92,7 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
     resolve: (res: WireResponse) => void,
     reject: (error: UpstreamError) => void,
     done: () => void,
+    span: Span | undefined,
   ) {
     this.#route = route;
     this.#timeoutMs = timeoutMs;
@@ -95,6 +100,7 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
     this.#resolve = resolve;
     this.#reject = reject;
     this.#done = done;
+    this.#span = span;
     this.#timer = setTimeout(expire, timeoutMs, this);
     watch(stops, this);
   }
@@ -119,6 +125,7 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
   onResponseEnd(): void {
     this.#done();
     if (!this.#end()) return;
+    if (this.#span) endClientSpan(this.#span, this.#status);
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString();
     this.#resolve({ status: this.#status, json: parseJson(text), retryAfterSeconds: parseRetryAfter(this.#retryAfter) });
@@ -126,7 +133,9 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.#done();
-    if (this.#end()) this.#reject(networkFailure(this.#route, error));
+    if (!this.#end()) return;
+    if (this.#span) endClientSpan(this.#span, this.#status, errorCode(error));
+    this.#reject(networkFailure(this.#route, error));
   }
 
   /** A stop signal: the request was handed to the pool, so it may have reached the upstream. */
@@ -140,6 +149,7 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
 
   #fail(failure: UpstreamError): void {
     if (!this.#end()) return;
+    if (this.#span) endClientSpan(this.#span, this.#status, failure.kind);
     this.#controller?.abort(failure);
     this.#reject(failure);
   }
@@ -156,6 +166,12 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
 
 const expire = (exchange: Exchange) => exchange.expire();
 
+/** A network error's code for the client span (`ECONNRESET`, `UND_ERR_SOCKET`, …): low-cardinality, never its text. */
+function errorCode(error: Error): string {
+  const code = (error as { code?: unknown }).code;
+  return typeof code === 'string' ? code : error.name;
+}
+
 export function createTransport(config: ClientConfig): Transport {
   // One pool per origin (the client has one), keep-alive by default. With no cap of its own (null) it never holds
   // a request back: the bulkhead is the one queue (fair per key, with its timeouts), and undici makes a request it
@@ -169,27 +185,33 @@ export function createTransport(config: ClientConfig): Transport {
     accept: 'application/json',
   };
   const jsonHeaders = { ...headers, 'content-type': 'application/json' };
+  const origin = new URL(config.origin);
+  const server: UpstreamServer = { address: origin.hostname, port: Number(origin.port) || (origin.protocol === 'https:' ? 443 : 80) };
+  const base = `${origin.origin}${config.basePath}`;
 
   return {
-    send(req, body, timeoutMs, stops, requestId, done) {
+    send(req, body, timeoutMs, stops, requestId, attempt, done) {
       if (stopped(stops)) {
         done();
         return Promise.reject(abortedFailure(req.route));
       }
       const common = body === undefined ? headers : jsonHeaders;
+      const own = requestId ? { ...common, 'x-request-id': requestId } : common;
+      // The attempt's client span is made here, in the attempt's own context, where the request is handed to undici.
+      const span = startClientSpan(req.method, req.route, attempt, server, () => base + req.path);
       return new Promise((resolve, reject) => {
         pool.dispatch(
           {
             method: req.method,
             path: config.basePath + req.path,
-            headers: requestId ? { ...common, 'x-request-id': requestId } : common,
+            headers: span ? traceHeaders(span, own) : own,
             body,
             // The deadline covers headers and body together; undici's own idle timers would only blur which
             // limit fired.
             headersTimeout: 0,
             bodyTimeout: 0,
           },
-          new Exchange(req.route, timeoutMs, stops, resolve, reject, done),
+          new Exchange(req.route, timeoutMs, stops, resolve, reject, done, span),
         );
       });
     },

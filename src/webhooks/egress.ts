@@ -15,7 +15,6 @@ import type { Client } from 'undici';
 // build, median 98.6 → 96.6 MB), for this one use.
 import sendRequest from 'undici/lib/api/api-request.js';
 import UndiciClient from 'undici/lib/dispatcher/client.js';
-import { untraced } from '../telemetry/spans.js';
 import type { AttemptOutcome, AttemptRequest, CheckEndpointUrl, SendAttempt, UrlVerdict } from './attempt.js';
 import { createEgressPolicy, errorText, type EgressPolicyOptions, type ResolvedAddress } from './egress-policy.js';
 
@@ -129,20 +128,18 @@ export function createWebhookEgress(options: WebhookEgressOptions): WebhookEgres
       const where = endpoint.literal ? endpoint.host : `${endpoint.host} (${addresses.map((a) => a.address).join(', ')})`;
       let response;
       try {
-        // Untraced: the receiver's URL (its path or query may hold its token) never becomes a span attribute,
-        // and no traceparent of ours is sent to a third party.
-        const sender = client;
-        response = await untraced(() =>
-          sendRequest.call(sender, {
-            method: 'POST',
-            path: `${endpoint.url.pathname}${endpoint.url.search}`,
-            headers: request.headers,
-            body: request.body,
-            signal: deadline.signal,
-            // Connection: close tells the receiver the connection ends with this attempt (it is dropped anyway).
-            reset: true,
-          }),
-        );
+        // Untraced: nothing makes a client span of it (only the upstream transport makes those), so the receiver's
+        // URL (its path or query may hold its token) never becomes a span attribute, and no traceparent of ours
+        // is sent to a third party (test/upstream/tracing.test.ts).
+        response = await sendRequest.call(client, {
+          method: 'POST',
+          path: `${endpoint.url.pathname}${endpoint.url.search}`,
+          headers: request.headers,
+          body: request.body,
+          signal: deadline.signal,
+          // Connection: close tells the receiver the connection ends with this attempt (it is dropped anyway).
+          reset: true,
+        });
       } catch (error) {
         return failed(where, error);
       }

@@ -60,7 +60,7 @@ function simulatedUpstream(outcomes: Outcome[], latency: number, healed: () => b
   const sent: { route: string; id: string | undefined; unclear: boolean }[] = [];
   let n = 0;
   const transport: Transport = {
-    send(req, body, timeoutMs, stops: Stops, _requestId, done) {
+    send(req, body, timeoutMs, stops: Stops, _requestId, _attempt, done) {
       if (stopped(stops)) {
         done();
         return Promise.reject(abortedFailure(req.route));

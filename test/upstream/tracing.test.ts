@@ -1,23 +1,19 @@
-import { trace } from '@opentelemetry/api';
+import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect } from 'vitest';
-import { undiciInstrumentation } from '../../src/telemetry/sdk.js';
 import { createWebhookEgress } from '../../src/webhooks/egress.js';
 import { it } from '../support/test.js';
 import { captureClient, failure } from './helpers.js';
 import { json, raw, reset } from './quirks-server.js';
 import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
-// The upstream client's part of a trace, in process: an in-memory exporter behind the SDK's tracer provider,
-// and the undici instrumentation as telemetry/sdk.ts makes it (its hooks read what withAttempt put in the
-// context). One client span per attempt with its retry number and URL template, the recovery of a lost
-// create as a span around its lookup, and the breaker's decisions as events. Each test runs its calls inside
-// a span of its own, as an operation would. The providers are global: they are taken down after the file.
+// The upstream client's part of a trace, in process: an in-memory exporter behind the SDK's tracer provider.
+// One client span per attempt (the transport's) with its retry number, URL template and outcome, the recovery
+// of a lost create as a span around its lookup, and the breaker's decisions as events. Each test runs its calls
+// inside a span of its own, as an operation would. The providers are global: they are taken down after the file.
 
-// Enabled from construction (it listens to undici's diagnostics channels at once); disabled after the file.
-const undici = undiciInstrumentation();
-const { exporter } = inMemoryTracing({ register: (provider) => undici.setTracerProvider(provider), disable: () => undici.disable() });
+const { exporter } = inMemoryTracing();
 
 afterEach(() => exporter.reset());
 
@@ -43,6 +39,22 @@ describe('upstream spans', () => {
     expect(posts.map((s) => s.attributes['http.request.resend_count'])).toEqual([undefined, 1, 2, 3]);
     expect(posts.map((s) => s.attributes['http.response.status_code'])).toEqual([undefined, 503, undefined, undefined]);
     expect(posts.every((s) => s.attributes['url.template'] === '/campaign')).toBe(true);
+    // No answer: the network error's code; the 503: its status. Each an error, with no message (no upstream text).
+    expect(posts.map((s) => s.attributes['error.type'])).toEqual([
+      expect.stringMatching(/^(ECONNRESET|UND_ERR_SOCKET)$/),
+      '503',
+      expect.any(String),
+      expect.any(String),
+    ]);
+    expect(posts.map((s) => s.status)).toEqual(posts.map(() => ({ code: SpanStatusCode.ERROR })));
+    const { port, hostname } = new URL(quirks.baseUrl);
+    expect(posts[0]!.attributes).toMatchObject({
+      'http.request.method': 'POST',
+      'server.address': hostname,
+      'server.port': Number(port),
+      'url.full': `${quirks.baseUrl}/campaign`,
+    });
+    expect(posts[0]!.kind).toBe(SpanKind.CLIENT);
     expect(quirks.requests).toHaveLength(posts.length + 1);
     // Each request carried the traceparent of its own client span.
     const sent = spans().filter((s) => s.kind === 2);
@@ -54,6 +66,8 @@ describe('upstream spans', () => {
     expect(lookup.parentSpanContext?.spanId).toBe(recovery.spanContext().spanId);
     expect(lookup.attributes).toMatchObject({ 'http.response.status_code': 200 });
     expect(lookup.attributes['http.request.resend_count']).toBeUndefined();
+    expect(lookup.attributes['error.type']).toBeUndefined();
+    expect(lookup.status.code).toBe(SpanStatusCode.UNSET);
   });
 
   const CALLS = 128;
