@@ -13,9 +13,8 @@ import { keepOwnSourceMappings } from './own-source-maps.js';
 // cluster/shared-limits.ts and security/shared-rate-limit.ts require them from node_modules in cluster mode only,
 // so they stay runtime dependencies; so does @graphql-yoga/render-graphiql, which a child node of
 // graphiql-page.ts loads from node_modules to render GraphiQL's page into files. OpenTelemetry stays in
-// node_modules too: its instrumentations patch modules as Node loads them (by name, through
-// require-in-the-middle and import-in-the-middle's loader hook, which is registered by its path), the SDK is
-// loaded only when tracing is on, and the API must be one copy with the SDK's.
+// node_modules too: its ioredis instrumentation patches that module as Node requires it (by name, through
+// require-in-the-middle), the SDK is loaded only when tracing is on, and the API must be one copy with the SDK's.
 // `outdir` must sit inside the project: the bundle's external imports resolve from the node_modules above it.
 
 const root = fileURLToPath(new URL('..', import.meta.url));
@@ -46,7 +45,7 @@ export async function bundleGateway(outdir: string): Promise<Metafile> {
     // CommonJS dependencies (undici, pino, ws, prom-client) call require() for Node's modules, which an ES
     // module does not have.
     banner: { js: "import { createRequire as __createRequire } from 'node:module'; const require = __createRequire(import.meta.url);" },
-    external: ['@opentelemetry/*', 'import-in-the-middle'],
+    external: ['@opentelemetry/*'],
     logLevel: 'warning',
     metafile: true,
   });

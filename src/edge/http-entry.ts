@@ -7,6 +7,7 @@ import type { Logger } from '../ops/logger.js';
 import type { GatewayMetrics } from '../ops/metrics.js';
 import type { Redact } from '../redaction/redaction.js';
 import type { SecuritySettings } from '../security/config.js';
+import { inServerSpan } from '../telemetry/server-span.js';
 import { answerRefusal, refuseRequestTarget } from './request-target.js';
 
 // What a request meets on the node:http server before yoga. Here, not in yoga plugins:
@@ -93,10 +94,29 @@ export function asksForEventStream(accept: string | undefined): boolean {
   return accept?.split(',')[0]?.split(';')[0]?.trim().toLowerCase() === 'text/event-stream';
 }
 
+const UNTRACED_PATHS = /^\/(health|ready|metrics)(?:\/|$)/;
+
 export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, redact, logger, routes = {} }: HttpEntryOptions): HttpEntry {
   const graphiql = graphiqlEnabled(config);
   const corsOrigins = config.CORS_ORIGINS ?? [];
   const eventStreams = new Set<ServerResponse>();
+  /** Everything after the request target was found sound, in the request's server span when it is traced. */
+  function serve(req: IncomingMessage, res: ServerResponse, path: string): void {
+    if (!hostAllowed(req.headers.host)) return refuse(res, describeFailure('HOST_NOT_ALLOWED'));
+    if (path === '/') return pointToGraphql(req, res, graphiql);
+    if (path === '/health') return json(res, 200, { status: 'ok' });
+    if (path === '/metrics') return void metrics.respond(res, redact);
+    if (asksForEventStream(req.headers.accept)) {
+      eventStreams.add(res);
+      res.once('close', () => eventStreams.delete(res));
+    }
+    const route = Object.hasOwn(routes, path) ? routes[path] : undefined;
+    if (route) return void serveRoute(route, req, res, logger);
+    // yoga answers a refused preflight with no CORS headers and nothing to read: this names the variable.
+    if (preflightRefused(req, corsOrigins)) return refuse(res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
+    void yoga(req, res);
+  }
+
   return {
     handle(req, res) {
       drain.track(res);
@@ -106,20 +126,12 @@ export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, red
         logger.debug({ code: malformed.code, method: req.method }, 'request refused before authentication');
         return answerRefusal(res, malformed);
       }
-      if (!hostAllowed(req.headers.host)) return refuse(res, describeFailure('HOST_NOT_ALLOWED'));
-      const path = (req.url ?? '/').split('?')[0];
-      if (path === '/') return pointToGraphql(req, res, graphiql);
-      if (path === '/health') return json(res, 200, { status: 'ok' });
-      if (path === '/metrics') return void metrics.respond(res, redact);
-      if (asksForEventStream(req.headers.accept)) {
-        eventStreams.add(res);
-        res.once('close', () => eventStreams.delete(res));
-      }
-      const route = path !== undefined && Object.hasOwn(routes, path) ? routes[path] : undefined;
-      if (route) return void serveRoute(route, req, res, logger);
-      // yoga answers a refused preflight with no CORS headers and nothing to read: this names the variable.
-      if (preflightRefused(req, corsOrigins)) return refuse(res, describeFailure('CORS_ORIGIN_NOT_ALLOWED'));
-      return yoga(req, res);
+      const target = req.url ?? '/';
+      const mark = target.indexOf('?');
+      const path = mark < 0 ? target : target.slice(0, mark);
+      // Probes and scrapes come every few seconds and say nothing about a caller's work: not traced.
+      if (UNTRACED_PATHS.test(path)) return serve(req, res, path);
+      inServerSpan(req, res, path, mark < 0 ? undefined : target.slice(mark + 1), () => serve(req, res, path));
     },
     dropEventStreams() {
       for (const res of eventStreams) res.destroy();
