@@ -99,11 +99,15 @@ builder.node(BrandRef, {
   }),
 });
 
-const BrandConnection = builder.connectionObject({
-  type: BrandRef,
-  name: 'BrandConnection',
-  fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
-});
+const BrandConnection = builder.connectionObject(
+  {
+    type: BrandRef,
+    name: 'BrandConnection',
+    fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
+  },
+  // The edge's node as a property (paging.ts, OffsetEdge).
+  { fields: (t) => ({ node: t.expose('node', { type: BrandRef }) }) },
+);
 
 const BrandFilter = builder.inputType('BrandFilter', {
   fields: (t) => ({

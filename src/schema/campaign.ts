@@ -53,17 +53,21 @@ const LinkRef = builder.objectRef<Link>('Link').implement({
   fields: (t) => ({ number: t.exposeInt('number'), url: t.exposeString('url') }),
 });
 
-const LinkConnection = builder.connectionObject({
-  type: LinkRef,
-  name: 'LinkConnection',
-  fields: (t) => ({
-    totalCount: t.int({ resolve: connectionTotal }),
-    generating: t.boolean({
-      description: 'True while the upstream is still generating the links; ask again shortly.',
-      resolve: (connection) => (connection as { generating?: boolean }).generating ?? false,
+const LinkConnection = builder.connectionObject(
+  {
+    type: LinkRef,
+    name: 'LinkConnection',
+    fields: (t) => ({
+      totalCount: t.int({ resolve: connectionTotal }),
+      generating: t.boolean({
+        description: 'True while the upstream is still generating the links; ask again shortly.',
+        resolve: (connection) => (connection as { generating?: boolean }).generating ?? false,
+      }),
     }),
-  }),
-});
+  },
+  // The edge's node as a property (paging.ts, OffsetEdge).
+  { fields: (t) => ({ node: t.expose('node', { type: LinkRef }) }) },
+);
 
 const LINK_DELIVERY = new Set(['DIRECT_LINK', 'SHORTLINK']);
 

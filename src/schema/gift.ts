@@ -72,11 +72,15 @@ builder.node(GiftRef, {
   }),
 });
 
-export const GiftConnection = builder.connectionObject({
-  type: GiftRef,
-  name: 'GiftConnection',
-  fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
-});
+export const GiftConnection = builder.connectionObject(
+  {
+    type: GiftRef,
+    name: 'GiftConnection',
+    fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
+  },
+  // The edge's node as a property (paging.ts, OffsetEdge).
+  { fields: (t) => ({ node: t.expose('node', { type: GiftRef }) }) },
+);
 
 const GiftSortField = builder.enumType('GiftSortField', {
   values: {

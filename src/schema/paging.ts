@@ -51,7 +51,13 @@ export interface OffsetConnection<T> {
   totalCount: number;
 }
 
-/** An edge whose cursor is encoded when read: a nested read lists hundreds of edges and rarely asks for one. */
+/**
+ * An edge whose cursor is encoded when read: a nested read lists hundreds of edges and rarely asks for one. Its
+ * node is a property, and each connection object exposes it as one (`t.expose('node')` in its edge's fields),
+ * replacing the resolver Pothos gives `node` (`parent => parent.node`): graphql-jit calls a resolver with a
+ * resolve info, its path and three closures per edge, about a tenth of what a nested read allocates
+ * (bench/RESULTS.md 0m), and reads a property inline.
+ */
 class OffsetEdge<T> {
   readonly #offset: number;
 

@@ -39,11 +39,15 @@ const WebhookDeliveryRef = builder.objectRef<Delivery>('WebhookDelivery').implem
   }),
 });
 
-const WebhookDeliveryConnection = builder.connectionObject({
-  type: WebhookDeliveryRef,
-  name: 'WebhookDeliveryConnection',
-  fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
-});
+const WebhookDeliveryConnection = builder.connectionObject(
+  {
+    type: WebhookDeliveryRef,
+    name: 'WebhookDeliveryConnection',
+    fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
+  },
+  // The edge's node as a property (paging.ts, OffsetEdge).
+  { fields: (t) => ({ node: t.expose('node', { type: WebhookDeliveryRef }) }) },
+);
 
 builder.queryField('webhookDeliveries', (t) =>
   t.field({
