@@ -23,8 +23,8 @@ function welcome(url: string, sandbox: RunningSandbox): void {
 
 async function main(): Promise<void> {
   const config = loadConfig();
-  // Tracing starts before the rest of the gateway is loaded, so its instrumentations see node:http and ioredis
-  // load (telemetry/start.ts); hence the dynamic imports below. With tracing off it loads nothing.
+  // Tracing starts before the rest of the gateway is loaded, so its ioredis instrumentation sees ioredis load
+  // (telemetry/start.ts); hence the dynamic imports below. With tracing off it loads nothing.
   const tracing = await startTracing(config);
   const [
     { createLogger, logLevel },

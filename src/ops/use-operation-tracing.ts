@@ -6,8 +6,8 @@ import type { Redact } from '../redaction/redaction.js';
 import { tracer } from '../telemetry/spans.js';
 import { describeOperation, errorCodes } from './operation.js';
 
-// The operation span: one per GraphQL operation, a child of the request's server span (the http
-// instrumentation's, which continued the caller's `traceparent`); over WebSocket, of the caller's span its
+// The operation span: one per GraphQL operation, a child of the request's server span (telemetry/server-span.ts,
+// which continued the caller's `traceparent`); over WebSocket, of the caller's span its
 // subscribe message or upgrade request named (websocket.ts), else the root of its own trace.
 // Named "{type} {name}" with `graphql.operation.name`, `graphql.operation.type` and the document's SHA-256
 // (the hash automatic persisted queries use, so a trace can be matched with a trusted document); never the

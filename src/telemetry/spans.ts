@@ -135,8 +135,8 @@ export function spanContextOf(traceparent: string | undefined): SpanContext | un
 
 /**
  * Runs `run` as a continuation of the caller's trace (a W3C traceparent it sent), or as it is when there is
- * none or the value is not a valid traceparent. For operations no HTTP request carries: the http
- * instrumentation continues those of requests itself. With tracing off, context.with only calls `run`.
+ * none or the value is not a valid traceparent. For operations no HTTP request carries: a request's server
+ * span (server-span.ts) continues its caller's itself. With tracing off, context.with only calls `run`.
  */
 export function continuingTrace<T>(traceparent: string | undefined, run: () => T): T {
   const caller = spanContextOf(traceparent);
