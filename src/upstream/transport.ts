@@ -40,9 +40,10 @@ export interface WireResponse {
 export interface Transport {
   /**
    * `body`: serialised once by the caller, so every retry sends the very same bytes. `requestId`: the
-   * operation's, sent as x-request-id. `attempt`: 1 for the first, for the client span. `done` is called once undici is done with the request (answered,
-   * failed, or dropped unsent), which can be after the promise settled: an attempt that ends while it waits
-   * for a connection is dropped only when the pool reaches it, and until then it still holds its place.
+   * operation's, sent as x-request-id. `attempt`: 1 for the first, for the client span. `done` is called once
+   * undici is done with the request (answered, failed, or dropped unsent), which can be after the promise
+   * settled: an attempt that ends while it waits for a connection is dropped only when the pool reaches it, and
+   * until then it still holds its place.
    */
   send(
     req: WireRequest,
