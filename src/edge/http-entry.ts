@@ -131,7 +131,7 @@ export function createHttpEntry({ config, yoga, drain, hostAllowed, metrics, red
       const path = mark < 0 ? target : target.slice(0, mark);
       // Probes and scrapes come every few seconds and say nothing about a caller's work: not traced.
       if (UNTRACED_PATHS.test(path)) return serve(req, res, path);
-      inServerSpan(req, res, path, mark < 0 ? undefined : target.slice(mark + 1), () => serve(req, res, path));
+      inServerSpan(req, res, { path, query: mark < 0 ? undefined : target.slice(mark + 1) }, redact, () => serve(req, res, path));
     },
     dropEventStreams() {
       for (const res of eventStreams) res.destroy();

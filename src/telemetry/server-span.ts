@@ -10,7 +10,8 @@ import { tracer } from './spans.js';
 // does not record, and nothing else is built.
 // What it records, each the HTTP semantic conventions' name: the method, the route (`/graphql`, the one route
 // a GraphQL server has), the path, the query string with its GraphQL parameters and anything named like a
-// credential redacted, the scheme, the server's and the client's addresses, and the status; an error status for
+// credential redacted (and the path and query through the gateway's redactor: a key sent under another name
+// is blanked too), the scheme, the server's and the client's addresses, and the status; an error status for
 // a 5xx only (a 4xx is the client's). Never a header.
 
 /** Query parameters whose values never reach a span: GraphQL-over-HTTP's, and names credentials go by. */
@@ -60,9 +61,17 @@ function serverOf(req: IncomingMessage): { address?: string; port?: number } {
 
 /**
  * `handle` inside the server span of `req`, ended when the response closes; as is when tracing is off or the
- * trace is not sampled. `path` is the request target's path, `query` what follows its `?` (or undefined).
+ * trace is not sampled. `path` is the request target's path, `query` what follows its `?` (or undefined);
+ * `redact` is the gateway's redactor.
  */
-export function inServerSpan(req: IncomingMessage, res: ServerResponse, path: string, query: string | undefined, handle: () => void): void {
+export function inServerSpan(
+  req: IncomingMessage,
+  res: ServerResponse,
+  target: { path: string; query: string | undefined },
+  redact: (text: string) => string,
+  handle: () => void,
+): void {
+  const { path, query } = target;
   const method = req.method ?? 'GET';
   const parent = propagation.extract(ROOT_CONTEXT, req.headers);
   const route = path === GRAPHQL_PATH ? GRAPHQL_PATH : undefined;
@@ -71,12 +80,12 @@ export function inServerSpan(req: IncomingMessage, res: ServerResponse, path: st
   const server = serverOf(req);
   const attributes: Attributes = {
     'http.request.method': method,
-    'url.path': path,
+    'url.path': redact(path),
     'url.scheme': 'http',
     'network.protocol.version': req.httpVersion,
   };
   if (route) attributes['http.route'] = route;
-  if (query !== undefined) attributes['url.query'] = redactedQuery(query);
+  if (query !== undefined) attributes['url.query'] = redact(redactedQuery(query));
   if (server.address !== undefined) attributes['server.address'] = server.address;
   if (server.port !== undefined) attributes['server.port'] = server.port;
   if (req.socket.remoteAddress) attributes['client.address'] = req.socket.remoteAddress;

@@ -77,7 +77,7 @@ export interface Caller {
  * `redact`: the gateway's redactor, for the upstream's error text. `transport`: undici's by default; the
  * model-based test (test/upstream/pipeline-model.test.ts) gives a simulated upstream.
  */
-export function createCaller(config: ClientConfig, redact: Redact, transport: Transport = createTransport(config)): Caller {
+export function createCaller(config: ClientConfig, redact: Redact, transport: Transport = createTransport(config, redact)): Caller {
   const bulkhead = new Bulkhead({ maxInFlight: config.maxInFlight, laneShare: config.laneShare, maxQueued: config.maxQueued });
   const errorText = upstreamTextRedactor(redact);
   const { retry: policy } = config;

@@ -14,6 +14,7 @@ import type { Dispatcher } from 'undici';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import type { Span } from '@opentelemetry/api';
 import { endClientSpan, startClientSpan, traceHeaders, type UpstreamServer } from '../telemetry/spans.js';
+import type { Redact } from '../redaction/redaction.js';
 import type { ClientConfig } from './config.js';
 import type { UpstreamError } from './errors.js';
 import { abortedFailure, networkFailure, timeoutFailure } from './failures.js';
@@ -173,7 +174,8 @@ function errorCode(error: Error): string {
   return typeof code === 'string' ? code : error.name;
 }
 
-export function createTransport(config: ClientConfig): Transport {
+/** `redact`: the gateway's redactor, for the client span's URL (an id a caller sent is its own text). */
+export function createTransport(config: ClientConfig, redact: Redact): Transport {
   // One pool per origin (the client has one), keep-alive by default. With no cap of its own (null) it never holds
   // a request back: the bulkhead is the one queue (fair per key, with its timeouts), and undici makes a request it
   // held only once a connection frees, in that call's async context, so the request's client span would be made
@@ -199,7 +201,7 @@ export function createTransport(config: ClientConfig): Transport {
       const common = body === undefined ? headers : jsonHeaders;
       const own = requestId ? { ...common, 'x-request-id': requestId } : common;
       // The attempt's client span is made here, in the attempt's own context, where the request is handed to undici.
-      const span = startClientSpan(req.method, req.route, attempt, server, () => base + req.path);
+      const span = startClientSpan(req.method, req.route, attempt, server, () => redact(base + req.path));
       return new Promise((resolve, reject) => {
         pool.dispatch(
           {

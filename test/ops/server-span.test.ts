@@ -3,6 +3,7 @@ import { randomBytes } from 'node:crypto';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { createRedactor } from '../../src/redaction/redaction.js';
 import { inServerSpan } from '../../src/telemetry/server-span.js';
 import { startTestGateway, type TestGateway } from '../support/gateway.js';
 import { inMemoryTracing } from '../support/in-memory-tracing.js';
@@ -13,6 +14,9 @@ import { inMemoryTracing } from '../support/in-memory-tracing.js';
 // exporter behind the global tracer provider (taken down after the file).
 
 const { exporter } = inMemoryTracing();
+// A gateway API key as keys are made (`gwk_live_` and 32 hex digits), known to the redactor.
+const KEY = `gwk_live_${randomBytes(16).toString('hex')}`;
+const redactor = createRedactor([KEY]);
 afterEach(() => exporter.reset());
 const servers = () => exporter.getFinishedSpans().filter((s) => s.kind === SpanKind.SERVER);
 // The span ends when the response closes, which the client may see a moment after its answer.
@@ -27,7 +31,7 @@ describe('inServerSpan', () => {
   beforeAll(async () => {
     server = createServer((req, res) => {
       const [path = '/', query] = (req.url ?? '/').split(/\?(.*)/s);
-      inServerSpan(req, res, path, query, () => {
+      inServerSpan(req, res, { path, query }, redactor.redact, () => {
         const status = Number(path.slice(1)) || 200;
         res.writeHead(status).end();
       });
@@ -67,6 +71,14 @@ describe('inServerSpan', () => {
     expect(span!.attributes['url.query']).toBe('query=REDACTED&variables=REDACTED&Token=REDACTED&api%5Fkey=REDACTED&page=2&flag');
     expect(JSON.stringify(span!.attributes)).not.toContain(secret);
     expect(JSON.stringify(span!.attributes)).not.toContain('funds');
+  });
+
+  it('blanks a known secret in the path or under any other parameter name, as the logs do', async () => {
+    await fetch(`${base}/hooks/${KEY}?k=${KEY}&page=2`);
+    const [span] = await ended(1);
+    expect(span!.attributes['url.path']).toBe('/hooks/[redacted]');
+    expect(span!.attributes['url.query']).toBe('k=[redacted]&page=2');
+    expect(JSON.stringify(span!.attributes)).not.toContain(KEY.slice(-16));
   });
 
   it('marks a 5xx as an error and a 4xx not (the client is to blame); a path other than /graphql has no route', async () => {

@@ -4,7 +4,7 @@ import type { AddressInfo } from 'node:net';
 import { afterEach, describe, expect } from 'vitest';
 import { createWebhookEgress } from '../../src/webhooks/egress.js';
 import { it } from '../support/test.js';
-import { captureClient, failure } from './helpers.js';
+import { captureClient, expectTokenAbsent, failure, TOKEN } from './helpers.js';
 import { json, raw, reset } from './quirks-server.js';
 import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
@@ -68,6 +68,20 @@ describe('upstream spans', () => {
     expect(lookup.attributes['http.request.resend_count']).toBeUndefined();
     expect(lookup.attributes['error.type']).toBeUndefined();
     expect(lookup.status.code).toBe(SpanStatusCode.UNSET);
+  });
+
+  it("blanks a secret in the client span's URL: an id a caller sent is the caller's text", async ({ quirks }) => {
+    // A caller who pastes the upstream token as an order id: the span's URL must not carry it.
+    const { client } = captureClient({ baseUrl: quirks.baseUrl });
+    quirks.on('GET /campaign/:id', json(404, { error: { code: 'ERROR_CAMPAIGN_NOT_FOUND' } }));
+    try {
+      await inOperation(() => client.getCampaign(TOKEN));
+    } finally {
+      await client.close();
+    }
+    const [lookup] = spans().filter((s) => s.kind === SpanKind.CLIENT);
+    expect(lookup!.attributes['url.full']).toBe(`${quirks.baseUrl}/campaign/[redacted]`);
+    expectTokenAbsent([lookup!.attributes, lookup!.name]);
   });
 
   const CALLS = 128;
