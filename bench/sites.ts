@@ -23,12 +23,18 @@ const tsx = process.env.SITES_TARGET === 'tsx';
 const hook = ['--import', join(ROOT, 'bench', 'hooks', kind === 'promises' ? 'promise-sites.mjs' : 'allocation-sites.mjs')];
 const log = (m: string) => process.stderr.write(`[sites] ${m}\n`);
 
-const sandbox = await startSandboxProcess({ latencyMs: 20, token: `sites-${process.pid}`, balanceCents: 2_000_000_000 });
+// The entry first: a failed build must not leave a sandbox running.
 const entry = peer ? null : tsx ? 'src/main.ts' : compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
 if (!peer && !entry) throw new Error('no compiled entry');
-const target = peer
-  ? await startPeer(peer, sandbox, 'idle', hook)
-  : await startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry!, sandbox, [...(tsx ? [] : productionNodeFlags()), ...hook]);
+const sandbox = await startSandboxProcess({ latencyMs: 20, token: `sites-${process.pid}`, balanceCents: 2_000_000_000 });
+const target = await (
+  peer
+    ? startPeer(peer, sandbox, 'idle', hook)
+    : startGatewayTarget(tsx ? 'gateway-tsx' : 'gateway-compiled', entry!, sandbox, [...(tsx ? [] : productionNodeFlags()), ...hook])
+).catch(async (error: unknown) => {
+  await sandbox.stop();
+  throw error;
+});
 // The hook writes what it counted here, named by its process.
 const file = join(tmpdir(), `sites-${target.pid}.json`);
 try {
