@@ -127,7 +127,6 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
   onResponseEnd(): void {
     this.#done();
     if (!this.#end()) return;
-    if (this.#span) endClientSpan(this.#span, this.#status);
     const chunks = this.#chunks;
     const text = chunks.length === 1 ? chunks[0]!.toString() : Buffer.concat(chunks).toString();
     this.#resolve({ status: this.#status, json: parseJson(text), retryAfterSeconds: parseRetryAfter(this.#retryAfter) });
@@ -135,9 +134,7 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
 
   onResponseError(_controller: Dispatcher.DispatchController, error: Error): void {
     this.#done();
-    if (!this.#end()) return;
-    if (this.#span) endClientSpan(this.#span, this.#status, errorCode(error));
-    this.#reject(networkFailure(this.#route, error));
+    if (this.#end(errorCode(error))) this.#reject(networkFailure(this.#route, error));
   }
 
   /** A stop signal: the request was handed to the pool, so it may have reached the upstream. */
@@ -150,18 +147,21 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
   }
 
   #fail(failure: UpstreamError): void {
-    if (!this.#end()) return;
-    if (this.#span) endClientSpan(this.#span, this.#status, failure.kind);
+    if (!this.#end(failure.kind)) return;
     this.#controller?.abort(failure);
     this.#reject(failure);
   }
 
-  /** True for the first of the events that may end the exchange. */
-  #end(): boolean {
+  /**
+   * True for the first of the events that may end the exchange, which also ends its client span: with the
+   * answer's status, or with `errorType` when no whole answer came (a network error's code, timeout, aborted).
+   */
+  #end(errorType?: string): boolean {
     if (this.#settled) return false;
     this.#settled = true;
     clearTimeout(this.#timer);
     unwatch(this.#stops, this);
+    if (this.#span) endClientSpan(this.#span, this.#status, errorType);
     return true;
   }
 }
@@ -177,9 +177,9 @@ function errorCode(error: Error): string {
 /** `redact`: the gateway's redactor, for the client span's URL (an id a caller sent is its own text). */
 export function createTransport(config: ClientConfig, redact: Redact): Transport {
   // One pool per origin (the client has one), keep-alive by default. With no cap of its own (null) it never holds
-  // a request back: the bulkhead is the one queue (fair per key, with its timeouts), and undici makes a request it
-  // held only once a connection frees, in that call's async context, so the request's client span would be made
-  // under another call, another trace even (test/upstream/tracing.test.ts).
+  // a request back: the bulkhead is the one queue (fair per key, with its timeouts). A request the pool held would
+  // be written only once a connection frees, its client span open all the while, and the attempt's deadline
+  // spent waiting in a queue nobody sees (test/upstream/tracing.test.ts has 128 calls at once).
   const pool = new Pool(config.origin, { connections: config.connections });
   const headers: Record<string, string> = {
     authorization: `Bearer ${config.token}`,

@@ -5,7 +5,7 @@ import { afterEach, describe, expect } from 'vitest';
 import { createWebhookEgress } from '../../src/webhooks/egress.js';
 import { it } from '../support/test.js';
 import { captureClient, expectTokenAbsent, failure, TOKEN } from './helpers.js';
-import { json, raw, reset } from './quirks-server.js';
+import { hang, json, raw, reset } from './quirks-server.js';
 import { inMemoryTracing } from '../support/in-memory-tracing.js';
 
 // The upstream client's part of a trace, in process: an in-memory exporter behind the SDK's tracer provider.
@@ -73,7 +73,7 @@ describe('upstream spans', () => {
   it("blanks a secret in the client span's URL: an id a caller sent is the caller's text", async ({ quirks }) => {
     // A caller who pastes the upstream token as an order id: the span's URL must not carry it.
     const { client } = captureClient({ baseUrl: quirks.baseUrl });
-    quirks.on('GET /campaign/:id', json(404, { error: { code: 'ERROR_CAMPAIGN_NOT_FOUND' } }));
+    // No route for it: the quirks server answers 404, and the lookup null.
     try {
       await inOperation(() => client.getCampaign(TOKEN));
     } finally {
@@ -82,6 +82,36 @@ describe('upstream spans', () => {
     const [lookup] = spans().filter((s) => s.kind === SpanKind.CLIENT);
     expect(lookup!.attributes['url.full']).toBe(`${quirks.baseUrl}/campaign/[redacted]`);
     expectTokenAbsent([lookup!.attributes, lookup!.name]);
+  });
+
+  it('ends the client span of an attempt that timed out or was stopped, with why and no status', async ({ quirks }) => {
+    // The upstream never answers: the attempt's deadline ends one call, the caller's own stop the other.
+    quirks.on('GET /campaign/order-2026-11-29-timeout', hang);
+    quirks.on('GET /campaign/order-2026-11-29-stopped', hang);
+    const { client } = captureClient({
+      baseUrl: quirks.baseUrl,
+      timeoutMs: 50,
+      retry: { maxAttempts: 1, baseDelayMs: 1, maxDelayMs: 1, budgetMs: 1_000 },
+    });
+    const stop = new AbortController();
+    try {
+      await inOperation(async () => {
+        await failure(client.getCampaign('order-2026-11-29-timeout'));
+        const stopped = failure(client.getCampaign('order-2026-11-29-stopped', { signal: stop.signal }));
+        setTimeout(() => stop.abort(), 10);
+        await stopped;
+      });
+    } finally {
+      await client.close();
+    }
+    const calls = spans().filter((s) => s.kind === SpanKind.CLIENT);
+    expect(
+      calls.map((s) => [String(s.attributes['url.full']).split('/').pop(), s.attributes['error.type'], s.attributes['http.response.status_code']]),
+    ).toEqual([
+      ['order-2026-11-29-timeout', 'timeout', undefined],
+      ['order-2026-11-29-stopped', 'aborted', undefined],
+    ]);
+    expect(calls.every((s) => s.status.code === SpanStatusCode.ERROR && s.ended)).toBe(true);
   });
 
   const CALLS = 128;
