@@ -116,17 +116,20 @@ describe('upstream spans', () => {
 
   const CALLS = 128;
   it('a call that waited for a connection has its own client span: its route, under its own operation', async ({ quirks }) => {
-    // As many calls at once as the bulkhead lets through (its default, one lane allowed all of it), with the pool as
-    // the client makes it by default. The pool of 64 connections it had held half of them back and made each later,
-    // in the context of the call that freed its connection: 64 of these 128 spans sat under another operation,
-    // named for another route (with connections: 4 and 32 calls, 28 of 32).
+    // As many calls at once as the bulkhead lets through (one lane allowed all of it), each answered 5 ms late by its
+    // own handler, so that calls overlap and connections are reused while others wait. With
+    // @opentelemetry/instrumentation-undici, a request the pool held back was started in the context of the call
+    // that freed its connection: 64 of these 128 spans sat under another operation, named for another route. The
+    // transport now makes each span where it hands its own attempt to undici, whatever the pool then does.
     const { client } = captureClient({ baseUrl: quirks.baseUrl, maxInFlight: CALLS, laneShare: 1 });
     const slow = (body: unknown) => (_req: unknown, res: import('node:http').ServerResponse) =>
       setTimeout(() => json(200, body)(_req as never, res), 5);
-    quirks.on('GET /campaign/:id', slow({ campaign: wireCampaign }));
+    // The quirks server matches whole paths: each campaign call's own.
+    for (let i = 1; i < CALLS; i += 2) quirks.on(`GET /campaign/order-${i}`, slow({ campaign: { ...wireCampaign, id: `order-${i}` } }));
     quirks.on('GET /gifts', slow({ gifts: [], total_count: 0 }));
+    let answers: unknown[] = [];
     try {
-      await Promise.all(
+      answers = await Promise.all(
         Array.from({ length: CALLS }, (_, i) =>
           trace
             .getTracer('test')
@@ -140,9 +143,13 @@ describe('upstream spans', () => {
     } finally {
       await client.close();
     }
+    // Every call was answered, slowly, by its own handler: none was a 404 the client read as "no such order".
+    expect(answers.filter((a) => a === null)).toEqual([]);
+    expect(quirks.requests).toHaveLength(CALLS);
     const byId = new Map(spans().map((s) => [s.spanContext().spanId, s]));
     const calls = spans().filter((s) => s.kind === 2);
     expect(calls).toHaveLength(CALLS);
+    expect(calls.map((s) => s.attributes['http.response.status_code'])).toEqual(Array(CALLS).fill(200));
     // Call i asked for order-i or the rewards of c-i: its span must be named for its route and sit under operation i.
     const misplaced = calls
       .map((s) => ({ name: s.name, url: String(s.attributes['url.full']), parent: byId.get(s.parentSpanContext?.spanId ?? '')?.name }))
