@@ -4,6 +4,7 @@ import type { Cluster, ClusterOptions, Redis, RedisOptions as ClientOptions } fr
 import { clusterKeys, type ClusterKeys } from './keys.js';
 import { SCRIPTS, type ScriptName } from './scripts.js';
 import type { HostPort, RedisTarget } from './target.js';
+import { markStoreFailure } from './store-failure.js';
 
 // The one place that connects to Redis, in whichever of its three forms the operator runs (one server, a
 // primary with replicas behind Sentinel, a sharded Redis Cluster): the connections and their names, the key
@@ -210,9 +211,13 @@ export function connectRedis({ target, tls, username, password, prefix, commandT
       // ioredis attaches the failed command with its arguments: the values written (cached answers, persisted
       // documents, a webhook endpoint with its signing secret), which any log of the error would then carry.
       if (error instanceof Error && 'command' in error) delete (error as { command?: unknown }).command;
-      if (error instanceof Error && error.message === TIMED_OUT)
+      if (error instanceof Error && error.message === TIMED_OUT) {
         down(`a command got no answer within ${commandTimeoutMs} ms (REDIS_COMMAND_TIMEOUT_MS)`);
-      else if (up === true && unavailable(error)) down(`a command failed (${(error as Error).message.split(/[.:]/)[0]!.slice(0, 60)})`);
+        markStoreFailure(error);
+      } else if (unavailable(error)) {
+        if (up === true) down(`a command failed (${(error as Error).message.split(/[.:]/)[0]!.slice(0, 60)})`);
+        markStoreFailure(error as Error);
+      }
       throw error;
     });
   };

@@ -1,11 +1,12 @@
 import { GraphQLError } from 'graphql';
 import type { MaskError } from 'graphql-yoga';
+import { isStoreFailure, isUnconfirmedWrite } from '../cluster/store-failure.js';
 import { gatewayError, type RaiseOptions } from '../errors/gateway-error.js';
 import { redactValue, type Redact } from '../redaction/redaction.js';
 import { isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 
-// The one place where failures become what clients see. Upstream failures get a stable code on the field
-// that failed (siblings keep their data); anything unexpected is masked to a generic message so no stack,
+// The one place where failures become what clients see. Upstream failures, and the shared store's in cluster mode,
+// get a stable code on the field that failed (siblings keep their data); anything unexpected is masked to a generic message so no stack,
 // upstream URL or token can leak. Every error a client gets passes here (yoga masks the errors of results and
 // of refused requests alike), so here too every secret is blanked from its message and extensions.
 
@@ -47,6 +48,9 @@ export function maskError(error: unknown): Error {
   const location = { nodes: located?.nodes, source: located?.source, positions: located?.positions, path: located?.path };
 
   if (isUpstreamError(original)) return describe(original, location);
+  // Redis hung or gone in cluster mode: what to do, never the driver's words (which may name a key or a value).
+  if (isStoreFailure(original))
+    return gatewayError('STORE_UNAVAILABLE', isUnconfirmedWrite(original) ? { outcomeUnknown: true } : {}, { at: location });
   // Errors raised on purpose (bad input, validation, authorization) are already client-safe; returned as
   // they are (graphql-js copied their message and extensions onto the located error), yoga does not log them
   // as unexpected.

@@ -523,6 +523,23 @@ export const CATALOGUE = {
     extensions: unknownOutcomeExtensions,
     examples: [{}, { outcomeUnknown: true }],
   }),
+  STORE_UNAVAILABLE: failure<MayBeUnknownOutcome>({
+    surface: 'field',
+    status: 200,
+    retryable: true,
+    retryAfter: NO_RETRY_AFTER,
+    when:
+      "Cluster mode: the gateway's shared store (Redis) did not answer within `REDIS_COMMAND_TIMEOUT_MS`, or no server " +
+      'could take the command (connection lost, a failover under way). A change it stopped answering during (a webhook ' +
+      'endpoint created, changed, rotated, deleted or replayed) may have been saved.',
+    message: (p) =>
+      p.outcomeUnknown
+        ? "The gateway's shared store (Redis) stopped answering during this change, which may have been saved: read it " +
+          'back before making it again (an endpoint created this way holds a secret nobody was given: rotate it).'
+        : "The gateway's shared store (Redis) does not answer now; retry shortly.",
+    extensions: unknownOutcomeExtensions,
+    examples: [{}, { outcomeUnknown: true }],
+  }),
   INTERNAL_SERVER_ERROR: failure({
     surface: 'field',
     status: 200,

@@ -2,6 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { CheckEndpointUrl } from './attempt.js';
 import type { DeliverySupervisor } from './delivery-supervisor.js';
 import { subscriptionShape } from './document.js';
+import { unconfirmedWrite } from '../cluster/store-failure.js';
 import { newSecret } from './signing.js';
 import { openEndpoint, refusalText, type SubscriptionSource } from './source.js';
 import { ownerOf, type DeliveryPage, type Registrant, type WebhookEndpoint, type WebhookStore } from './store.js';
@@ -71,7 +72,7 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     return endpoint && endpoint.owner === owner ? endpoint : null;
   };
 
-  return {
+  const endpoints: Endpoints = {
     async create(registrant, input) {
       const issues: Issue[] = [];
       const owner = ownerOf(registrant);
@@ -179,6 +180,24 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     },
     backlog: (id) => store.backlog(id),
   };
+  // A change the store stopped answering during may have been saved (a created endpoint whose secret nobody was
+  // given, a rotation): the client is told to read it back rather than make it again (error-masking.ts).
+  const { create, update, rotateSecret, replay } = endpoints;
+  return {
+    ...endpoints,
+    create: written(create),
+    update: written(update),
+    rotateSecret: written(rotateSecret),
+    delete: written(endpoints.delete),
+    replay: written(replay),
+  };
+}
+
+function written<A extends unknown[], R>(change: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
+  return (...args) =>
+    change(...args).catch((error: unknown) => {
+      throw unconfirmedWrite(error);
+    });
 }
 
 /** The owner has WEBHOOK_MAX_ENDPOINTS_PER_KEY endpoints already. */

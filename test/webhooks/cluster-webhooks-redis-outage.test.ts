@@ -203,3 +203,76 @@ describe('webhook delivery while Redis is away', { timeout: 60_000 }, () => {
       () => redis.start(),
     ));
 });
+
+/** A GraphQL request to the replica: its status and body. */
+async function graphql(query: string, variables?: Record<string, unknown>): Promise<{ status: number; body: any }> {
+  const res = await fetch(`${replica.url}/graphql`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: JSON.stringify({ query, variables }),
+  });
+  return { status: res.status, body: await res.json() };
+}
+
+describe('the webhook API while Redis is hung', { timeout: 60_000 }, () => {
+  it('a read is STORE_UNAVAILABLE to retry; a change is STORE_UNAVAILABLE to read back, not to repeat; both work again after', async () => {
+    const receiver = await startWebhookReceiver();
+    receivers.push(receiver);
+    const create = (description: string) =>
+      graphql(
+        /* GraphQL */ `
+          mutation ($input: CreateWebhookEndpointInput!) {
+            createWebhookEndpoint(input: $input) {
+              ... on CreateWebhookEndpointPayload {
+                endpoint {
+                  id
+                  description
+                }
+              }
+            }
+          }
+        `,
+        { input: { url: `${receiver.url}/hook`, subscription: 'subscription { fundsChanged { cursor } }', description } },
+      );
+    await redis.signal('SIGSTOP');
+    let read: Awaited<ReturnType<typeof graphql>>;
+    let change: Awaited<ReturnType<typeof graphql>>;
+    try {
+      read = await graphql('{ webhookEndpoints { id } }');
+      change = await create('made while Redis was hung');
+    } finally {
+      await redis.signal('SIGCONT');
+    }
+    expect(read.status).toBe(200);
+    expect(read.body.errors).toEqual([
+      expect.objectContaining({
+        message: "The gateway's shared store (Redis) does not answer now; retry shortly.",
+        path: ['webhookEndpoints'],
+        extensions: expect.objectContaining({ code: 'STORE_UNAVAILABLE' }),
+      }),
+    ]);
+    expect(read.body.errors[0].extensions.retryable).not.toBe(false);
+    expect(change.status).toBe(200);
+    expect(change.body.errors).toEqual([
+      expect.objectContaining({
+        message: expect.stringMatching(
+          /^The gateway's shared store \(Redis\) stopped answering during this change, which may have been saved: read it back/,
+        ),
+        path: ['createWebhookEndpoint'],
+        extensions: expect.objectContaining({ code: 'STORE_UNAVAILABLE', retryable: false }),
+      }),
+    ]);
+    // Nothing of the driver's own words (a key, a command) reached the client.
+    expect(JSON.stringify([read.body, change.body])).not.toMatch(/timed out|ioredis|webhook:|Command/);
+    await within(
+      20_000,
+      'Redis to answer again',
+      eventually(async () => (await redisUp()) === 1, PROBE_MS),
+    );
+    const after = await create('made after');
+    expect(after.body.errors).toBeUndefined();
+    const listed = await graphql('{ webhookEndpoints { id description } }');
+    expect(listed.body.errors).toBeUndefined();
+    expect(listed.body.data.webhookEndpoints).toContainEqual(after.body.data.createWebhookEndpoint.endpoint);
+  });
+});
