@@ -36,6 +36,7 @@
 //   P{mcp:<session>}:subs   hash resource URI → hash of what the session's client was last told of it: an MCP
 //                           session's resource subscriptions (cluster/mcp-subscriptions.ts), expiring unless used
 //   P{mcp:<session>}:stream   the number (Redis's clock) of the session's newest event stream, which wins
+//   P{mcp:<session>}:ended    the session was ended (DELETE /mcp), for a day: a request naming it is a 404
 //   P{mcp:<session>}:changed  channel: a subscription of the session came or went, or a newer stream claimed it
 //   P{apq:<sha256>}:document, P{apq-caller:<caller>}:charged|sizes  automatic persisted queries and each
 //                           caller's registrations of them (cluster/persisted-documents.ts)

@@ -22,8 +22,13 @@ export interface McpSubscriptionRecords {
   subscribe(session: string, uri: string, hash: string, max: number): Promise<{ subscribed: true } | { subscribed: false; count: number }>;
   /** Drops one subscription, telling the session's stream. */
   unsubscribe(session: string, uri: string): Promise<void>;
-  /** Drops every subscription of the session (it ended), telling its stream. */
+  /**
+   * Ends the session: drops its subscriptions, telling its stream, and marks its id ended for the subscriptions'
+   * time to live, so that requests naming it are refused as MCP asks (a 404) rather than starting it again.
+   */
   end(session: string): Promise<void>;
+  /** Whether the session was ended (within the time to live). */
+  ended(session: string): Promise<boolean>;
   /** Records that the session's client was told of `uri` as `hash`, if it is still subscribed; tells nobody. */
   seen(session: string, uri: string, hash: string): Promise<void>;
   /**
@@ -42,6 +47,7 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
   const subs = (session: string) => keys.tagged(`mcp:${session}`, 'subs');
   const changed = (session: string) => keys.tagged(`mcp:${session}`, 'changed');
   const streams = (session: string) => keys.tagged(`mcp:${session}`, 'stream');
+  const endedKey = (session: string) => keys.tagged(`mcp:${session}`, 'ended');
   const STREAM = 'stream:';
   const followed = new Set<() => void>();
   // What was published while the subscriptions' connection was down is lost: every followed session reads again.
@@ -58,9 +64,12 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
       await connection.publish(changed(session), 'changed');
     },
     async end(session) {
+      // Marked first: a request naming the session from here on is refused, whatever the rest meets.
+      await guard(client.set(endedKey(session), '1', 'PX', ttlMs));
       await guard(client.del(subs(session)));
       await connection.publish(changed(session), 'changed');
     },
+    ended: async (session) => (await guard(client.exists(endedKey(session)))) === 1,
     async seen(session, uri, hash) {
       await connection.run('rgMcpSeen', subs(session), uri, hash);
     },

@@ -25,7 +25,8 @@ import { origin } from './run-operation.js';
 // Sessions exist for resource subscriptions only, and hold no replica's memory: initialize's answer carries a new
 // random Mcp-Session-Id; the session's subscriptions are kept in the shared store under a hash of the caller and
 // that id (so an id is worth nothing to another caller), made by a POST on any replica and followed by the
-// replica holding the session's event stream (GET, resource-stream.ts). DELETE ends them.
+// replica holding the session's event stream (GET, resource-stream.ts). DELETE ends them, and the session: a
+// request naming it afterwards is a 404, as MCP asks.
 
 export interface McpEndpointOptions {
   /** The server each message meets (mcp-server.ts). */
@@ -141,6 +142,11 @@ export function createMcpEndpoint({
     const session = sessionOf(req, admission.caller);
     if (session === 'malformed')
       return answerJson(res, 404, rpcError(-32001, 'Mcp-Session-Id is not a session of this gateway: initialize again without it.'));
+    // MCP: once a session is ended, a request naming it is a 404, and the client starts a new one. When the store
+    // does not answer, the request goes on: the id is worth nothing to another caller, and a DELETE the store
+    // could not record was answered 503, so its client knows the session did not end.
+    if (session && (await server.subscriptions.ended(session.key).catch(() => false)))
+      return answerJson(res, 404, rpcError(-32001, 'This session was ended (DELETE /mcp): initialize again without Mcp-Session-Id.'));
     if (req.method !== 'POST') {
       // What the transport checks on a POST, for the GET and DELETE it does not see: MCP asks for a 400.
       const version = req.headers['mcp-protocol-version'];

@@ -1,3 +1,4 @@
+import { LRUCache } from 'lru-cache';
 import { MCP_SUBSCRIPTIONS_TTL_MS, type McpSubscriptionRecords, type SubscribedResources } from '../cluster/mcp-subscriptions.js';
 
 // MCP sessions' resource subscriptions in one process (no Redis): the same contract as the cluster's
@@ -8,6 +9,9 @@ import { MCP_SUBSCRIPTIONS_TTL_MS, type McpSubscriptionRecords, type SubscribedR
 // or a stream following it. Unsubscribing, ending or recording what was seen in any other makes nothing (as a
 // Redis hash that holds no field does not exist), and the expiry sweep runs at most once per sweep interval,
 // not at every call over every session.
+
+/** Ended session ids remembered at most: about 150 bytes each. */
+const MAX_ENDED = 10_000;
 
 interface Session {
   resources: Map<string, string>;
@@ -23,6 +27,9 @@ export interface MemoryMcpSubscriptions extends McpSubscriptionRecords {
 
 export function memoryMcpSubscriptions(ttlMs = MCP_SUBSCRIPTIONS_TTL_MS, now: () => number = Date.now): MemoryMcpSubscriptions {
   const sessions = new Map<string, Session>();
+  // Ended ids, for the same time to live; bounded, the oldest forgotten first (an id forgotten early is one its own
+  // caller could start again, nothing more: a session is worth nothing to another caller).
+  const ended = new LRUCache<string, true>({ max: MAX_ENDED, ttl: ttlMs, ttlResolution: 0, perf: { now } });
   const sweepEveryMs = ttlMs / 24;
   let sweptAt = now();
 
@@ -74,11 +81,13 @@ export function memoryMcpSubscriptions(ttlMs = MCP_SUBSCRIPTIONS_TTL_MS, now: ()
       changed(id, session);
     },
     async end(id) {
+      ended.set(id, true);
       const session = existing(id);
       if (!session) return;
       session.resources.clear();
       changed(id, session);
     },
+    ended: async (id) => ended.has(id),
     async seen(id, uri, hash) {
       const resources = existing(id)?.resources;
       if (resources?.has(uri)) resources.set(uri, hash);

@@ -46,6 +46,24 @@ describe('MCP subscriptions in memory', () => {
     expect(heard).toEqual([[], ['reward://campaign/x'], [], ['reward://campaign/y']]);
   });
 
+  it('an ended session stays ended for the time to live; ending ids in a loop keeps a bounded number', async () => {
+    let now = Date.parse('2026-11-29T12:00:00Z');
+    const records = memoryMcpSubscriptions(1_000, () => now);
+    await records.subscribe('a', 'reward://campaign/x', 'hash', 20);
+    await records.end('a');
+    expect(await records.ended('a')).toBe(true);
+    expect(await records.ended('b')).toBe(false);
+    now += 999;
+    expect(await records.ended('a')).toBe(true);
+    now += 2;
+    expect(await records.ended('a')).toBe(false);
+    // A caller ending random ids: the newest 10,000 are kept, the oldest forgotten (its caller could start it again).
+    for (let i = 0; i < 10_001; i += 1) await records.end(`random-${i}`);
+    expect(await records.ended('random-0')).toBe(false);
+    expect(await records.ended('random-1')).toBe(true);
+    expect(await records.ended('random-10000')).toBe(true);
+  });
+
   it('subscriptions unused for the time to live expire', async () => {
     let now = 0;
     const records = memoryMcpSubscriptions(1_000, () => now);

@@ -178,11 +178,28 @@ describe('following an order as an MCP resource', () => {
       expect(unsupported.status).toBe(400);
       expect((await unsupported.json()).error.message).toMatch(/^Unsupported MCP-Protocol-Version 1999-01-01: this server speaks 2025-11-25, /);
     }
-    const ended = await fetch(`${url}/mcp`, {
-      method: 'DELETE',
-      headers: { authorization: auth(KEYS.reader), 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' },
-    });
-    expect(ended.status).toBe(204);
+    const end = () =>
+      fetch(`${url}/mcp`, {
+        method: 'DELETE',
+        headers: { authorization: auth(KEYS.reader), 'mcp-session-id': session!, 'mcp-protocol-version': '2025-11-25' },
+      });
+    expect((await end()).status).toBe(204);
+    // MCP: a request naming an ended session is a 404, and the client initializes again.
+    const afterEnd = [await end(), await get({ authorization: auth(KEYS.reader), 'mcp-session-id': session! })];
+    afterEnd.push(
+      await fetch(`${url}/mcp`, {
+        method: 'POST',
+        headers: { ...headersOf(KEYS.reader, session!), 'content-type': 'application/json' },
+        body: JSON.stringify({ jsonrpc: '2.0', id: 2, method: 'resources/list' }),
+      }),
+    );
+    for (const refused of afterEnd) {
+      expect(refused.status).toBe(404);
+      expect((await refused.json()).error).toEqual({
+        code: -32001,
+        message: 'This session was ended (DELETE /mcp): initialize again without Mcp-Session-Id.',
+      });
+    }
   });
 });
 
@@ -227,14 +244,14 @@ describe('following an order across replicas (cluster mode)', () => {
       } finally {
         stream.close();
       }
-      // Ended through B, the session's subscriptions are gone for A too.
+      // Ended through B, the session's subscriptions are gone for A too, and A refuses the session as ended.
       expect((await fetch(`${urlB}/mcp`, { method: 'DELETE', headers: headersOf(KEYS.reader, session) })).status).toBe(204);
-      const reopened = openStream(urlA, KEYS.reader, session);
-      try {
-        await eventually(async () => (await liveQueriesOpen(urlA)) === 0, 25, { ms: 10_000, what: 'the ended session to follow nothing' });
-      } finally {
-        reopened.close();
-      }
+      await eventually(async () => (await liveQueriesOpen(urlA)) === 0, 25, { ms: 10_000, what: 'the ended session to follow nothing' });
+      const reopened = await fetch(`${urlA}/mcp`, { headers: { ...headersOf(KEYS.reader, session), accept: 'text/event-stream' } });
+      expect(reopened.status).toBe(404);
+      expect((await reopened.json()).error.message).toBe('This session was ended (DELETE /mcp): initialize again without Mcp-Session-Id.');
+      // The same id is another session for another caller: ended for this one only.
+      expect(await message(urlA, KEYS.writer, session, 'resources/list', {})).toMatchObject({ result: expect.anything() });
     } finally {
       await cluster.close();
     }
@@ -300,7 +317,10 @@ describe('following an order across replicas (cluster mode)', () => {
     }
   });
 
-  it('while Redis hangs, subscribing fails saying to subscribe again, and works again once Redis answers', async ({ sandbox, redis }) => {
+  it('while Redis hangs, subscribing fails saying to subscribe again; once Redis answers, the unanswered DELETE has ended the session, and a new one subscribes', async ({
+    sandbox,
+    redis,
+  }) => {
     const cluster = await replicasOnRedis(sandbox, redis.url, 1, { REDIS_COMMAND_TIMEOUT_MS: '200' });
     try {
       const [url] = cluster.urls as [string];
@@ -325,8 +345,12 @@ describe('following an order across replicas (cluster mode)', () => {
       expect((await ended.json()).error.message).toMatch(
         /The shared store of subscriptions \(Redis\) does not answer now: end the session \(DELETE\) again shortly\.$/,
       );
+      // The DELETE that got no answer reached Redis, which applied it once it answered: the session ended after all,
+      // as a DELETE sent again says (a 404), and the client starts a new session, where subscribing works again.
+      await eventually(async () => (await fetch(`${url}/mcp`, { method: 'DELETE', headers: headersOf(KEYS.reader, session) })).status === 404, 50);
+      const fresh = await initialize(url, KEYS.reader);
       await eventually(async () => {
-        const again: any = await message(url, KEYS.reader, session, 'resources/subscribe', { uri });
+        const again: any = await message(url, KEYS.reader, fresh, 'resources/subscribe', { uri });
         return again.result !== undefined;
       }, 50);
     } finally {
