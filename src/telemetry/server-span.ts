@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Attributes } from '@opentelemetry/api';
 import { tracer } from './spans.js';
+import { withValuesRedacted } from './url-query.js';
 
 // The server span of each HTTP request, continuing the caller's `traceparent` (and whatever else the configured
 // propagators carry), made by the gateway's own entry (edge/http-entry.ts) rather than by an instrumentation
@@ -28,24 +29,6 @@ const REDACTED_QUERY_PARAMETERS = new Set([
   'signature',
 ]);
 const GRAPHQL_PATH = '/graphql';
-
-/** The query string with the values of REDACTED_QUERY_PARAMETERS (any case) replaced by REDACTED. */
-export function redactedQuery(query: string): string {
-  return query
-    .split('&')
-    .map((pair) => {
-      const eq = pair.indexOf('=');
-      if (eq < 0) return pair;
-      let name: string;
-      try {
-        name = decodeURIComponent(pair.slice(0, eq).replace(/\+/g, ' '));
-      } catch {
-        return `${pair.slice(0, eq)}=REDACTED`;
-      }
-      return REDACTED_QUERY_PARAMETERS.has(name.toLowerCase()) ? `${pair.slice(0, eq)}=REDACTED` : pair;
-    })
-    .join('&');
-}
 
 /** The Host header's name and port (the port the connection came in on when the header names none). */
 function serverOf(req: IncomingMessage): { address?: string; port?: number } {
@@ -85,7 +68,7 @@ export function inServerSpan(
     'network.protocol.version': req.httpVersion,
   };
   if (route) attributes['http.route'] = route;
-  if (query !== undefined) attributes['url.query'] = redact(redactedQuery(query));
+  if (query !== undefined) attributes['url.query'] = redact(withValuesRedacted(query, REDACTED_QUERY_PARAMETERS));
   if (server.address !== undefined) attributes['server.address'] = server.address;
   if (server.port !== undefined) attributes['server.port'] = server.port;
   if (req.socket.remoteAddress) attributes['client.address'] = req.socket.remoteAddress;

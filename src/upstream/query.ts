@@ -18,6 +18,12 @@ export function queryString(params: Record<string, QueryValue>): string {
   return s ? `?${s}` : '';
 }
 
+/**
+ * Filters whose values name a person (a recipient's email or name): personal data a trace must not carry, so the
+ * client span's URL has them REDACTED (transport.ts). Lower case, as the API spells them.
+ */
+export const PERSONAL_PARAMETERS: ReadonlySet<string> = new Set(['recipient_email', 'recipient_name']);
+
 export function giftQuery(q: GiftQuery): string {
   return queryString({
     uuid: q.uuid,

@@ -14,10 +14,12 @@ import type { Dispatcher } from 'undici';
 import Pool from 'undici/lib/dispatcher/pool.js';
 import type { Span } from '@opentelemetry/api';
 import { endClientSpan, startClientSpan, traceHeaders, type UpstreamServer } from '../telemetry/spans.js';
+import { withValuesRedacted } from '../telemetry/url-query.js';
 import type { Redact } from '../redaction/redaction.js';
 import type { ClientConfig } from './config.js';
 import type { UpstreamError } from './errors.js';
 import { abortedFailure, networkFailure, timeoutFailure } from './failures.js';
+import { PERSONAL_PARAMETERS } from './query.js';
 import { parseRetryAfter } from './retry.js';
 import { stopped, unwatch, watch, type Stoppable, type Stops } from './stops.js';
 
@@ -168,6 +170,12 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
 
 const expire = (exchange: Exchange) => exchange.expire();
 
+/** `path` with the values of the filters that name a person REDACTED (query.ts's PERSONAL_PARAMETERS). */
+function withoutPersonalData(path: string): string {
+  const q = path.indexOf('?');
+  return q < 0 ? path : `${path.slice(0, q + 1)}${withValuesRedacted(path.slice(q + 1), PERSONAL_PARAMETERS)}`;
+}
+
 /** A network error's code for the client span (`ECONNRESET`, `UND_ERR_SOCKET`, …): low-cardinality, never its text. */
 function errorCode(error: Error): string {
   const code = (error as { code?: unknown }).code;
@@ -201,7 +209,7 @@ export function createTransport(config: ClientConfig, redact: Redact): Transport
       const common = body === undefined ? headers : jsonHeaders;
       const own = requestId ? { ...common, 'x-request-id': requestId } : common;
       // The attempt's client span is made here, in the attempt's own context, where the request is handed to undici.
-      const span = startClientSpan(req.method, req.route, attempt, server, () => redact(base + req.path));
+      const span = startClientSpan(req.method, req.route, attempt, server, () => redact(base + withoutPersonalData(req.path)));
       return new Promise((resolve, reject) => {
         pool.dispatch(
           {

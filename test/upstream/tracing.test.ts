@@ -84,6 +84,30 @@ describe('upstream spans', () => {
     expectTokenAbsent([lookup!.attributes, lookup!.name]);
   });
 
+  it("keeps a recipient's email and name out of the client span's URL; the other filters stay readable", async ({ quirks }) => {
+    quirks.on('GET /gifts', json(200, { gifts: [], total_count: 0 }));
+    const { client } = captureClient({ baseUrl: quirks.baseUrl });
+    try {
+      await inOperation(() =>
+        client.listGifts({
+          campaignUuid: 'c-2026-11-29',
+          recipientEmail: 'Zoë.Müller+gifts@example.com',
+          recipientName: 'Zoë Müller',
+          limit: 20,
+          offset: 0,
+        }),
+      );
+    } finally {
+      await client.close();
+    }
+    const [call] = spans().filter((s) => s.kind === SpanKind.CLIENT);
+    const url = String(call!.attributes['url.full']);
+    // The upstream still got the filters: only the span leaves them out.
+    expect(quirks.requests[0]!.url).toContain('recipient_email=Zo%C3%AB.M%C3%BCller%2Bgifts%40example.com');
+    expect(url).toBe(`${quirks.baseUrl}/gifts?campaign_uuid=c-2026-11-29&recipient_email=REDACTED&recipient_name=REDACTED&limit=20&offset=0`);
+    expect(JSON.stringify(call!.attributes)).not.toMatch(/Zo|M%C3%BCller|example\.com/);
+  });
+
   it('ends the client span of an attempt that timed out or was stopped, with why and no status', async ({ quirks }) => {
     // The upstream never answers: the attempt's deadline ends one call, the caller's own stop the other.
     quirks.on('GET /campaign/order-2026-11-29-timeout', hang);
