@@ -9,7 +9,7 @@
 // Per replica: in cluster mode each replica finds out on its own, within a few attempts of its own traffic.
 
 import { circuitBreaker, CircuitState, ConsecutiveBreaker, handleWhen, type CircuitBreakerPolicy } from 'cockatiel';
-import { spanEvent } from '../telemetry/spans.js';
+import { detached, spanEvent } from '../telemetry/spans.js';
 import { UpstreamError } from './errors.js';
 import type { WireResponse } from './transport.js';
 import type { CircuitStateName } from './types.js';
@@ -98,7 +98,9 @@ export class UpstreamBreaker {
     if (this.#closed) return;
     if (this.#probe) clearTimeout(this.#probe);
     // A few milliseconds past the pause: cockatiel measures it with Date.now() and refuses a test a hair early.
-    this.#probe = setTimeout(() => void this.#runProbe(), this.#options.halfOpenAfterMs + 5);
+    // Detached: the timer would carry the context of whatever operation's failure opened the circuit, and the
+    // probe's request is no part of it (the transition is an event on that operation's span already).
+    this.#probe = detached(() => setTimeout(() => void this.#runProbe(), this.#options.halfOpenAfterMs + 5));
     this.#probe.unref();
   }
 

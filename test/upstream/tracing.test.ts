@@ -1,7 +1,7 @@
 import { SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
 import { createServer, type IncomingHttpHeaders } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { afterEach, describe, expect } from 'vitest';
+import { afterEach, describe, expect, vi } from 'vitest';
 import { createWebhookEgress } from '../../src/webhooks/egress.js';
 import { it } from '../support/test.js';
 import { captureClient, expectTokenAbsent, failure, TOKEN } from './helpers.js';
@@ -183,6 +183,29 @@ describe('upstream spans', () => {
         return name !== (gifts ? 'GET /gifts' : 'GET /campaign/{id}') || parent !== `operation ${i}`;
       });
     expect(misplaced).toEqual([]);
+  });
+
+  it("the breaker's probe runs outside the operation that opened the circuit: no span of it under that operation", async ({ quirks }) => {
+    const { client, logs } = captureClient({ baseUrl: quirks.baseUrl, breaker: { failures: 2, halfOpenAfterMs: 20 } });
+    try {
+      quirks.on('GET /funds', raw(503, 'text/html', '<h1>down</h1>'));
+      quirks.on('GET /ping', json(200, { status: 'ok' }));
+      await inOperation(async () => {
+        await failure(client.getFunds());
+        await failure(client.getFunds());
+        // The probe, 20 ms after the circuit opened, in a timer this operation scheduled, while it still records (a
+        // subscription's, a poll's); its success closes the circuit.
+        await vi.waitFor(() => expect(logs.map((l) => l.msg)).toContain('upstream circuit closed: the reward API answers again'));
+      });
+    } finally {
+      await client.close();
+    }
+    expect(quirks.requests.map((r) => `${r.method} ${r.url.split('/').pop()}`)).toEqual(['GET funds', 'GET funds', 'GET ping']);
+    expect(
+      spans()
+        .filter((s) => s.kind === SpanKind.CLIENT)
+        .map((s) => s.name),
+    ).toEqual(['GET /funds', 'GET /funds']);
   });
 
   it("the breaker's transition and its refusals are events on the operation's span, with no client span", async ({ quirks }) => {
