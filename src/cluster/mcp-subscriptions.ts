@@ -50,10 +50,16 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
   const endedKey = (session: string) => keys.tagged(`mcp:${session}`, 'ended');
   const STREAM = 'stream:';
   const followed = new Set<() => void>();
+  /** Per session followed here, what its stream follows and what its client was last told of each resource. */
+  const told = new Map<string, Map<string, string>>();
   // What was published while the subscriptions' connection was down is lost: every followed session reads again.
-  connection.onResubscribed(() => {
+  // And whatever came while Redis did not answer commands: the notifications' connection may come back before
+  // the commands' does (a reread then fails), so the sessions read again when Redis answers commands too.
+  const rereadAll = () => {
     for (const reread of followed) reread();
-  });
+  };
+  connection.onResubscribed(rereadAll);
+  connection.onStateChange((up) => up && rereadAll());
   return {
     async subscribe(session, uri, hash, max) {
       const reply = Number(await connection.run('rgMcpSubscribe', subs(session), uri, hash, max, ttlMs, changed(session), connection.publishCommand));
@@ -72,6 +78,8 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
     ended: async (session) => (await guard(client.exists(endedKey(session)))) === 1,
     async seen(session, uri, hash) {
       await connection.run('rgMcpSeen', subs(session), uri, hash);
+      const following = told.get(session);
+      if (following?.has(uri)) following.set(uri, hash);
     },
     follow(session, listener, replaced) {
       let ended = false;
@@ -82,14 +90,36 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
         ended = true;
         replaced();
       };
+      /** What this stream follows, as it last read it and as its client was since told: what it writes back if Redis lost it. */
+      let following = new Map<string, string>();
       const reread = () => {
         void Promise.all([guard(client.hgetall(subs(session))), guard(client.get(streams(session)))]).then(
           ([all, newest]) => {
+            if (!ended && newest === null && mine !== null && following.size > 0 && Object.keys(all).length === 0) return restore(mine);
             newer(Number(newest));
-            if (!ended) listener(new Map(Object.entries(all)));
+            if (ended) return;
+            following = new Map(Object.entries(all));
+            told.set(session, following);
+            listener(new Map(following));
           },
           // Redis unreachable: the stream keeps what it follows; the next change or reconnection reads again.
           () => undefined,
+        );
+      };
+      // Redis restarted empty: this stream, the session's newest, still knows what its client subscribed to (and
+      // what it was last told), so it writes that back rather than leave the client following nothing.
+      // Its own claim comes back on the channel before the reply: unnumbered meanwhile, it is not replaced by it.
+      const restore = (before: number) => {
+        mine = null;
+        const pairs = [...following].flat();
+        void connection.run('rgMcpRestore', subs(session), streams(session), ttlMs, changed(session), connection.publishCommand, ...pairs).then(
+          (n) => {
+            mine = Number(n) > 0 ? Number(n) : before;
+            reread();
+          },
+          () => {
+            mine = before;
+          },
         );
       };
       // Kept from expiring while followed: a quarter of the time to live, so a missed refresh or two do no harm.
@@ -109,6 +139,7 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
       );
       return () => {
         ended = true;
+        if (told.get(session) === following) told.delete(session);
         clearInterval(refresh);
         unsubscribe();
         followed.delete(reread);

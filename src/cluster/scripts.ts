@@ -228,6 +228,21 @@ redis.call(ARGV[3], ARGV[2], 'stream:' .. n)
 return n
 `;
 
+// KEYS subs stream; ARGV ttl channel publishCommand uri hash [uri hash …]. A stream whose session Redis lost (it
+// restarted empty: neither the subscriptions nor any stream's claim are left) writes back what it followed and
+// claims the session again, as MCP_STREAM does; unless a claim exists by then (another stream, or a restore
+// already made), which keeps what Redis holds. Replies the stream's number, or 0 when nothing was restored.
+const MCP_RESTORE = `
+if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
+for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ARGV[1])
+local t = redis.call('TIME')
+local n = t[1] .. string.format('%06d', tonumber(t[2]))
+redis.call('SET', KEYS[2], n, 'PX', ARGV[1])
+redis.call(ARGV[3], ARGV[2], 'stream:' .. n)
+return n
+`;
+
 export const SCRIPTS = {
   rgClaim: { lua: CLAIM, keys: 3 },
   rgRenew: { lua: RENEW, keys: 1 },
@@ -242,6 +257,7 @@ export const SCRIPTS = {
   rgMcpSubscribe: { lua: MCP_SUBSCRIBE, keys: 1 },
   rgMcpSeen: { lua: MCP_SEEN, keys: 1 },
   rgMcpStream: { lua: MCP_STREAM, keys: 1 },
+  rgMcpRestore: { lua: MCP_RESTORE, keys: 2 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -1,4 +1,5 @@
 import { ErrorCode, type McpError } from '@modelcontextprotocol/sdk/types.js';
+import { Redis } from 'ioredis';
 import { describe, expect } from 'vitest';
 import { uniqueId } from '../support/fixtures.js';
 import { eventually, startRedis } from '../support/cluster.js';
@@ -312,6 +313,42 @@ describe('following an order across replicas (cluster mode)', () => {
         second.close();
       }
     } finally {
+      await cluster.close();
+      await redis.stop();
+    }
+  });
+
+  it('after Redis restarts empty, an open stream writes back what its session followed: the next change is told with no new subscribe', async ({
+    sandbox,
+  }) => {
+    // A Redis of its own: this test restarts it.
+    const redis = await startRedis();
+    const cluster = await replicasOnRedis(sandbox, redis.url, 1, FAST_POLLS);
+    const reader = new Redis(redis.url, { lazyConnect: true, maxRetriesPerRequest: 1 });
+    try {
+      const [url] = cluster.urls as [string];
+      const { uri, gifts } = cluster;
+      const session = await initialize(url, KEYS.reader);
+      expect(await message(url, KEYS.reader, session, 'resources/subscribe', { uri })).toMatchObject({ result: {} });
+      const stream = openStream(url, KEYS.reader, session);
+      try {
+        await eventually(async () => (await liveQueriesOpen(url)) === 1, 25, { ms: 10_000, what: 'the stream to follow the order' });
+        await redis.stop();
+        await redis.start();
+        // The session's subscriptions are back in Redis, written by the stream (nobody subscribed again).
+        const restored = async () => {
+          const [, keys] = await reader.scan('0', 'MATCH', '*:subs', 'COUNT', 1000);
+          return keys.length === 1 && (await reader.hkeys(keys[0]!)).includes(uri);
+        };
+        await eventually(() => restored().catch(() => false), 50, { ms: 10_000, what: 'the stream to write its subscriptions back' });
+        await sandbox.control.redeem(gifts[0]!);
+        expect(await stream.next()).toEqual({ jsonrpc: '2.0', method: 'notifications/resources/updated', params: { uri } });
+        expect(await liveQueriesOpen(url)).toBe(1);
+      } finally {
+        stream.close();
+      }
+    } finally {
+      reader.disconnect();
       await cluster.close();
       await redis.stop();
     }
