@@ -145,6 +145,15 @@ describe('production build', { timeout: 120_000 }, () => {
     expect(Object.values(outputs).some((o) => Object.keys(o.inputs).some((i) => i.startsWith('node_modules/@modelcontextprotocol/')))).toBe(true);
   });
 
+  it("holds zod's English messages and no other language's: every one was loaded at start, for nothing", () => {
+    const { outputs } = JSON.parse(readFileSync(join(dist, 'meta.json'), 'utf8')) as { outputs: Record<string, { inputs: Record<string, unknown> }> };
+    const locales = Object.values(outputs)
+      .flatMap((o) => Object.keys(o.inputs))
+      .filter((input) => input.includes('zod/v4/locales/'));
+    expect(locales).toContain('node_modules/zod/v4/locales/en.js');
+    expect(locales.filter((input) => !/locales\/(en|index)\.js$/.test(input))).toEqual([]);
+  });
+
   it('the production copy holds runtime dependencies only', () => {
     // The lockfile marks what only development needs; none of it may be in the copy.
     const lock = JSON.parse(readFileSync(join(root, 'package-lock.json'), 'utf8')) as { packages: Record<string, { dev?: boolean }> };
