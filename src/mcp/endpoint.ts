@@ -144,7 +144,7 @@ export function createMcpEndpoint({
       return answerJson(res, 404, rpcError(-32001, 'Mcp-Session-Id is not a session of this gateway: initialize again without it.'));
     // MCP: once a session is ended, a request naming it is a 404, and the client starts a new one. When the store
     // does not answer, the request goes on: the id is worth nothing to another caller, and a DELETE the store
-    // could not record was answered 503, so its client knows the session did not end.
+    // did not answer was answered 503, so its client sends it again and learns then whether it took effect.
     if (session && (await server.subscriptions.ended(session.key).catch(() => false)))
       return answerJson(res, 404, rpcError(-32001, 'This session was ended (DELETE /mcp): initialize again without Mcp-Session-Id.'));
     if (req.method !== 'POST') {
