@@ -7,8 +7,9 @@ import { isUpstreamError, type UpstreamError } from '../upstream/errors.js';
 
 // The one place where failures become what clients see. Upstream failures, and the shared store's in cluster
 // mode, get a stable code on the field that failed (siblings keep their data); anything unexpected is masked to
-// a generic message so no stack, upstream URL or token can leak. Every error a client gets passes here (yoga masks the errors of results and
-// of refused requests alike), so here too every secret is blanked from its message and extensions.
+// a generic message so no stack, upstream URL or token can leak. Every error a client gets passes here (yoga
+// masks the errors of results and of refused requests alike), so here too every secret is blanked from its
+// message and extensions.
 
 /** The code of an unknown outcome says what cut it short; a write cut in flight is marked by call.ts, a read has no effect. */
 function unknownOutcomeCode(error: UpstreamError): 'UPSTREAM_TIMEOUT' | 'REQUEST_ABORTED' | 'UPSTREAM_UNAVAILABLE' {
