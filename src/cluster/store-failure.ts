@@ -17,10 +17,17 @@ export function isStoreFailure(error: unknown): error is Error {
   return error instanceof Error && (error as Marked)[STORE_FAILURE] === true;
 }
 
-/** For a write's `catch`: `error`, marked when the store failed during the write (it may have been applied); to rethrow. */
+/**
+ * For a write's `catch`, to rethrow: when the store failed during the write (which may have been applied), a new
+ * error saying so, its cause the store's. Not the store's error marked: ioredis rejects every command waiting on a
+ * lost connection with one error object, reads of other requests among them.
+ */
 export function unconfirmedWrite(error: unknown): unknown {
-  if (isStoreFailure(error)) (error as Marked)[UNCONFIRMED_WRITE] = true;
-  return error;
+  if (!isStoreFailure(error)) return error;
+  const unconfirmed = new Error('the shared store stopped answering during a write', { cause: error }) as Marked;
+  unconfirmed[STORE_FAILURE] = true;
+  unconfirmed[UNCONFIRMED_WRITE] = true;
+  return unconfirmed;
 }
 
 export function isUnconfirmedWrite(error: unknown): boolean {

@@ -530,8 +530,8 @@ export const CATALOGUE = {
     retryAfter: NO_RETRY_AFTER,
     when:
       "Cluster mode: the gateway's shared store (Redis) did not answer within `REDIS_COMMAND_TIMEOUT_MS`, or no server " +
-      'could take the command (connection lost, a failover under way). A change it stopped answering during (a webhook ' +
-      'endpoint created, changed, rotated, deleted or replayed) may have been saved.',
+      'could take the command (connection lost, a failover under way). A change whose write it did not answer (a webhook ' +
+      'endpoint created, changed, rotated, deleted or replayed) may have been saved; one that failed at its first read wrote nothing.',
     message: (p) =>
       p.outcomeUnknown
         ? "The gateway's shared store (Redis) stopped answering during this change, which may have been saved: read it " +

@@ -219,7 +219,9 @@ export function createDeliverySupervisor(deps: SupervisorDeps): DeliverySupervis
         } else opened.close();
         return stored;
       } catch (error) {
-        // The store did not answer: nothing was registered, and the subscription opened for it goes.
+        // The store did not answer: the subscription opened for it goes. The insert may have been applied all the
+        // same (the client is told to read it back): the lease rounds, which go over every stored endpoint, then
+        // start its worker like any other's.
         opened.close();
         throw error;
       } finally {

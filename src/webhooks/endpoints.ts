@@ -65,14 +65,15 @@ const refused = (issues: Issue[]): Refused => ({ ok: false, issues });
 const issuesAt = (path: string[], messages: string[]): Issue[] => messages.map((message) => ({ path, message }));
 
 export function createEndpoints(deps: EndpointsDeps): Endpoints {
-  const { store, check, source, maxEndpointsPerKey, supervisor, now } = deps;
+  const { check, source, maxEndpointsPerKey, supervisor, now } = deps;
+  const store = writesMarked(deps.store);
 
   const owned = async (owner: string, id: string) => {
     const endpoint = await store.get(id);
     return endpoint && endpoint.owner === owner ? endpoint : null;
   };
 
-  const endpoints: Endpoints = {
+  return {
     async create(registrant, input) {
       const issues: Issue[] = [];
       const owner = ownerOf(registrant);
@@ -180,24 +181,6 @@ export function createEndpoints(deps: EndpointsDeps): Endpoints {
     },
     backlog: (id) => store.backlog(id),
   };
-  // A change the store stopped answering during may have been saved (a created endpoint whose secret nobody was
-  // given, a rotation): the client is told to read it back rather than make it again (error-masking.ts).
-  const { create, update, rotateSecret, replay } = endpoints;
-  return {
-    ...endpoints,
-    create: written(create),
-    update: written(update),
-    rotateSecret: written(rotateSecret),
-    delete: written(endpoints.delete),
-    replay: written(replay),
-  };
-}
-
-function written<A extends unknown[], R>(change: (...args: A) => Promise<R>): (...args: A) => Promise<R> {
-  return (...args) =>
-    change(...args).catch((error: unknown) => {
-      throw unconfirmedWrite(error);
-    });
 }
 
 /** The owner has WEBHOOK_MAX_ENDPOINTS_PER_KEY endpoints already. */
@@ -205,5 +188,26 @@ function capReached(owned: number): Issue {
   return {
     path: ['input'],
     message: `endpoint-cap: this caller already has ${owned} webhook endpoints, the most allowed (WEBHOOK_MAX_ENDPOINTS_PER_KEY); delete one first`,
+  };
+}
+
+/**
+ * `store` whose writes, when the store stops answering during one, fail as unconfirmed writes (store-failure.ts):
+ * the change may have been saved (a created endpoint whose secret nobody was given, a rotation), so the client is
+ * told to read it back rather than make it again (error-masking.ts). A read that fails first has changed nothing.
+ */
+function writesMarked(store: WebhookStore): WebhookStore {
+  const marked =
+    <A extends unknown[], R>(write: (...args: A) => Promise<R>) =>
+    (...args: A): Promise<R> =>
+      write(...args).catch((error: unknown) => {
+        throw unconfirmedWrite(error);
+      });
+  return {
+    ...store,
+    insert: marked(store.insert),
+    update: marked(store.update),
+    remove: marked(store.remove),
+    clearPending: marked(store.clearPending),
   };
 }
