@@ -70,12 +70,10 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
       await connection.publish(changed(session), 'changed');
     },
     async end(session) {
-      // Marked first: a request naming the session from here on is refused, whatever the rest meets.
-      await guard(client.set(endedKey(session), '1', 'PX', ttlMs));
-      await guard(client.del(subs(session)));
-      await connection.publish(changed(session), 'changed');
+      await connection.run('rgMcpEnd', endedKey(session), subs(session), ttlMs, changed(session), connection.publishCommand);
     },
-    ended: async (session) => (await guard(client.exists(endedKey(session)))) === 1,
+    // While Redis is counted down, not asked: every MCP request naming a session would wait out the timeout first.
+    ended: async (session) => connection.healthy && (await guard(client.exists(endedKey(session)))) === 1,
     async seen(session, uri, hash) {
       await connection.run('rgMcpSeen', subs(session), uri, hash);
       const following = told.get(session);
@@ -92,36 +90,64 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
       };
       /** What this stream follows, as it last read it and as its client was since told: what it writes back if Redis lost it. */
       let following = new Map<string, string>();
+      /** A restore in flight: reads meanwhile are not taken (one may see Redis still empty, and empty the stream). */
+      let restoring = false;
+      const follows = (resources: Map<string, string>) => {
+        following = resources;
+        told.set(session, following);
+        listener(new Map(following));
+      };
       const reread = () => {
         void Promise.all([guard(client.hgetall(subs(session))), guard(client.get(streams(session)))]).then(
           ([all, newest]) => {
-            if (!ended && newest === null && mine !== null && following.size > 0 && Object.keys(all).length === 0) return restore(mine);
+            if (ended || restoring) return;
+            // Redis restarted empty: neither the subscriptions nor any stream's claim are left. The stream keeps
+            // what it follows, and writes it back once it knows its own claim.
+            if (newest === null && Object.keys(all).length === 0 && following.size > 0) {
+              if (mine !== null) restore(mine);
+              return;
+            }
             newer(Number(newest));
-            if (ended) return;
-            following = new Map(Object.entries(all));
-            told.set(session, following);
-            listener(new Map(following));
+            if (!ended) follows(new Map(Object.entries(all)));
           },
           // Redis unreachable: the stream keeps what it follows; the next change or reconnection reads again.
           () => undefined,
         );
       };
-      // Redis restarted empty: this stream, the session's newest, still knows what its client subscribed to (and
-      // what it was last told), so it writes that back rather than leave the client following nothing.
-      // Its own claim comes back on the channel before the reply: unnumbered meanwhile, it is not replaced by it.
+      // This stream, the session's newest, still knows what its client subscribed to (and what it was last told),
+      // so it writes that back rather than leave the client following nothing. Its claim is unknown meanwhile (its
+      // own message on the channel may come before the reply, or the reply be lost): it is not replaced by it.
       const restore = (before: number) => {
+        restoring = true;
         mine = null;
         const pairs = [...following].flat();
-        void connection.run('rgMcpRestore', subs(session), streams(session), ttlMs, changed(session), connection.publishCommand, ...pairs).then(
-          (n) => {
-            mine = Number(n) > 0 ? Number(n) : before;
-            reread();
-          },
-          () => {
-            mine = before;
-          },
-        );
+        void connection
+          .run('rgMcpRestore', subs(session), streams(session), endedKey(session), ttlMs, changed(session), connection.publishCommand, ...pairs)
+          .then(
+            (n) => {
+              restoring = false;
+              if (Number(n) === -1) {
+                // Ended since Redis came back: nothing to follow.
+                mine = before;
+                follows(new Map());
+                return;
+              }
+              mine = Number(n) > 0 ? Number(n) : before;
+              reread();
+            },
+            () => {
+              // No answer: it may have been applied, with a number this stream does not know. A claim of its own
+              // makes it the newest again, whatever happened.
+              restoring = false;
+              claim();
+            },
+          );
       };
+      const claim = () =>
+        void connection.run('rgMcpStream', streams(session), ttlMs, changed(session), connection.publishCommand).then(
+          (n) => (mine = Number(n)),
+          () => undefined,
+        );
       // Kept from expiring while followed: a quarter of the time to live, so a missed refresh or two do no harm.
       const refresh = setInterval(() => {
         void guard(client.pexpire(subs(session), ttlMs)).catch(() => undefined);
@@ -133,10 +159,7 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
       );
       followed.add(reread);
       reread();
-      void connection.run('rgMcpStream', streams(session), ttlMs, changed(session), connection.publishCommand).then(
-        (n) => (mine = Number(n)),
-        () => undefined,
-      );
+      claim();
       return () => {
         ended = true;
         if (told.get(session) === following) told.delete(session);

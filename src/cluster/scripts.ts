@@ -228,11 +228,13 @@ redis.call(ARGV[3], ARGV[2], 'stream:' .. n)
 return n
 `;
 
-// KEYS subs stream; ARGV ttl channel publishCommand uri hash [uri hash …]. A stream whose session Redis lost (it
-// restarted empty: neither the subscriptions nor any stream's claim are left) writes back what it followed and
-// claims the session again, as MCP_STREAM does; unless a claim exists by then (another stream, or a restore
-// already made), which keeps what Redis holds. Replies the stream's number, or 0 when nothing was restored.
+// KEYS subs stream ended; ARGV ttl channel publishCommand uri hash [uri hash …]. A stream whose session Redis lost
+// (it restarted empty: neither the subscriptions nor any stream's claim are left) writes back what it followed
+// and claims the session again, as MCP_STREAM does; unless a claim exists by then (another stream, or a restore
+// already made), which keeps what Redis holds, or the session was ended since. Replies the stream's number, 0
+// when another claim exists, -1 when the session was ended.
 const MCP_RESTORE = `
+if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
@@ -241,6 +243,16 @@ local n = t[1] .. string.format('%06d', tonumber(t[2]))
 redis.call('SET', KEYS[2], n, 'PX', ARGV[1])
 redis.call(ARGV[3], ARGV[2], 'stream:' .. n)
 return n
+`;
+
+// KEYS ended subs; ARGV ttl channel publishCommand. Ends an MCP session in one step: marked ended for the time to
+// live, its subscriptions dropped, its stream told. A DELETE whose answer was lost has then either done all of it
+// or nothing, and the one sent again finds the session ended (a 404) only when it was.
+const MCP_END = `
+redis.call('SET', KEYS[1], '1', 'PX', ARGV[1])
+redis.call('DEL', KEYS[2])
+redis.call(ARGV[3], ARGV[2], 'changed')
+return 1
 `;
 
 export const SCRIPTS = {
@@ -257,7 +269,8 @@ export const SCRIPTS = {
   rgMcpSubscribe: { lua: MCP_SUBSCRIBE, keys: 1 },
   rgMcpSeen: { lua: MCP_SEEN, keys: 1 },
   rgMcpStream: { lua: MCP_STREAM, keys: 1 },
-  rgMcpRestore: { lua: MCP_RESTORE, keys: 2 },
+  rgMcpRestore: { lua: MCP_RESTORE, keys: 3 },
+  rgMcpEnd: { lua: MCP_END, keys: 2 },
 } as const;
 
 export type ScriptName = keyof typeof SCRIPTS;

@@ -382,8 +382,9 @@ describe('following an order across replicas (cluster mode)', () => {
       expect((await ended.json()).error.message).toMatch(
         /The shared store of subscriptions \(Redis\) does not answer now: end the session \(DELETE\) again shortly\.$/,
       );
-      // The DELETE that got no answer reached Redis, which applied it once it answered: the session ended after all,
-      // as a DELETE sent again says (a 404), and the client starts a new session, where subscribing works again.
+      // The DELETE that got no answer reached Redis, which ran it once it answered (all of it: one script), so the
+      // session ended after all, as a DELETE sent again says (a 404); the client starts a new session, where
+      // subscribing works again.
       await eventually(async () => (await fetch(`${url}/mcp`, { method: 'DELETE', headers: headersOf(KEYS.reader, session) })).status === 404, 50);
       const fresh = await initialize(url, KEYS.reader);
       await eventually(async () => {
