@@ -92,6 +92,8 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
       let following = new Map<string, string>();
       /** A restore in flight: reads meanwhile are not taken (one may see Redis still empty, and empty the stream). */
       let restoring = false;
+      /** The number before a restore that got no answer: it may or may not have been applied. */
+      let unanswered: number | null = null;
       const follows = (resources: Map<string, string>) => {
         following = resources;
         told.set(session, following);
@@ -104,8 +106,15 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
             // Redis restarted empty: neither the subscriptions nor any stream's claim are left. The stream keeps
             // what it follows, and writes it back once it knows its own claim.
             if (newest === null && Object.keys(all).length === 0 && following.size > 0) {
-              if (mine !== null) restore(mine);
+              const from = mine ?? unanswered;
+              if (from !== null) restore(from);
               return;
+            }
+            // A restore that got no answer was applied after all, with a number this stream does not know: a claim
+            // of its own makes it the newest again (it was), and numbered.
+            if (mine === null && unanswered !== null) {
+              unanswered = null;
+              claim();
             }
             newer(Number(newest));
             if (!ended) follows(new Map(Object.entries(all)));
@@ -120,6 +129,7 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
       const restore = (before: number) => {
         restoring = true;
         mine = null;
+        unanswered = null;
         const pairs = [...following].flat();
         void connection
           .run('rgMcpRestore', subs(session), streams(session), endedKey(session), ttlMs, changed(session), connection.publishCommand, ...pairs)
@@ -136,10 +146,11 @@ export function redisMcpSubscriptions(connection: RedisConnection, ttlMs = MCP_S
               reread();
             },
             () => {
-              // No answer: it may have been applied, with a number this stream does not know. A claim of its own
-              // makes it the newest again, whatever happened.
+              // No answer: the next read tells whether it was applied (then the stream claims a number of its own) or
+              // not (then it restores again).
               restoring = false;
-              claim();
+              unanswered = before;
+              reread();
             },
           );
       };
