@@ -217,33 +217,32 @@ if redis.call('HEXISTS', KEYS[1], ARGV[1]) == 1 then redis.call('HSET', KEYS[1],
 return 1
 `;
 
-// KEYS stream; ARGV ttl channel publishCommand. A stream of an MCP session claims it: its number is Redis's
-// clock (seconds and microseconds, as digits), so a later stream's is greater even after Redis restarted empty,
-// which a counter would start again from 1. Kept (for streams that missed the message) and said on the channel.
-const MCP_STREAM = `
+// A stream of an MCP session claims it (the stream key `stream`; ARGV ttl channel publishCommand): its number is
+// Redis's clock (seconds and microseconds, as digits), so a later stream's is greater even after Redis restarted
+// empty, which a counter would start again from 1. Kept (for streams that missed the message) and said on the
+// channel; the script replies it.
+const claimStream = (stream: string) => `
 local t = redis.call('TIME')
 local n = t[1] .. string.format('%06d', tonumber(t[2]))
-redis.call('SET', KEYS[1], n, 'PX', ARGV[1])
+redis.call('SET', ${stream}, n, 'PX', ARGV[1])
 redis.call(ARGV[3], ARGV[2], 'stream:' .. n)
 return n
 `;
 
+// KEYS stream; ARGV ttl channel publishCommand. A new stream's claim.
+const MCP_STREAM = claimStream('KEYS[1]');
+
 // KEYS subs stream ended; ARGV ttl channel publishCommand uri hash [uri hash …]. A stream whose session Redis lost
 // (it restarted empty: neither the subscriptions nor any stream's claim are left) writes back what it followed
-// and claims the session again, as MCP_STREAM does; unless a claim exists by then (another stream, or a restore
-// already made), which keeps what Redis holds, or the session was ended since. Replies the stream's number, 0
-// when another claim exists, -1 when the session was ended.
+// and claims the session again; unless a claim exists by then (another stream, or a restore already made), which
+// keeps what Redis holds, or the session was ended since. Replies the stream's number, 0 when another claim
+// exists, -1 when the session was ended.
 const MCP_RESTORE = `
 if redis.call('EXISTS', KEYS[3]) == 1 then return -1 end
 if redis.call('EXISTS', KEYS[2]) == 1 then return 0 end
 for i = 4, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 redis.call('PEXPIRE', KEYS[1], ARGV[1])
-local t = redis.call('TIME')
-local n = t[1] .. string.format('%06d', tonumber(t[2]))
-redis.call('SET', KEYS[2], n, 'PX', ARGV[1])
-redis.call(ARGV[3], ARGV[2], 'stream:' .. n)
-return n
-`;
+${claimStream('KEYS[2]')}`;
 
 // KEYS ended subs; ARGV ttl channel publishCommand. Ends an MCP session in one step: marked ended for the time to
 // live, its subscriptions dropped, its stream told. A DELETE whose answer was lost has then either done all of it
