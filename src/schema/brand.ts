@@ -4,8 +4,9 @@ import type { GatewayContext } from '../graph/context.js';
 import { gatewayError, gatewayHint } from '../errors/gateway-error.js';
 import type { Brand, BrandQuery, BrandSummary } from '../upstream/types.js';
 import { builder } from './builder.js';
+import { offsetConnection } from './offset-connection.js';
 import { MONEY } from './money.js';
-import { connectionTotal, pageToConnection, pageWindow, upstreamWindow } from './paging.js';
+import { pageToConnection, pageWindow, upstreamWindow } from './paging.js';
 import { BrandRef, RegionRef } from './refs.js';
 
 interface FixedPrices {
@@ -99,15 +100,7 @@ builder.node(BrandRef, {
   }),
 });
 
-const BrandConnection = builder.connectionObject(
-  {
-    type: BrandRef,
-    name: 'BrandConnection',
-    fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
-  },
-  // The edge's node as a property (paging.ts, OffsetEdge).
-  { fields: (t) => ({ node: t.expose('node', { type: BrandRef }) }) },
-);
+const BrandConnection = offsetConnection(BrandRef, 'BrandConnection');
 
 const BrandFilter = builder.inputType('BrandFilter', {
   fields: (t) => ({

@@ -3,10 +3,11 @@ import { expiresAt } from '../orders/expiry.js';
 import type { Gift, GiftQuery } from '../upstream/types.js';
 import { ref } from '../orders/order-rules.js';
 import { builder } from './builder.js';
+import { offsetConnection } from './offset-connection.js';
 import { OBSERVED_AT } from './observed-at.js';
 import { MONEY } from './money.js';
 import { DeliveryStatus, GiftStatus, SortDirection } from './enums.js';
-import { connectionTotal, pageToConnection, pageWindow, upstreamWindow } from './paging.js';
+import { pageToConnection, pageWindow, upstreamWindow } from './paging.js';
 import { BrandRef, CampaignRef, GiftRef } from './refs.js';
 
 /**
@@ -72,15 +73,7 @@ builder.node(GiftRef, {
   }),
 });
 
-export const GiftConnection = builder.connectionObject(
-  {
-    type: GiftRef,
-    name: 'GiftConnection',
-    fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
-  },
-  // The edge's node as a property (paging.ts, OffsetEdge).
-  { fields: (t) => ({ node: t.expose('node', { type: GiftRef }) }) },
-);
+export const GiftConnection = offsetConnection(GiftRef, 'GiftConnection');
 
 const GiftSortField = builder.enumType('GiftSortField', {
   values: {

@@ -1,6 +1,7 @@
 import type { AttemptRecord, Delivery } from '../webhooks/store.js';
 import { builder } from './builder.js';
-import { connectionTotal, pageWindow, toConnection } from './paging.js';
+import { offsetConnection } from './offset-connection.js';
+import { pageWindow, toConnection } from './paging.js';
 import { ownerOfCaller } from './webhook-endpoint.js';
 
 // What happened to an endpoint's recent deliveries: each event sent, and each HTTP attempt of it.
@@ -39,15 +40,7 @@ const WebhookDeliveryRef = builder.objectRef<Delivery>('WebhookDelivery').implem
   }),
 });
 
-const WebhookDeliveryConnection = builder.connectionObject(
-  {
-    type: WebhookDeliveryRef,
-    name: 'WebhookDeliveryConnection',
-    fields: (t) => ({ totalCount: t.int({ resolve: connectionTotal }) }),
-  },
-  // The edge's node as a property (paging.ts, OffsetEdge).
-  { fields: (t) => ({ node: t.expose('node', { type: WebhookDeliveryRef }) }) },
-);
+const WebhookDeliveryConnection = offsetConnection(WebhookDeliveryRef, 'WebhookDeliveryConnection');
 
 builder.queryField('webhookDeliveries', (t) =>
   t.field({
