@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdirSync, readdirSync, readFileSync } from 'node:fs';
+import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
@@ -228,8 +228,21 @@ export function metricSum(text: string, name: string): number {
 }
 
 export function rssFromProc(pid: number): number {
-  const kb = readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmRSS:\s+(\d+) kB/m)?.[1];
-  return Number(kb ?? 0) * 1024;
+  return statusKb(pid, 'VmRSS') * 1024;
+}
+
+/** The most RSS since start-up, or since the last resetPeakRss(pid). */
+export function peakRssFromProc(pid: number): number {
+  return statusKb(pid, 'VmHWM') * 1024;
+}
+
+/** Starts peakRssFromProc(pid) over from the RSS of the moment (Linux's clear_refs). */
+export function resetPeakRss(pid: number): void {
+  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+}
+
+function statusKb(pid: number, field: string): number {
+  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? 0);
 }
 
 /**

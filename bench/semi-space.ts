@@ -1,10 +1,9 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
 import type { Request } from 'autocannon';
 import { sandboxClient } from './clients.js';
 import { sleep } from './context.js';
 import { ErrorTally, graphqlRequest, runLoad } from './load.js';
-import { rssFromProc, runtimeMs, startSandboxProcess } from './processes.js';
+import { peakRssFromProc, rssFromProc, runtimeMs, startSandboxProcess } from './processes.js';
 import { completeAnswerOf, createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
@@ -55,8 +54,6 @@ const FIGURES: [keyof Figures, string, number][] = [
   ['peakRssMb', 'peak RSS (VmHWM), MB', 0],
   ['refused50', 'refused at 50 conn, %', 1],
 ];
-
-const peakRssMb = (pid: number) => Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(/^VmHWM:\s+(\d+) kB/m)?.[1] ?? NaN) / 1024;
 
 const entry = compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
 if (!entry) throw new Error('no compiled gateway entry (npm run build failed?)');
@@ -135,7 +132,7 @@ try {
         serialCpu,
         fundsCpu,
         rssMb: rssFromProc(t.pid) / 1024 / 1024,
-        peakRssMb: peakRssMb(t.pid),
+        peakRssMb: peakRssFromProc(t.pid) / 1024 / 1024,
         refused50: (100 * heavyTally.count) / Math.max(1, heavy.requests),
       });
     }

@@ -5,7 +5,7 @@ import { requestDelta, total } from '../clients.js';
 import { sleep, type BenchContext } from '../context.js';
 import { boundGoal, ratioGoal, showSpread, type Goal, type Spread } from '../goals.js';
 import { ErrorTally, graphqlRequest, round, runLoad } from '../load.js';
-import { ROOT, rssFromProc, runtimeMs } from '../processes.js';
+import { peakRssFromProc, resetPeakRss, ROOT, rssFromProc, runtimeMs } from '../processes.js';
 import { subscriberHeap, type SubscriberHeap } from '../subscriber-heap.js';
 import {
   AUTH_HEADERS,
@@ -56,7 +56,9 @@ export interface RoundFigures {
   /** CPU per upstream call (µs) of queries naming one order and BENCH_WIDE_ORDERS orders. */
   narrowCpuUsPerCall: number;
   wideCpuUsPerCall: number;
-  /** Resident set after the round's load. */
+  /** Resident set: the most over the target's loads of the round, at their end, and once the round has settled. */
+  peakRssMb: number;
+  rssAtLoadEndMb: number;
   rssAfterLoadMb: number;
 }
 
@@ -91,6 +93,7 @@ export interface CompareResult {
   connections: number;
   wideOrders: number;
   idleSeconds: number;
+  settleSeconds: number;
   targets: TargetResult[];
   subscriberHeap: SubscriberHeap | null;
   goals: Goal[];
@@ -122,6 +125,8 @@ const FIGURES: Figure[] = [
   'nested50RefusedShare',
   'narrowCpuUsPerCall',
   'wideCpuUsPerCall',
+  'peakRssMb',
+  'rssAtLoadEndMb',
   'rssAfterLoadMb',
 ];
 
@@ -220,6 +225,7 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
       const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
       log(`compare: round ${r + 1}/${settings.BENCH_ROUNDS} (${order.map((t) => t.name).join(', ')})`);
       for (const t of order) {
+        resetPeakRss(t.pid);
         const cpu = runtimeMs(t.pid).all;
         const f = await fundsLoad(t, settings.BENCH_COMPARE_FUNDS_S);
         const fundsCpuMs = runtimeMs(t.pid).all - cpu;
@@ -252,9 +258,16 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
           nested50RefusedShare: round(refused / Math.max(1, heavy.requests), 3),
           narrowCpuUsPerCall: round((narrow.cpuMs * 1000) / Math.max(1, narrow.upstream), 1),
           wideCpuUsPerCall: round((wide.cpuMs * 1000) / Math.max(1, wide.upstream), 1),
-          rssAfterLoadMb: round(rssFromProc(t.pid) / 1024 / 1024, 1),
+          peakRssMb: round(peakRssFromProc(t.pid) / 1024 / 1024, 1),
+          rssAtLoadEndMb: round(rssFromProc(t.pid) / 1024 / 1024, 1),
+          // Read once the round has settled, below.
+          rssAfterLoadMb: NaN,
         });
       }
+      // What a process keeps after a spike, rather than what it still holds at the spike's last answer: the
+      // round's last target is left BENCH_COMPARE_SETTLE_S quiet (the others were quiet during its loads).
+      await sleep(settings.BENCH_COMPARE_SETTLE_S * 1_000);
+      for (const t of targets) rounds.get(t.name)!.at(-1)!.rssAfterLoadMb = round(rssFromProc(t.pid) / 1024 / 1024, 1);
     }
 
     const reference = answers.get(targets[0]!.name);
@@ -305,6 +318,7 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
       connections,
       wideOrders: wideRefs.length,
       idleSeconds: settings.BENCH_IDLE_S,
+      settleSeconds: settings.BENCH_COMPARE_SETTLE_S,
       targets: results,
       subscriberHeap: heap,
       goals: goalsOf(results, heap, connections, wideRefs.length),
@@ -365,7 +379,8 @@ function goalsOf(targets: TargetResult[], heap: SubscriberHeap | null, connectio
       // Against itself, not a peer: flat or not, no lead to claim.
       verdict: '—',
     });
-    vsBest('RSS after the load, MB ÷ best peer', 'rssAfterLoadMb', 1.1, false, 0);
+    vsBest('peak RSS under the load, MB ÷ best peer', 'peakRssMb', 1.2, false, 0);
+    vsBest('RSS after the load (settled), MB ÷ best peer', 'rssAfterLoadMb', 1.1, false, 0);
     if (g.name === 'gateway-compiled') {
       add(
         'idleRss',
