@@ -29,10 +29,17 @@ export const processArea = configArea({
       description:
         'executions of a document before it runs compiled by graphql-jit: 0 compiles it on its first, `never` runs every document interpreted by graphql-js (a switch should graphql-jit misbehave)',
     }),
-    MEMORY_RETURN_QUIET_MS: documented(nonNegativeMs.default(6_000), {
-      description:
-        'after the heap grew by 16 MB, the first window this long with the event loop under 1 % busy gets one full garbage collection, giving back what a spike of traffic made V8 keep; below 5 s V8 keeps its young generation; 0: never',
-    }),
+    MEMORY_RETURN_QUIET_MS: documented(
+      nonNegativeMs
+        .refine((ms) => ms === 0 || ms >= 5_000, {
+          message: 'must be 0 (off) or at least 5000: V8 gives its young generation back only after 5 s of quiet',
+        })
+        .default(6_000),
+      {
+        description:
+          'after a spike grew the heap by 16 MB: once the event loop has been quiet (under 1 % busy) for a second, a full garbage collection, and after this long quiet again a second one, which V8 needs to give back its young generation; 0: never',
+      },
+    ),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {
       description:
         'on SIGTERM/SIGINT, how long the gateway keeps serving with `/ready` at 503 before it stops accepting, so a load balancer stops sending first; 0: stop accepting at once',

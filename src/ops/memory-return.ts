@@ -1,4 +1,4 @@
-import { performance, PerformanceObserver, type EventLoopUtilization } from 'node:perf_hooks';
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapStatistics, setFlagsFromString } from 'node:v8';
 import { runInNewContext } from 'node:vm';
 import type { Logger } from 'pino';
@@ -6,20 +6,23 @@ import { Counter, type Registry } from 'prom-client';
 
 // After a burst of work V8 keeps the heap the burst grew: the young generation at its largest (start:prod lets
 // each of its two halves reach 64 MB) and the old generation's garbage. Only a garbage collection gives either
-// back, and an idle process makes none: V8's memory reducer, which would, does not run under Node. So a gateway
-// that served a spike kept ~290 MB of RSS for good where it needs ~100 (bench/RESULTS.md, 0o).
+// back, and an idle process makes none; V8's memory reducer, which would, waits for a long enough quiet that
+// an idle gateway met it only after a minute or more, where the peers of the benchmark met it within 15 s. So a
+// gateway that served a spike held ~260 MB of RSS for minutes where it needs ~100 (bench/RESULTS.md, 0o).
 //
-// Here, once the heap has grown by GROWTH_BYTES since the last return, the event loop's utilisation is watched
-// over windows of `quietMs`; the first window under QUIET_UTILIZATION (the spike is over) gets one full
-// collection. V8 shrinks the young generation at a collection only when it allocated under 1 KB/ms over its
-// last 5 s, hence a default window above 5 s. Nothing is watched while the heap stays within its growth: a
-// process at rest wakes for none of this, and probes or a trickle of requests never cause a collection of
-// their own.
+// Here, once the heap has grown by GROWTH_BYTES since the last return, the event loop's utilisation is watched.
+// A second under QUIET_UTILIZATION ends the spike: a first full collection frees the old generation's garbage.
+// V8 shrinks the young generation only at a collection that follows the one before by 5 s or more of hardly
+// any allocation, so a second collection follows a window of `quietMs` (above 5 s) that was quiet too; busy
+// windows postpone it. Nothing is watched while the heap stays within its growth: a process at rest wakes for
+// none of this, and probes or a trickle of requests never cause a collection of their own.
 
 /** Below this share of a window spent running callbacks, the process counts as quiet (60 ms of a 6 s window). */
 const QUIET_UTILIZATION = 0.01;
-/** Growth of the committed heap since the last return that makes another worth a full collection. */
+/** Growth of the committed heap since the last return that makes another worth its two collections. */
 const GROWTH_BYTES = 16 * 1024 * 1024;
+/** The quiet that marks the end of a spike, and the time V8 takes to release what a collection swept. */
+const SHORT_MS = 1_000;
 
 type Collect = () => void;
 
@@ -41,57 +44,70 @@ function collector(): Collect {
 }
 
 export interface MemoryReturnOptions {
-  /** MEMORY_RETURN_QUIET_MS; 0 turns the return off. */
+  /** MEMORY_RETURN_QUIET_MS: the quiet between the two collections; 0 turns the return off. */
   quietMs: number;
   registry: Registry;
   logger: Pick<Logger, 'debug'>;
-  /** For tests, which grow the heap by less than a spike does. */
+  /** For tests, which grow the heap by less than a spike does and wait less than a second. */
   growthBytes?: number;
+  shortMs?: number;
 }
 
 /** Starts watching; returns what stops it. */
-export function returnMemoryWhenQuiet({ quietMs, registry, logger, growthBytes = GROWTH_BYTES }: MemoryReturnOptions): () => void {
+export function returnMemoryWhenQuiet({
+  quietMs,
+  registry,
+  logger,
+  growthBytes = GROWTH_BYTES,
+  shortMs = SHORT_MS,
+}: MemoryReturnOptions): () => void {
   if (quietMs === 0) return () => {};
   const returns = new Counter({
     name: 'reward_gateway_memory_returns_total',
-    help: 'Full garbage collections run after a quiet spell that followed a growth of the heap (MEMORY_RETURN_QUIET_MS)',
+    help: 'Heap given back after a spike: two full collections in quiet spells after the heap grew (MEMORY_RETURN_QUIET_MS)',
     registers: [registry],
   });
   const returned = new Counter({
     name: 'reward_gateway_memory_returned_bytes_total',
-    help: 'Committed heap given back by those collections (the heap before less the heap after)',
+    help: 'Committed heap given back by those collections (the heap before the first less the heap after the second)',
     registers: [registry],
   });
   const committed = () => getHeapStatistics().total_heap_size;
   let baseline = committed();
+  /** The one pending step; while it is set, collections are not watched. */
   let timer: NodeJS.Timeout | null = null;
-  let window: EventLoopUtilization;
 
-  const watch = () => {
-    window = performance.eventLoopUtilization();
+  /** `then` once a window of `ms` passes with the loop quiet; a busy window starts another. */
+  const afterQuiet = (ms: number, then: () => void) => {
+    const window = performance.eventLoopUtilization();
     // Unref'd: a pending return never keeps a process alive that is otherwise done.
-    timer = setTimeout(check, quietMs).unref();
+    timer = setTimeout(() => {
+      if (performance.eventLoopUtilization(window).utilization >= QUIET_UTILIZATION) afterQuiet(ms, then);
+      else then();
+    }, ms).unref();
   };
-  const check = () => {
-    timer = null;
-    if (performance.eventLoopUtilization(window).utilization >= QUIET_UTILIZATION) return watch();
-    const before = committed();
+  const collect = () => {
     const started = performance.now();
     collector()();
-    const pauseMs = Math.round(performance.now() - started);
-    returns.inc();
-    // V8 sweeps and releases the emptied pages after the collection, concurrently: the heap it keeps is read a
-    // window later (nothing is watched until then).
-    timer = setTimeout(() => {
-      timer = null;
-      baseline = committed();
-      returned.inc(Math.max(0, before - baseline));
-      logger.debug({ heapBeforeMb: mb(before), heapAfterMb: mb(baseline), pauseMs }, 'memory returned after a quiet spell');
-    }, quietMs).unref();
+    return performance.now() - started;
+  };
+  const giveBack = () => {
+    const before = committed();
+    const first = collect();
+    afterQuiet(quietMs, () => {
+      const pauseMs = Math.round(first + collect());
+      timer = setTimeout(() => {
+        timer = null;
+        baseline = committed();
+        returns.inc();
+        returned.inc(Math.max(0, before - baseline));
+        logger.debug({ heapBeforeMb: mb(before), heapAfterMb: mb(baseline), pauseMs }, 'memory returned after a spike');
+      }, shortMs).unref();
+    });
   };
   // A collection is what a growing heap announces itself by; between them there is nothing to look at.
   const observer = new PerformanceObserver(() => {
-    if (!timer && committed() >= baseline + growthBytes) watch();
+    if (!timer && committed() >= baseline + growthBytes) afterQuiet(shortMs, giveBack);
   });
   observer.observe({ entryTypes: ['gc'] });
   return () => {

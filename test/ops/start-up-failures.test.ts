@@ -83,6 +83,14 @@ describe('configuration errors', () => {
     expect(configProblems({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toEqual([]);
   });
 
+  it('refuses a memory-return window too short for V8 to give its young generation back, and takes 0 as off', () => {
+    expect(configProblems({ MEMORY_RETURN_QUIET_MS: '1000' }).join('\n')).toMatch(
+      /^MEMORY_RETURN_QUIET_MS must be 0 \(off\) or at least 5000: V8 gives its young generation back only after 5 s of quiet/m,
+    );
+    expect(configProblems({ MEMORY_RETURN_QUIET_MS: '0' })).toEqual([]);
+    expect(configProblems({ MEMORY_RETURN_QUIET_MS: '5000' })).toEqual([]);
+  });
+
   it('reads the API keys from GATEWAY_API_KEYS_FILE, and names the file it cannot read', () => {
     const dir = mkdtempSync(join(tmpdir(), 'keys-'));
     try {

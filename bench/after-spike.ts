@@ -1,0 +1,63 @@
+import { randomBytes } from 'node:crypto';
+import { sandboxClient } from './clients.js';
+import { sleep } from './context.js';
+import { graphqlRequest, runLoad } from './load.js';
+import { peakRssFromProc, resetPeakRss, rssFromProc, startSandboxProcess } from './processes.js';
+import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
+import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
+import { spread } from './stats.js';
+
+// What a process keeps after a spike: the compiled gateway (start:prod's flags) as it starts by default, the same
+// with MEMORY_RETURN_QUIET_MS=0 (V8 left to itself), and the yoga + graphql-jit peer, against one sandbox (20 ms).
+// Per round each target in turn serves QUERIES nested reads at CONNECTIONS, then is left quiet and its RSS read
+// every SAMPLE_S seconds up to QUIET_S (the others are quiet meanwhile). Prints the median [min–max] of the rounds.
+// Usage: node --import tsx bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20]
+
+const [rounds, queries, connections, quietS] = [3, 600, 10, 20].map((d, i) => Number(process.argv[2 + i] ?? d)) as [number, number, number, number];
+const SAMPLE_S = 5;
+const log = (m: string) => process.stderr.write(`[after-spike] ${m}\n`);
+const mb = (bytes: number) => bytes / 1024 / 1024;
+
+const sandbox = await startSandboxProcess({ latencyMs: 20, token: `spike-${randomBytes(8).toString('hex')}`, balanceCents: 2_000_000_000 });
+const targets: { label: string; target: Target }[] = [];
+try {
+  const entry = compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
+  if (!entry) throw new Error('no compiled entry');
+  targets.push({ label: 'gateway', target: await startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags()) });
+  targets.push({
+    label: 'gateway, MEMORY_RETURN_QUIET_MS=0',
+    target: await startGatewayTarget('gateway-baseline', entry, sandbox, productionNodeFlags(), { MEMORY_RETURN_QUIET_MS: '0' }),
+  });
+  targets.push({ label: 'yoga + graphql-jit', target: await startPeer('yoga-jit', sandbox) });
+  const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `spike-${Date.now()}`);
+  const nested = graphqlRequest(NESTED, { refs });
+  const request = { ...nested, headers: { ...nested.headers, ...AUTH_HEADERS } };
+  const offsets = Array.from({ length: Math.floor(quietS / SAMPLE_S) + 1 }, (_, i) => i * SAMPLE_S);
+  const rows = new Map<string, { idle: number[]; peak: number[]; after: number[][] }>(
+    targets.map((t) => [t.label, { idle: [], peak: [], after: offsets.map(() => []) }]),
+  );
+  for (let round = 0; round < rounds; round++) {
+    const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
+    for (const { label, target } of order) {
+      const row = rows.get(label)!;
+      row.idle.push(mb(rssFromProc(target.pid)));
+      resetPeakRss(target.pid);
+      const result = await runLoad({ url: `${target.url}/graphql`, connections, amount: queries, requests: [request] });
+      if (result.errors > 0) throw new Error(`${label}: ${result.errors} errors (${result.non2xx} non-2xx)`);
+      row.peak.push(mb(peakRssFromProc(target.pid)));
+      for (const [i, offset] of offsets.entries()) {
+        if (offset > 0) await sleep(SAMPLE_S * 1_000);
+        row.after[i]!.push(mb(rssFromProc(target.pid)));
+      }
+    }
+    log(`round ${round + 1}/${rounds}`);
+  }
+  console.log(`\nRSS in MB around ${queries} nested reads at ${connections} connections, ${rounds} rounds:\n`);
+  console.log(`| target | before the load | peak under it | ${offsets.map((s) => (s === 0 ? 'at its end' : `${s} s after`)).join(' | ')} |`);
+  console.log(`|---|---|---|${offsets.map(() => '---|').join('')}`);
+  for (const [label, row] of rows)
+    console.log(`| ${label} | ${spread(row.idle, 0)} | ${spread(row.peak, 0)} | ${row.after.map((v) => spread(v, 0)).join(' | ')} |`);
+} finally {
+  for (const { target } of targets) await target.stop();
+  await sandbox.stop();
+}
