@@ -23,6 +23,7 @@ import type { LiveQueries } from '../live/live-queries.js';
 import { useResponseHints } from './use-response-hints.js';
 import { useResponseRedaction } from './use-response-redaction.js';
 import { useWritePriority } from './use-write-priority.js';
+import { useScopeCacheRelease } from './use-scope-cache-release.js';
 import { tracingEnabled, type TelemetrySettings } from '../telemetry/config.js';
 
 // The gateway's yoga: /graphql over HTTP and SSE, and the envelop instance WebSocket and webhook operations run
@@ -79,6 +80,7 @@ export function createGatewayYoga({
       useOperationMetrics({ registry: metrics.registry }),
       useCacheFreshness(),
       useWritePriority(),
+      useScopeCacheRelease(),
       graphiqlPage.plugin,
       // @defer and @stream (declared in schema/incremental-delivery.ts), answered as multipart/mixed or SSE.
       ...useIncrementalDelivery(),

@@ -4,7 +4,6 @@
 // for HTTP (processRequest) and its graphql-ws recipe does for sockets. Such an operation therefore meets the
 // very plugins an HTTP one does; its transport only admits the caller and carries the results.
 
-import { RequestCache } from '@pothos/plugin-scope-auth';
 import type { ExecutionArgs, ExecutionResult, GraphQLError } from 'graphql';
 import type { GraphQLParams, OnParamsEventPayload, Plugin, YogaServerInstance } from 'graphql-yoga';
 import type { CallerContext } from '../security/caller-context.js';
@@ -80,10 +79,6 @@ export async function prepareAsCaller(
 
 /** Starts the subscription `args` were prepared for. */
 export async function subscribeAsCaller(args: PreparedArgs): Promise<ExecutionResult | AsyncIterable<ExecutionResult>> {
-  const result = await args.subscribe(args);
-  // Scope auth checks a subscription once, when it starts (authorizeOnSubscribe; its events' fields carry no
-  // scopes), but keeps that check's cache (five Maps, ~1.3 KB) for as long as the context lives: the
-  // subscription's whole life. Dropped once the check is done; a later check would simply build it again.
-  RequestCache.clearForContext(args.contextValue as object);
-  return result as ExecutionResult | AsyncIterable<ExecutionResult>;
+  // Scope auth's cache of the check is dropped once it started (use-scope-cache-release.ts).
+  return (await args.subscribe(args)) as ExecutionResult | AsyncIterable<ExecutionResult>;
 }

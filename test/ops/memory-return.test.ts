@@ -7,11 +7,11 @@ import { parseMetrics, valueOf } from './prometheus.js';
 
 // MEMORY_RETURN_QUIET_MS: after the heap grew, a quiet spell gets two full collections a quiet window apart,
 // which give the growth back; a busy loop postpones them, a heap that did not grow never gets them. Windows of
-// 100 and 150 ms rather than 1 and 6 s, and a growth of 4 MB rather than 16: what the test waits for is the
+// 50 and 100 ms rather than 1 and 6 s, and a growth of 4 MB rather than 16: what the test waits for is the
 // counter, never a duration. (That the young generation shrinks takes V8's 5 s: bench/after-spike.ts.)
 
-const SHORT_MS = 100;
-const WINDOW_MS = 150;
+const SHORT_MS = 50;
+const WINDOW_MS = 100;
 const GROWTH = 4 * 1024 * 1024;
 
 let stop: (() => void) | undefined;
@@ -36,10 +36,10 @@ function watched(quietMs = WINDOW_MS) {
   };
 }
 
-/** A spike's garbage: 40 MB of small objects kept across a few collections (so they reach the old generation), then dropped. */
+/** A spike's garbage: 20 MB of small objects kept across a few collections (so they reach the old generation), then dropped. */
 async function spike(): Promise<void> {
   let kept: object[][] = [];
-  for (let round = 0; round < 8; round++) {
+  for (let round = 0; round < 4; round++) {
     kept.push(Array.from({ length: 100_000 }, (_, i) => ({ order: `2026-11-29-${round}-${i}`, amount: i })));
     await new Promise(setImmediate);
   }
@@ -105,7 +105,7 @@ describe('returning memory after a spike (MEMORY_RETURN_QUIET_MS)', () => {
   it('is off at 0', async () => {
     const memory = watched(0);
     await spike();
-    await sleep(4 * WINDOW_MS);
+    await sleep(2 * (SHORT_MS + WINDOW_MS));
     // Not even registered: the series' absence on /metrics says the return is off.
     expect(memory.registry.getSingleMetric('reward_gateway_memory_returns_total')).toBeUndefined();
     expect(memory.debug).toEqual([]);
