@@ -2,7 +2,7 @@ import { randomBytes } from 'node:crypto';
 import { sandboxClient } from './clients.js';
 import { sleep } from './context.js';
 import { graphqlRequest, runLoad } from './load.js';
-import { peakRssFromProc, resetPeakRss, rssFromProc, startSandboxProcess } from './processes.js';
+import { peakRssFromProc, resetPeakRss, rssFromProc, runtimeMs, startSandboxProcess } from './processes.js';
 import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
 import { spread } from './stats.js';
@@ -10,7 +10,9 @@ import { spread } from './stats.js';
 // What a process keeps after a spike: the compiled gateway (start:prod's flags) as it starts by default, the same
 // with MEMORY_RETURN_QUIET_MS=0 (V8 left to itself), and the yoga + graphql-jit peer, against one sandbox (20 ms).
 // Per round each target in turn serves QUERIES nested reads at CONNECTIONS, then is left quiet and its RSS read
-// every SAMPLE_S seconds up to QUIET_S (the others are quiet meanwhile). Prints the median [min–max] of the rounds.
+// every SAMPLE_S seconds up to QUIET_S (the others are quiet meanwhile). Also the CPU per read of the load, which
+// follows the others' loads and quiets: what a burst costs after a quiet spell (the gateway with the return on
+// starts it with a young generation given back, to grow again). Prints the median [min–max] of the rounds.
 // Usage: node --import tsx bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20]
 
 const [rounds, queries, connections, quietS] = [3, 600, 10, 20].map((d, i) => Number(process.argv[2 + i] ?? d)) as [number, number, number, number];
@@ -33,8 +35,8 @@ try {
   const nested = graphqlRequest(NESTED, { refs });
   const request = { ...nested, headers: { ...nested.headers, ...AUTH_HEADERS } };
   const offsets = Array.from({ length: Math.floor(quietS / SAMPLE_S) + 1 }, (_, i) => i * SAMPLE_S);
-  const rows = new Map<string, { idle: number[]; peak: number[]; after: number[][] }>(
-    targets.map((t) => [t.label, { idle: [], peak: [], after: offsets.map(() => []) }]),
+  const rows = new Map<string, { idle: number[]; cpu: number[]; peak: number[]; after: number[][] }>(
+    targets.map((t) => [t.label, { idle: [], cpu: [], peak: [], after: offsets.map(() => []) }]),
   );
   for (let round = 0; round < rounds; round++) {
     const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
@@ -42,8 +44,10 @@ try {
       const row = rows.get(label)!;
       row.idle.push(mb(rssFromProc(target.pid)));
       resetPeakRss(target.pid);
+      const cpu = runtimeMs(target.pid).all;
       const result = await runLoad({ url: `${target.url}/graphql`, connections, amount: queries, requests: [request] });
       if (result.errors > 0) throw new Error(`${label}: ${result.errors} errors (${result.non2xx} non-2xx)`);
+      row.cpu.push((runtimeMs(target.pid).all - cpu) / queries);
       row.peak.push(mb(peakRssFromProc(target.pid)));
       for (const [i, offset] of offsets.entries()) {
         if (offset > 0) await sleep(SAMPLE_S * 1_000);
@@ -53,10 +57,14 @@ try {
     log(`round ${round + 1}/${rounds}`);
   }
   console.log(`\nRSS in MB around ${queries} nested reads at ${connections} connections, ${rounds} rounds:\n`);
-  console.log(`| target | before the load | peak under it | ${offsets.map((s) => (s === 0 ? 'at its end' : `${s} s after`)).join(' | ')} |`);
-  console.log(`|---|---|---|${offsets.map(() => '---|').join('')}`);
+  console.log(
+    `| target | CPU ms per read | before the load | peak under it | ${offsets.map((s) => (s === 0 ? 'at its end' : `${s} s after`)).join(' | ')} |`,
+  );
+  console.log(`|---|---|---|---|${offsets.map(() => '---|').join('')}`);
   for (const [label, row] of rows)
-    console.log(`| ${label} | ${spread(row.idle, 0)} | ${spread(row.peak, 0)} | ${row.after.map((v) => spread(v, 0)).join(' | ')} |`);
+    console.log(
+      `| ${label} | ${spread(row.cpu, 2)} | ${spread(row.idle, 0)} | ${spread(row.peak, 0)} | ${row.after.map((v) => spread(v, 0)).join(' | ')} |`,
+    );
 } finally {
   for (const { target } of targets) await target.stop();
   await sandbox.stop();
