@@ -27,6 +27,7 @@ import type { GatewayContext } from '../graph/context.js';
 import { stableKey } from '../graph/loaders.js';
 import { z } from 'zod';
 import type { LiveMode, LiveQueries, LiveRound } from '../live/live-queries.js';
+import { releaseScopeCache } from './use-scope-cache-release.js';
 
 /** The request extension a client sends to receive patches. */
 export const LIVE_PATCH_EXTENSION = 'livePatch';
@@ -112,7 +113,14 @@ export function useLiveQueries(liveQueries: LiveQueries): Plugin<GatewayContext>
         const context = run.contextValue as GatewayContext & { params?: GraphQLParams };
         const resolve = async (fresh: boolean): Promise<LiveRound> => {
           const { reads, ...round } = context.liveRound(fresh);
-          const result = (await executeFn({ ...run, contextValue: { ...context, ...round } })) as ExecutionResult;
+          const roundContext = { ...context, ...round };
+          let result: ExecutionResult;
+          try {
+            result = (await executeFn({ ...run, contextValue: roundContext })) as ExecutionResult;
+          } finally {
+            // A round runs below the plugins' hooks, so the release that follows an operation does not see it.
+            releaseScopeCache(roundContext);
+          }
           const extensions = round.freshness.stale ? { ...result.extensions, stale: true } : result.extensions;
           return {
             data: result.data ?? null,

@@ -11,20 +11,21 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 // complete (a stream's last part), and for a subscription once it has started (authorizeOnSubscribe checks it
 // then; its events' fields carry no scopes). A later check would simply build the cache again.
 
-const release = (context: object) => RequestCache.clearForContext(context);
+/** Drops `context`'s cache of scope checks: for executions that do not pass the plugins' hooks (a live query's rounds). */
+export const releaseScopeCache = (context: object) => RequestCache.clearForContext(context);
 
 export function useScopeCacheRelease(): Plugin {
   return {
     onExecute() {
       return {
         onExecuteDone({ args, result }) {
-          if (!isAsyncIterable(result)) return release(args.contextValue as object);
-          return { onEnd: () => release(args.contextValue as object) };
+          if (!isAsyncIterable(result)) return releaseScopeCache(args.contextValue as object);
+          return { onEnd: () => releaseScopeCache(args.contextValue as object) };
         },
       };
     },
     onSubscribe() {
-      return { onSubscribeResult: ({ args }) => release(args.contextValue as object) };
+      return { onSubscribeResult: ({ args }) => releaseScopeCache(args.contextValue as object) };
     },
   };
 }

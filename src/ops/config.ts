@@ -1,6 +1,9 @@
 import { z } from 'zod';
 import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs, type AreaSettings } from '../shared/config-area.js';
 
+/** The longest delay a Node timer takes (longer ones fire after 1 ms). */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
 // The environment variables of the process and its connections (ports, logs, shutdown, execution, the limits
 // of HTTP and WebSocket clients), composed by src/config.ts. Two areas, so docs/configuration.md shows them apart.
 
@@ -30,14 +33,16 @@ export const processArea = configArea({
         'executions of a document before it runs compiled by graphql-jit: 0 compiles it on its first, `never` runs every document interpreted by graphql-js (a switch should graphql-jit misbehave)',
     }),
     MEMORY_RETURN_QUIET_MS: documented(
-      nonNegativeMs
-        .refine((ms) => ms === 0 || ms >= 5_000, {
-          message: 'must be 0 (off) or at least 5000: V8 gives its young generation back only after 5 s of quiet',
+      z.coerce
+        .number()
+        // One message for every bad value (a negative one included): what the variable takes, and why.
+        .refine((ms) => ms === 0 || (Number.isInteger(ms) && ms >= 1_000 && ms <= MAX_TIMER_MS), {
+          message: `must be 0 (off) or a whole number of ms from 1000 to ${MAX_TIMER_MS} (the quiet is counted in seconds)`,
         })
-        .default(6_000),
+        .default(60_000),
       {
         description:
-          'after a spike grew the heap by 16 MB: once the event loop has been quiet (under 1 % busy) for a second, a full garbage collection, and after this long quiet again a second one, which V8 needs to give back its young generation; 0: never',
+          'after a spike grew the heap by 16 MB: how long the event loop must stay quiet (each second under 1 % busy) before two full garbage collections 6 s apart give back what V8 kept of it, its young generation included; 0: never',
       },
     ),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {

@@ -6,23 +6,26 @@ import { Counter, type Registry } from 'prom-client';
 
 // After a burst of work V8 keeps the heap the burst grew: the young generation at its largest (start:prod lets
 // each of its two halves reach 64 MB) and the old generation's garbage. Only a garbage collection gives either
-// back, and an idle process makes none; V8's memory reducer, which would, waits for a long enough quiet that
-// an idle gateway met it only after a minute or more, where the peers of the benchmark met it within 15 s. So a
-// gateway that served a spike held ~260 MB of RSS for minutes where it needs ~100 (bench/RESULTS.md, 0o).
+// back, and an idle process makes none; V8's memory reducer, which would, waits for a quiet it judges by itself:
+// a gateway that served a spike held ~260 MB of RSS, where it needs ~100, for one to several minutes.
 //
-// Here, once the heap has grown by GROWTH_BYTES since the last return, the event loop's utilisation is watched.
-// A second under QUIET_UTILIZATION ends the spike: a first full collection frees the old generation's garbage.
-// V8 shrinks the young generation only at a collection that follows the one before by 5 s or more of hardly
-// any allocation, so a second collection follows a window of `quietMs` (above 5 s) that was quiet too; busy
-// windows postpone it. Nothing is watched while the heap stays within its growth: a process at rest wakes for
-// none of this, and probes or a trickle of requests never cause a collection of their own.
+// Here, once the heap has grown by GROWTH_BYTES since the last return, the event loop's utilisation is read
+// every second. After `quietMs` of seconds under QUIET_UTILIZATION in a row a first full collection frees the
+// old generation's garbage. V8 shrinks the young generation only at a collection that follows the one before
+// by 5 s or more of hardly any allocation, so a second one follows YOUNG_MS of quiet after it. Giving the young
+// generation back has a price, paid by the next burst while it grows again (a quarter more CPU for a hundred
+// reads one at a time, bench/RESULTS.md 0o), hence a default quiet of a minute: bursts that come more often
+// never pay it. Nothing is watched while the heap stays within its growth: a process at rest wakes for none of
+// this, and probes or a trickle of requests never cause a collection.
 
-/** Below this share of a window spent running callbacks, the process counts as quiet (60 ms of a 6 s window). */
+/** Below this share of a second spent running callbacks, the second counts as quiet (10 ms of it). */
 const QUIET_UTILIZATION = 0.01;
 /** Growth of the committed heap since the last return that makes another worth its two collections. */
 const GROWTH_BYTES = 16 * 1024 * 1024;
-/** The quiet that marks the end of a spike, and the time V8 takes to release what a collection swept. */
-const SHORT_MS = 1_000;
+/** How often the loop's utilisation is read while the heap is grown. */
+const TICK_MS = 1_000;
+/** The quiet between the two collections: above V8's 5 s. */
+const YOUNG_MS = 6_000;
 
 type Collect = () => void;
 
@@ -34,23 +37,26 @@ let exposed: Collect | undefined;
 function collector(): Collect {
   if (exposed) return exposed;
   if (typeof globalThis.gc === 'function') return (exposed = globalThis.gc as Collect);
+  let gc: unknown;
   setFlagsFromString('--expose-gc');
   try {
-    exposed = runInNewContext('gc') as Collect;
+    gc = runInNewContext('gc');
   } finally {
     setFlagsFromString('--no-expose-gc');
   }
-  return exposed;
+  if (typeof gc !== 'function') throw new Error('V8 did not expose gc() to a new context');
+  return (exposed = gc as Collect);
 }
 
 export interface MemoryReturnOptions {
-  /** MEMORY_RETURN_QUIET_MS: the quiet between the two collections; 0 turns the return off. */
+  /** MEMORY_RETURN_QUIET_MS: the quiet before the first collection; 0 turns the return off. */
   quietMs: number;
   registry: Registry;
-  logger: Pick<Logger, 'debug'>;
-  /** For tests, which grow the heap by less than a spike does and wait less than a second. */
+  logger: Pick<Logger, 'debug' | 'warn'>;
+  /** For tests, which grow the heap by less than a spike does and wait less than seconds. */
   growthBytes?: number;
-  shortMs?: number;
+  tickMs?: number;
+  youngMs?: number;
 }
 
 /** Starts watching; returns what stops it. */
@@ -59,55 +65,78 @@ export function returnMemoryWhenQuiet({
   registry,
   logger,
   growthBytes = GROWTH_BYTES,
-  shortMs = SHORT_MS,
+  tickMs = TICK_MS,
+  youngMs = YOUNG_MS,
 }: MemoryReturnOptions): () => void {
   if (quietMs === 0) return () => {};
+  // Had now rather than at the first spike, so a runtime that refuses it turns the return off at start-up, with
+  // a line that says so, instead of failing in a timer mid-traffic.
+  let collectGarbage: Collect;
+  try {
+    collectGarbage = collector();
+  } catch (error) {
+    logger.warn({ err: error }, 'memory return off: no gc() to call (MEMORY_RETURN_QUIET_MS)');
+    return () => {};
+  }
   const returns = new Counter({
     name: 'reward_gateway_memory_returns_total',
-    help: 'Heap given back after a spike: two full collections in quiet spells after the heap grew (MEMORY_RETURN_QUIET_MS)',
+    help: 'Heap given back after a spike: two full collections once the process had been quiet for MEMORY_RETURN_QUIET_MS',
     registers: [registry],
   });
   const returned = new Counter({
     name: 'reward_gateway_memory_returned_bytes_total',
-    help: 'Committed heap given back by those collections (the heap before the first less the heap after the second)',
+    help: 'Committed heap given back by those collections (the heap before the first less the heap a second after the second)',
     registers: [registry],
   });
   const committed = () => getHeapStatistics().total_heap_size;
   let baseline = committed();
-  /** The one pending step; while it is set, collections are not watched. */
+  /** The next reading; while it is set, collections are not watched. */
   let timer: NodeJS.Timeout | null = null;
+  let window = performance.eventLoopUtilization();
+  /** Quiet ms in a row, and how far the return is: waiting for the quiet, for the second collection, for V8. */
+  let quiet = 0;
+  let step: 'quiet' | 'young' | 'released' = 'quiet';
+  let before = 0;
+  let pauseMs = 0;
 
-  /** `then` once a window of `ms` passes with the loop quiet; a busy window starts another. */
-  const afterQuiet = (ms: number, then: () => void) => {
-    const window = performance.eventLoopUtilization();
-    // Unref'd: a pending return never keeps a process alive that is otherwise done.
-    timer = setTimeout(() => {
-      if (performance.eventLoopUtilization(window).utilization >= QUIET_UTILIZATION) afterQuiet(ms, then);
-      else then();
-    }, ms).unref();
-  };
-  const collect = () => {
+  /** One full collection; its pause in ms. */
+  const timed = () => {
     const started = performance.now();
-    collector()();
+    collectGarbage();
     return performance.now() - started;
   };
-  const giveBack = () => {
-    const before = committed();
-    const first = collect();
-    afterQuiet(quietMs, () => {
-      const pauseMs = Math.round(first + collect());
-      timer = setTimeout(() => {
-        timer = null;
-        baseline = committed();
-        returns.inc();
-        returned.inc(Math.max(0, before - baseline));
-        logger.debug({ heapBeforeMb: mb(before), heapAfterMb: mb(baseline), pauseMs }, 'memory returned after a spike');
-      }, shortMs).unref();
-    });
+  const tick = () => {
+    const busy = performance.eventLoopUtilization(window).utilization >= QUIET_UTILIZATION;
+    quiet = busy ? 0 : quiet + tickMs;
+    if (step === 'quiet' && quiet >= quietMs) {
+      before = committed();
+      pauseMs = timed();
+      [step, quiet] = ['young', 0];
+    } else if (step === 'young' && quiet >= youngMs) {
+      pauseMs += timed();
+      step = 'released';
+    } else if (step === 'released') {
+      // Read a tick after the second collection: V8 releases what it swept concurrently. A spike that starts
+      // within that second counts into the baseline, and is given back once it grows 16 MB beyond it.
+      baseline = committed();
+      returns.inc();
+      returned.inc(Math.max(0, before - baseline));
+      logger.debug({ heapBeforeMb: mb(before), heapAfterMb: mb(baseline), pauseMs: Math.round(pauseMs) }, 'memory returned after a spike');
+      timer = null;
+      return;
+    }
+    watch();
+  };
+  const watch = () => {
+    window = performance.eventLoopUtilization();
+    // Unref'd: a pending return never keeps a process alive that is otherwise done.
+    timer = setTimeout(tick, tickMs).unref();
   };
   // A collection is what a growing heap announces itself by; between them there is nothing to look at.
   const observer = new PerformanceObserver(() => {
-    if (!timer && committed() >= baseline + growthBytes) afterQuiet(shortMs, giveBack);
+    if (timer || committed() < baseline + growthBytes) return;
+    [step, quiet] = ['quiet', 0];
+    watch();
   });
   observer.observe({ entryTypes: ['gc'] });
   return () => {
