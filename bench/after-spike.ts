@@ -16,6 +16,8 @@ import { spread } from './stats.js';
 // Usage: node --import tsx bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20]
 
 const [rounds, queries, connections, quietS] = [3, 600, 10, 20].map((d, i) => Number(process.argv[2 + i] ?? d)) as [number, number, number, number];
+if (![rounds, queries, connections, quietS].every((n) => Number.isInteger(n) && n > 0))
+  throw new Error('usage: bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20], each a positive whole number');
 const SAMPLE_S = 5;
 const log = (m: string) => process.stderr.write(`[after-spike] ${m}\n`);
 const mb = (bytes: number) => bytes / 1024 / 1024;
@@ -43,7 +45,7 @@ try {
     for (const { label, target } of order) {
       const row = rows.get(label)!;
       row.idle.push(mb(rssFromProc(target.pid)));
-      resetPeakRss(target.pid);
+      if (!resetPeakRss(target.pid)) log(`${label}: peak RSS not reset (clear_refs refused): the peak is since start-up`);
       const cpu = runtimeMs(target.pid).all;
       const result = await runLoad({ url: `${target.url}/graphql`, connections, amount: queries, requests: [request] });
       if (result.errors > 0) throw new Error(`${label}: ${result.errors} errors (${result.non2xx} non-2xx)`);

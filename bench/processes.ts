@@ -236,13 +236,19 @@ export function peakRssFromProc(pid: number): number {
   return statusKb(pid, 'VmHWM') * 1024;
 }
 
-/** Starts peakRssFromProc(pid) over from the RSS of the moment (Linux's clear_refs). */
-export function resetPeakRss(pid: number): void {
-  writeFileSync(`/proc/${pid}/clear_refs`, '5');
+/** Starts peakRssFromProc(pid) over from the RSS of the moment (Linux's clear_refs); false where the kernel refuses. */
+export function resetPeakRss(pid: number): boolean {
+  try {
+    writeFileSync(`/proc/${pid}/clear_refs`, '5');
+    return true;
+  } catch {
+    return false;
+  }
 }
 
+/** A field of /proc/<pid>/status in kB; NaN when it is missing, so a figure never reads 0 MB for nothing. */
 function statusKb(pid: number, field: string): number {
-  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? 0);
+  return Number(readFileSync(`/proc/${pid}/status`, 'utf8').match(new RegExp(`^${field}:\\s+(\\d+) kB`, 'm'))?.[1] ?? NaN);
 }
 
 /**

@@ -225,7 +225,8 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
       const order = targets.map((_, i) => targets[(i + r) % targets.length]!);
       log(`compare: round ${r + 1}/${settings.BENCH_ROUNDS} (${order.map((t) => t.name).join(', ')})`);
       for (const t of order) {
-        resetPeakRss(t.pid);
+        // Where the kernel refuses, the peak is the process's since it started (the run's log says so).
+        if (!resetPeakRss(t.pid)) log(`compare: ${TARGET_LABELS[t.name]}: peak RSS not reset (clear_refs refused)`);
         const cpu = runtimeMs(t.pid).all;
         const f = await fundsLoad(t, settings.BENCH_COMPARE_FUNDS_S);
         const fundsCpuMs = runtimeMs(t.pid).all - cpu;
@@ -265,7 +266,8 @@ export async function compare(ctx: CompareContext): Promise<CompareResult> {
         });
       }
       // What a process keeps after a spike, rather than what it still holds at the spike's last answer: the
-      // round's last target is left BENCH_COMPARE_SETTLE_S quiet (the others were quiet during its loads).
+      // round's last target is left BENCH_COMPARE_SETTLE_S quiet, the others longer (quiet during the loads after
+      // theirs); the order rotates, so each target's rounds mix short and long quiets.
       await sleep(settings.BENCH_COMPARE_SETTLE_S * 1_000);
       for (const t of targets) rounds.get(t.name)!.at(-1)!.rssAfterLoadMb = round(rssFromProc(t.pid) / 1024 / 1024, 1);
     }
