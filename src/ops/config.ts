@@ -37,12 +37,12 @@ export const processArea = configArea({
         .number()
         // One message for every bad value (a negative one included): what the variable takes, and why.
         .refine((ms) => ms === 0 || (Number.isInteger(ms) && ms >= 1_000 && ms <= MAX_TIMER_MS), {
-          message: `must be 0 (off) or a whole number of ms from 1000 to ${MAX_TIMER_MS} (the quiet is counted in seconds)`,
+          message: `must be 0 (off) or a whole number of ms from 1000 to ${MAX_TIMER_MS} (a timer's longest)`,
         })
         .default(60_000),
       {
         description:
-          'after a spike grew the heap by 16 MB: how long the event loop must stay quiet (each second under 1 % busy) before two full garbage collections 6 s apart give back what V8 kept of it, its young generation included; 0: never',
+          'after a spike grew the heap by 16 MB: a window this long with the event loop under 1 % busy gets a full garbage collection, and a further quiet 6 s a second one, which give back what V8 kept of it, its young generation included; 0: never',
       },
     ),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {

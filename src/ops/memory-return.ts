@@ -10,22 +10,23 @@ import { Counter, type Registry } from 'prom-client';
 // a gateway that served a spike held ~260 MB of RSS, where it needs ~100, for one to several minutes.
 //
 // Here, once the heap has grown by GROWTH_BYTES since the last return, the event loop's utilisation is read
-// every second. After `quietMs` of seconds under QUIET_UTILIZATION in a row a first full collection frees the
-// old generation's garbage. V8 shrinks the young generation only at a collection that follows the one before
-// by 5 s or more of hardly any allocation, so a second one follows YOUNG_MS of quiet after it. Giving the young
-// generation back has a price, paid by the next burst while it grows again (a quarter more CPU for a hundred
-// reads one at a time, bench/RESULTS.md 0o), hence a default quiet of a minute: bursts that come more often
-// never pay it. Nothing is watched while the heap stays within its growth: a process at rest wakes for none of
-// this, and probes or a trickle of requests never cause a collection.
+// over windows of `quietMs`; the first window under QUIET_UTILIZATION gets a full collection, which frees the
+// old generation's garbage. V8 shrinks the young generation only at a collection that follows the one before by
+// 5 s or more of hardly any allocation, so a second one follows a quiet window of YOUNG_MS after it; a busy
+// window starts its wait again. Giving the young generation back has a price, paid by the next burst while it
+// grows again (a quarter more CPU for a hundred reads one at a time, bench/RESULTS.md 0o), hence a default quiet
+// of a minute: bursts that come more often never pay it. One timer a window is all it costs while the heap is
+// grown, and nothing at all otherwise: a process at rest wakes for none of this, and probes or a trickle of
+// requests never cause a collection.
 
-/** Below this share of a second spent running callbacks, the second counts as quiet (10 ms of it). */
+/** Below this share of a window spent running callbacks, the window counts as quiet (600 ms of a minute). */
 const QUIET_UTILIZATION = 0.01;
 /** Growth of the committed heap since the last return that makes another worth its two collections. */
 const GROWTH_BYTES = 16 * 1024 * 1024;
-/** How often the loop's utilisation is read while the heap is grown. */
-const TICK_MS = 1_000;
 /** The quiet between the two collections: above V8's 5 s. */
 const YOUNG_MS = 6_000;
+/** The time V8 takes to release what a collection swept (concurrently), before the heap it keeps is read. */
+const SETTLE_MS = 1_000;
 
 type Collect = () => void;
 
@@ -49,14 +50,14 @@ function collector(): Collect {
 }
 
 export interface MemoryReturnOptions {
-  /** MEMORY_RETURN_QUIET_MS: the quiet before the first collection; 0 turns the return off. */
+  /** MEMORY_RETURN_QUIET_MS: the quiet window before the first collection; 0 turns the return off. */
   quietMs: number;
   registry: Registry;
   logger: Pick<Logger, 'debug' | 'warn'>;
   /** For tests, which grow the heap by less than a spike does and wait less than seconds. */
   growthBytes?: number;
-  tickMs?: number;
   youngMs?: number;
+  settleMs?: number;
 }
 
 /** Starts watching; returns what stops it. */
@@ -65,8 +66,8 @@ export function returnMemoryWhenQuiet({
   registry,
   logger,
   growthBytes = GROWTH_BYTES,
-  tickMs = TICK_MS,
   youngMs = YOUNG_MS,
+  settleMs = SETTLE_MS,
 }: MemoryReturnOptions): () => void {
   if (quietMs === 0) return () => {};
   // Had now rather than at the first spike, so a runtime that refuses it turns the return off at start-up, with
@@ -90,53 +91,43 @@ export function returnMemoryWhenQuiet({
   });
   const committed = () => getHeapStatistics().total_heap_size;
   let baseline = committed();
-  /** The next reading; while it is set, collections are not watched. */
+  /** The one pending step; while it is set, collections are not watched. */
   let timer: NodeJS.Timeout | null = null;
-  let window = performance.eventLoopUtilization();
-  /** Quiet ms in a row, and how far the return is: waiting for the quiet, for the second collection, for V8. */
-  let quiet = 0;
-  let step: 'quiet' | 'young' | 'released' = 'quiet';
-  let before = 0;
-  let pauseMs = 0;
 
+  /** `then` once a window of `ms` passes with the loop quiet; a busy window starts another. */
+  const afterQuiet = (ms: number, then: () => void) => {
+    const window = performance.eventLoopUtilization();
+    // Unref'd: a pending return never keeps a process alive that is otherwise done.
+    timer = setTimeout(() => {
+      if (performance.eventLoopUtilization(window).utilization >= QUIET_UTILIZATION) afterQuiet(ms, then);
+      else then();
+    }, ms).unref();
+  };
   /** One full collection; its pause in ms. */
   const timed = () => {
     const started = performance.now();
     collectGarbage();
     return performance.now() - started;
   };
-  const tick = () => {
-    const busy = performance.eventLoopUtilization(window).utilization >= QUIET_UTILIZATION;
-    quiet = busy ? 0 : quiet + tickMs;
-    if (step === 'quiet' && quiet >= quietMs) {
-      before = committed();
-      pauseMs = timed();
-      [step, quiet] = ['young', 0];
-    } else if (step === 'young' && quiet >= youngMs) {
-      pauseMs += timed();
-      step = 'released';
-    } else if (step === 'released') {
-      // Read a tick after the second collection: V8 releases what it swept concurrently. A spike that starts
-      // within that second counts into the baseline, and is given back once it grows 16 MB beyond it.
-      baseline = committed();
-      returns.inc();
-      returned.inc(Math.max(0, before - baseline));
-      logger.debug({ heapBeforeMb: mb(before), heapAfterMb: mb(baseline), pauseMs: Math.round(pauseMs) }, 'memory returned after a spike');
-      timer = null;
-      return;
-    }
-    watch();
-  };
-  const watch = () => {
-    window = performance.eventLoopUtilization();
-    // Unref'd: a pending return never keeps a process alive that is otherwise done.
-    timer = setTimeout(tick, tickMs).unref();
+  const giveBack = () => {
+    const before = committed();
+    const first = timed();
+    afterQuiet(youngMs, () => {
+      const pauseMs = Math.round(first + timed());
+      // A spike that starts within the settling counts into the baseline, and is given back once it grows
+      // 16 MB beyond it.
+      timer = setTimeout(() => {
+        timer = null;
+        baseline = committed();
+        returns.inc();
+        returned.inc(Math.max(0, before - baseline));
+        logger.debug({ heapBeforeMb: mb(before), heapAfterMb: mb(baseline), pauseMs }, 'memory returned after a spike');
+      }, settleMs).unref();
+    });
   };
   // A collection is what a growing heap announces itself by; between them there is nothing to look at.
   const observer = new PerformanceObserver(() => {
-    if (timer || committed() < baseline + growthBytes) return;
-    [step, quiet] = ['quiet', 0];
-    watch();
+    if (!timer && committed() >= baseline + growthBytes) afterQuiet(quietMs, giveBack);
   });
   observer.observe({ entryTypes: ['gc'] });
   return () => {

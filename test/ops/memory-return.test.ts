@@ -5,17 +5,17 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { returnMemoryWhenQuiet } from '../../src/ops/memory-return.js';
 import { parseMetrics, valueOf } from './prometheus.js';
 
-// MEMORY_RETURN_QUIET_MS: after the heap grew, a quiet spell gets two full collections a quiet while apart,
-// which give the growth back; a busy loop postpones them, a heap that did not grow never gets them. Readings
-// every 50 ms rather than every second, quiets of 150 and 100 ms rather than 60 and 6 s, a growth of 4 MB rather
+// MEMORY_RETURN_QUIET_MS: after the heap grew, a quiet window gets a full collection and a second quiet window
+// another, which give the growth back; a busy loop postpones them, a heap that did not grow never gets them.
+// Windows of 150 and 100 ms rather than 60 and 6 s, a settling of 50 ms rather than 1 s, a growth of 4 MB rather
 // than 16: what the test waits for is the log line or the counter, never a duration. (That the young generation
 // shrinks takes V8's 5 s: bench/after-spike.ts.)
 
-const TICK_MS = 50;
 const QUIET_MS = 150;
 const YOUNG_MS = 100;
+const SETTLE_MS = 50;
 /** Longer than a whole return takes. */
-const RETURN_MS = QUIET_MS + YOUNG_MS + 2 * TICK_MS;
+const RETURN_MS = QUIET_MS + YOUNG_MS + SETTLE_MS;
 const GROWTH = 4 * 1024 * 1024;
 
 let stop: (() => void) | undefined;
@@ -29,8 +29,8 @@ function watched(quietMs = QUIET_MS) {
     registry,
     logger: { debug: (fields: object) => void debug.push(fields), warn: () => expect.unreachable('gc() is there') },
     growthBytes: GROWTH,
-    tickMs: TICK_MS,
     youngMs: YOUNG_MS,
+    settleMs: SETTLE_MS,
   });
   const series = async (name: string) => valueOf(parseMetrics(await registry.metrics()), name) ?? 0;
   return {
@@ -69,7 +69,7 @@ async function busyFor(ms: number): Promise<void> {
 
 /** Waits for the return's log lines, which cost the loop nothing to look at (a scrape would break its quiet). */
 async function untilReturned(memory: { debug: object[] }, count: number): Promise<void> {
-  while (memory.debug.length < count) await sleep(TICK_MS);
+  while (memory.debug.length < count) await sleep(SETTLE_MS);
 }
 
 describe('returning memory after a spike (MEMORY_RETURN_QUIET_MS)', () => {
