@@ -7,12 +7,12 @@ import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
 import { spread } from './stats.js';
 
-// What a process keeps after a spike: the compiled gateway (start:prod's flags) as it starts by default, the same
-// with MEMORY_RETURN_QUIET_MS=0 (V8 left to itself), and the yoga + graphql-jit peer, against one sandbox (20 ms).
+// What a process keeps after a spike, and when V8 gives it back: the compiled gateway (start:prod's flags) and the
+// yoga + graphql-jit peer, against one sandbox (20 ms).
 // Per round each target in turn serves QUERIES nested reads at CONNECTIONS, then is left quiet and its RSS read
 // every SAMPLE_S seconds up to QUIET_S (the others are quiet meanwhile). Also the CPU per read of the load, which
-// follows the others' loads and quiets: what a burst costs after a quiet spell (the gateway with the return on
-// starts it with a young generation given back, to grow again). Prints the median [min–max] of the rounds.
+// follows the others' loads and quiets: what a burst costs after a quiet spell (one that V8 used to shrink the
+// young generation starts with it small, to grow again). Prints the median [min–max] of the rounds.
 // Usage: node --import tsx bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20]
 
 const [rounds, queries, connections, quietS] = [3, 600, 10, 20].map((d, i) => Number(process.argv[2 + i] ?? d)) as [number, number, number, number];
@@ -28,10 +28,6 @@ try {
   const entry = compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
   if (!entry) throw new Error('no compiled entry');
   targets.push({ label: 'gateway', target: await startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags()) });
-  targets.push({
-    label: 'gateway, MEMORY_RETURN_QUIET_MS=0',
-    target: await startGatewayTarget('gateway-baseline', entry, sandbox, productionNodeFlags(), { MEMORY_RETURN_QUIET_MS: '0' }),
-  });
   targets.push({ label: 'yoga + graphql-jit', target: await startPeer('yoga-jit', sandbox) });
   const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `spike-${Date.now()}`);
   const nested = graphqlRequest(NESTED, { refs });

@@ -91,7 +91,7 @@ const envSchema = z.object({
   BENCH_COMPARE_NARROW: int(1).default(100),
   BENCH_COMPARE_WIDE: int(1).default(5),
   BENCH_WIDE_ORDERS: int(2).default(50),
-  /** Seconds of quiet at the end of every comparison round before RSS after the load is read (the gateway gives a spike's heap back after 6–12 s). */
+  /** Seconds of quiet at the end of every comparison round before RSS after the load is read (what V8 gives back by then). */
   BENCH_COMPARE_SETTLE_S: int(0).default(15),
   /** Seconds every target of the comparison is left idle (all at once, after start-up) for its idle CPU. */
   BENCH_IDLE_S: int(1).default(5),

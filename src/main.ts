@@ -29,7 +29,6 @@ async function main(): Promise<void> {
   const [
     { createLogger, logLevel },
     { createMetrics },
-    { returnMemoryWhenQuiet },
     { handleShutdownSignals },
     { configuredSecrets, createRedactor },
     { createGateway },
@@ -37,7 +36,6 @@ async function main(): Promise<void> {
   ] = await Promise.all([
     import('./ops/logger.js'),
     import('./ops/metrics.js'),
-    import('./ops/memory-return.js'),
     import('./ops/shutdown-signals.js'),
     import('./redaction/redaction.js'),
     import('./app.js'),
@@ -72,14 +70,12 @@ async function main(): Promise<void> {
     await sandbox?.close();
     throw listenFailure(error, { port: config.PORT, portVariable: 'PORT', host: config.HOST, hostVariable: 'HOST' });
   });
-  const stopMemoryReturn = returnMemoryWhenQuiet({ quietMs: config.MEMORY_RETURN_QUIET_MS, registry: metrics.registry, logger });
   // Before the line that says it listens: a signal sent on reading that line must find the handlers.
   handleShutdownSignals({
     logger,
     readyDelayMs: config.SHUTDOWN_READY_DELAY_MS,
     deadlineMs: config.SHUTDOWN_DEADLINE_MS,
     async stop() {
-      stopMemoryReturn();
       gateway.drain();
       await sleep(config.SHUTDOWN_READY_DELAY_MS);
       await gateway.stop(config.SHUTDOWN_DEADLINE_MS);

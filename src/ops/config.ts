@@ -1,9 +1,6 @@
 import { z } from 'zod';
 import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs, type AreaSettings } from '../shared/config-area.js';
 
-/** The longest delay a Node timer takes (longer ones fire after 1 ms). */
-const MAX_TIMER_MS = 2 ** 31 - 1;
-
 // The environment variables of the process and its connections (ports, logs, shutdown, execution, the limits
 // of HTTP and WebSocket clients), composed by src/config.ts. Two areas, so docs/configuration.md shows them apart.
 
@@ -32,19 +29,6 @@ export const processArea = configArea({
       description:
         'executions of a document before it runs compiled by graphql-jit: 0 compiles it on its first, `never` runs every document interpreted by graphql-js (a switch should graphql-jit misbehave)',
     }),
-    MEMORY_RETURN_QUIET_MS: documented(
-      z.coerce
-        .number()
-        // One message for every bad value (a negative one included): what the variable takes, and why.
-        .refine((ms) => ms === 0 || (Number.isInteger(ms) && ms >= 1_000 && ms <= MAX_TIMER_MS), {
-          message: `must be 0 (off) or a whole number of ms from 1000 to ${MAX_TIMER_MS} (a timer's longest)`,
-        })
-        .default(60_000),
-      {
-        description:
-          'after a spike grew the heap by 16 MB: a window this long with the event loop under 1 % busy gets a full garbage collection, and a further quiet 6 s a second one, which give back what V8 kept of it, its young generation included; 0: never',
-      },
-    ),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {
       description:
         'on SIGTERM/SIGINT, how long the gateway keeps serving with `/ready` at 503 before it stops accepting, so a load balancer stops sending first; 0: stop accepting at once',

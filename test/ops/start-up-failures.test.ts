@@ -83,15 +83,6 @@ describe('configuration errors', () => {
     expect(configProblems({ HTTP_HEADERS_TIMEOUT_MS: '30000', HTTP_REQUEST_TIMEOUT_MS: '30000' })).toEqual([]);
   });
 
-  it("refuses a memory-return quiet under a second or past a timer's longest, and takes 0 as off", () => {
-    for (const value of ['500', '-1', '1500.5', '3000000000'])
-      expect(configProblems({ MEMORY_RETURN_QUIET_MS: value })).toEqual([
-        "MEMORY_RETURN_QUIET_MS must be 0 (off) or a whole number of ms from 1000 to 2147483647 (a timer's longest)",
-      ]);
-    expect(configProblems({ MEMORY_RETURN_QUIET_MS: '0' })).toEqual([]);
-    expect(configProblems({ MEMORY_RETURN_QUIET_MS: '1000' })).toEqual([]);
-  });
-
   it('reads the API keys from GATEWAY_API_KEYS_FILE, and names the file it cannot read', () => {
     const dir = mkdtempSync(join(tmpdir(), 'keys-'));
     try {
