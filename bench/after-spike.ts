@@ -16,9 +16,11 @@ import { spread } from './stats.js';
 // Usage: node --import tsx bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20]
 
 const [rounds, queries, connections, quietS] = [3, 600, 10, 20].map((d, i) => Number(process.argv[2 + i] ?? d)) as [number, number, number, number];
-if (![rounds, queries, connections, quietS].every((n) => Number.isInteger(n) && n > 0))
-  throw new Error('usage: bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20], each a positive whole number');
 const SAMPLE_S = 5;
+if (![rounds, queries, connections, quietS].every((n) => Number.isInteger(n) && n > 0) || quietS % SAMPLE_S !== 0)
+  throw new Error(
+    `usage: bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20]: whole numbers, QUIET_S a multiple of ${SAMPLE_S}`,
+  );
 const log = (m: string) => process.stderr.write(`[after-spike] ${m}\n`);
 const mb = (bytes: number) => bytes / 1024 / 1024;
 

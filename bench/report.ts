@@ -237,7 +237,7 @@ export function renderCompare(c: CompareResult, m: Machine): string {
       ['wideCpuUsPerCall'],
     ),
     row('RSS: peak under the load · at its end, MB', (t) => `${spread(t, 'peakRssMb', 0)} · ${spread(t, 'rssAtLoadEndMb', 0)}`, ['peakRssMb']),
-    row(`RSS after the load (${c.settleSeconds} s quiet), MB`, (t) => spread(t, 'rssAfterLoadMb', 0), ['rssAfterLoadMb']),
+    row(`RSS after the load (≥ ${c.settleSeconds} s quiet), MB`, (t) => spread(t, 'rssAfterLoadMb', 0), ['rssAfterLoadMb']),
     row('idle RSS after start', (t) => mb(t.idleRssBytes), ['idleRss']),
     row(`CPU while idle, ms over ${c.idleSeconds} s`, (t) => String(t.idleCpuMs), ['idleCpu']),
     row('start to first answer, ms', (t) => String(t.firstAnswerMs), ['firstAnswer']),

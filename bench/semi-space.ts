@@ -3,7 +3,7 @@ import type { Request } from 'autocannon';
 import { sandboxClient } from './clients.js';
 import { sleep } from './context.js';
 import { ErrorTally, graphqlRequest, runLoad } from './load.js';
-import { peakRssFromProc, rssFromProc, runtimeMs, startSandboxProcess } from './processes.js';
+import { peakRssFromProc, resetPeakRss, rssFromProc, runtimeMs, startSandboxProcess } from './processes.js';
 import { completeAnswerOf, createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
@@ -16,7 +16,7 @@ import { median, spread } from './stats.js';
 // one at a time, QUERIES at 10 connections, QUERIES at 50, 100 naming one order, 5 naming 50. Per target and
 // round: CPU per query from the scheduler (/proc/…/schedstat, all threads) of the nested reads at 10 connections
 // and one at a time and of `{ funds }`, and the resident set right after the round's load (as the comparison's
-// "RSS after the load") and its high-water mark. Prints per figure the median [min–max] of the rounds and the
+// "at its end") and its high-water mark over the round. Prints per figure the median [min–max] of the rounds and the
 // median of the per-round ratios to the peer. V8 rounds the semi-space up to a power of two (24 runs as 32,
 // 48 as 64), so those pairs also show the noise between two processes started alike.
 // FLAG_SETS instead gives each candidate's whole node flag list, `|` between candidates (`plain`: no flags), to
@@ -50,7 +50,7 @@ const FIGURES: [keyof Figures, string, number][] = [
   ['nestedCpu', 'nested CPU ms/query, 10 conn', 2],
   ['serialCpu', 'nested CPU ms/query, one at a time', 2],
   ['fundsCpu', '{ funds } CPU ms/query', 3],
-  ['rssMb', 'RSS after the load, MB', 0],
+  ['rssMb', "RSS at the load's end, MB", 0],
   ['peakRssMb', 'peak RSS (VmHWM), MB', 0],
   ['refused50', 'refused at 50 conn, %', 1],
 ];
@@ -106,6 +106,7 @@ try {
     for (const i of order) {
       const t = targets[i]!.target;
       const tally = tallies[i]!;
+      resetPeakRss(t.pid);
       const fundsTally = new ErrorTally();
       // Queries still in flight at the end of a timed run cost CPU too: counted per query sent.
       const fundsCpu = await cpuOf(

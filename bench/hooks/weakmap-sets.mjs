@@ -16,7 +16,8 @@ const kindOf = (v) =>
 globalThis.WeakMap = class CountedWeakMap extends Native {
   #site;
   constructor(entries) {
-    super(entries);
+    // Entries are set after the site is known: the native constructor would call the overridden set() first.
+    super();
     const site = (new Error().stack ?? '')
       .split('\n')
       .slice(2, 4)
@@ -25,13 +26,13 @@ globalThis.WeakMap = class CountedWeakMap extends Native {
     this.#site = bySite.get(site) ?? { site, maps: 0, sets: 0, kinds: new Map() };
     this.#site.maps++;
     bySite.set(site, this.#site);
+    for (const [key, value] of entries ?? []) this.set(key, value);
   }
   set(key, value) {
     const s = this.#site;
-    if (s) {
-      s.sets++;
-      s.kinds.set(kindOf(value), (s.kinds.get(kindOf(value)) ?? 0) + 1);
-    }
+    s.sets++;
+    const kind = kindOf(value);
+    s.kinds.set(kind, (s.kinds.get(kind) ?? 0) + 1);
     return super.set(key, value);
   }
 };
@@ -43,7 +44,8 @@ const write = () => {
     .map((s) => `${s.sets} sets in ${s.maps} map(s) made at ${s.site}\n  values: ${[...s.kinds].map(([k, n]) => `${k} ×${n}`).join('; ')}`);
   writeFileSync(join(tmpdir(), `weakmap-sets-${process.pid}.txt`), `${rows.join('\n')}\n`);
 };
-process.once('SIGTERM', () => {
+// Before the process's own stop (the gateway's graceful one); a process with none stops as it would have.
+process.prependOnceListener('SIGTERM', () => {
   write();
-  process.exit(0);
+  if (process.listenerCount('SIGTERM') === 0) process.exit(0);
 });

@@ -338,12 +338,14 @@ const point = (v: number): Spread => ({ median: v, min: v, max: v });
 function goalsOf(targets: TargetResult[], heap: SubscriberHeap | null, connections: number, wideOrders: number): Goal[] {
   const peers = targets.filter((t) => (PEERS as readonly string[]).includes(t.name));
   const goals: Goal[] = [];
-  /** The peer with the best median of `f`. */
+  /** The peer with the best median of `f`; a peer with no reading of it (a /proc field missing: NaN) is none. */
   const best = (f: Figure, higherIsBetter: boolean) =>
-    peers.reduce<TargetResult | undefined>(
-      (b, p) => (!b || (higherIsBetter ? p.median[f] > b.median[f] : p.median[f] < b.median[f]) ? p : b),
-      undefined,
-    );
+    peers
+      .filter((p) => Number.isFinite(p.median[f]))
+      .reduce<TargetResult | undefined>(
+        (b, p) => (!b || (higherIsBetter ? p.median[f] > b.median[f] : p.median[f] < b.median[f]) ? p : b),
+        undefined,
+      );
   for (const g of targets.filter((t) => t.name.startsWith('gateway') && t.name !== 'gateway-baseline')) {
     const who = g.name === 'gateway-compiled' ? '' : ` (${g.label})`;
     /** Goals carry the row of the comparison table they belong to (`figure`) and the gateway they are of. */

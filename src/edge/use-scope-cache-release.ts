@@ -10,8 +10,8 @@ import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 // (bench/RESULTS.md, 0o). So the entry is dropped once the operation no longer checks scopes: when its result is
 // complete (a stream's last part), and for a subscription once it has started (authorizeOnSubscribe checks it
 // then; its events' fields carry no scopes). A later check would simply build the cache again. Where envelop
-// calls neither hook (a stream nobody iterates, a subscribe that throws) the entry waits for a full collection,
-// as all of them did before.
+// calls neither hook (an execute or subscribe that throws, a stream nobody iterates or whose next() rejects)
+// the entry waits for a full collection, as all of them did before.
 
 /** Drops `context`'s cache of scope checks: for executions that do not pass the plugins' hooks (a live query's rounds). */
 export const releaseScopeCache = (context: object) => RequestCache.clearForContext(context);

@@ -113,7 +113,11 @@ describe("scope auth's cache of an operation's checks", () => {
     const response = await post('subscription { statusChanged }', 'text/event-stream');
     const reader = response.body!.pipeThrough(new TextDecoderStream()).getReader();
     let text = '';
-    while (!text.includes('"statusChanged":"SENT"')) text += (await reader.read()).value ?? '';
+    while (!text.includes('"statusChanged":"SENT"')) {
+      const { done, value } = await reader.read();
+      if (done) throw new Error(`the stream ended before its first event: ${text}`);
+      text += value;
+    }
     expect(kept()).toBe(false);
     await reader.cancel();
   });

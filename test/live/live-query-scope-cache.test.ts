@@ -21,7 +21,7 @@ it('drops the scope cache of each round of a live query while it stays open', as
   // The balances are resolved again every CACHE_TTL_MS (sent only when they change): rounds while it is open.
   await vi.waitFor(() => expect(released.mock.calls.length).toBeGreaterThanOrEqual(3), { timeout: 10_000, interval: 50 });
   const rounds = released.mock.calls.map(([context]) => context);
-  // A context each: the rounds', none the operation's (dropped only at the end).
+  // A context each round: never the same one twice.
   expect(new Set(rounds).size).toBe(rounds.length);
   stream.close();
 });
