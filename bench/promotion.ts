@@ -1,5 +1,10 @@
 import { spawn } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
+import { existsSync, readFileSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { setTimeout as sleep } from 'node:timers/promises';
+import { pathToFileURL } from 'node:url';
 import { sandboxClient } from './clients.js';
 import { freePort, ROOT, startSandboxProcess } from './processes.js';
 import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
@@ -25,8 +30,10 @@ import { productionNodeFlags } from './targets.js';
 // reads at once, then its 10 reward pages at once.
 // Usage: node --import tsx bench/promotion.ts [ROUNDS=2] [READS=600]
 //   (PROMOTION_MODES, default all; PROMOTION_WORKERS, default 10; PROMOTION_FLAGS: more node flags;
-//    PROMOTION_GC=none; PROMOTION_ENV: a JSON object of gateway settings on top of the comparison's; PROMOTION_CLIENT: a JSON object of
-//    createUpstreamClient options for the `client` mode)
+//    PROMOTION_GC=none; PROMOTION_ENV: a JSON object of gateway settings on top of the comparison's;
+//    PROMOTION_CLIENT: a JSON object of createUpstreamClient options for the `client` mode; PROMOTION_SITES=N: the
+//    N sites that allocated most of what was promoted, from V8's sampling heap profiler
+//    (bench/hooks/allocation-sites.mjs, as `SITES=promoted` of bench/sites.ts), which itself moves the figures)
 
 const MODES = ['undici', 'transport', 'client', 'gateway', 'gateway-http', 'peer'] as const;
 type Mode = (typeof MODES)[number];
@@ -149,6 +156,8 @@ async function child(args: ChildArgs): Promise<void> {
   for (let i = 0; i < WARM_UP; i++) await read();
   await Promise.all(Array.from({ length: args.workers }, async () => read()));
   if (args.forceGc) (globalThis as { gc?: () => void }).gc!();
+  // bench/hooks/allocation-sites.mjs (preloaded by the parent for PROMOTION_SITES) samples between these signals.
+  if (process.env.PROMOTION_SITES) process.kill(process.pid, 'SIGWINCH');
   process.stdout.write('PROMOTION-START\n');
   let left = args.reads;
   await Promise.all(
@@ -157,6 +166,11 @@ async function child(args: ChildArgs): Promise<void> {
     }),
   );
   process.stdout.write('PROMOTION-END\n');
+  if (process.env.PROMOTION_SITES) {
+    process.kill(process.pid, 'SIGUSR2');
+    const file = join(tmpdir(), `sites-${process.pid}.json`);
+    while (!existsSync(file)) await sleep(50);
+  }
   process.exit(0);
 }
 
@@ -184,9 +198,11 @@ function figuresOf(lines: string[], reads: number): Figures {
 }
 
 async function measure(args: ChildArgs, flags: string[]): Promise<Figures> {
+  const sites = Number(process.env.PROMOTION_SITES ?? 0);
+  const hook = sites ? ['--import', `${pathToFileURL(join(ROOT, 'bench', 'hooks', 'allocation-sites.mjs')).href}?promoted`] : [];
   const proc = spawn(
     process.execPath,
-    [...flags, '--trace-gc-nvp', '--expose-gc', '--import', 'tsx', 'bench/promotion.ts', 'child', JSON.stringify(args)],
+    [...flags, ...hook, '--trace-gc-nvp', '--expose-gc', '--import', 'tsx', 'bench/promotion.ts', 'child', JSON.stringify(args)],
     {
       cwd: ROOT,
       stdio: ['ignore', 'pipe', 'inherit'],
@@ -197,6 +213,15 @@ async function measure(args: ChildArgs, flags: string[]): Promise<Figures> {
   const code = await new Promise<number | null>((resolve) => proc.on('exit', resolve));
   const [start, end] = [out.indexOf('PROMOTION-START'), out.indexOf('PROMOTION-END')];
   if (code !== 0 || start < 0 || end < 0) throw new Error(`${args.mode}: the measuring process exited ${code} before its reads were done`);
+  if (sites) {
+    // The sampling profiler's view: bytes no scavenge collected, by the site that allocated them (see bench/sites.ts).
+    const file = join(tmpdir(), `sites-${proc.pid}.json`);
+    const profile = JSON.parse(readFileSync(file, 'utf8')) as { sites: [string, number][] };
+    rmSync(file);
+    process.stderr.write(`[promotion] ${args.mode}, promoted by site (KB a read):\n`);
+    for (const [site, bytes] of profile.sites.slice(0, sites))
+      process.stderr.write(`  ${(bytes / 1024 / args.reads).toFixed(1).padStart(6)}  ${site}\n`);
+  }
   return figuresOf(out.slice(start, end).split('\n'), args.reads);
 }
 
