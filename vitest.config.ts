@@ -26,6 +26,7 @@ const processSuites = [
   'test/ops/tracing.test.ts',
   'test/sandbox/main.test.ts',
   'test/security/shared-rate-limit.test.ts',
+  'test/shared/registry-retention.test.ts',
   'test/upstream/shared-budget.test.ts',
   'test/webhooks/cluster*.test.ts',
 ];

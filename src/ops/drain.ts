@@ -1,4 +1,5 @@
 import type { ServerResponse } from 'node:http';
+import { Registry } from '../shared/registry.js';
 
 // The draining state of a stopping gateway. Once draining, /ready answers 503 so load balancers stop sending,
 // and every response tells its client to close the connection (`Connection: close`): Node keeps an idle
@@ -18,7 +19,9 @@ function closeAfter(res: ServerResponse): void {
 }
 
 export function createDrain(): Drain {
-  const open = new Set<ServerResponse>();
+  // Every request comes and goes here: a registry, not a Set, keeps nothing of a response that has closed
+  // (shared/registry.ts).
+  const open = new Registry<ServerResponse>();
   let draining = false;
   return {
     get active() {
@@ -26,13 +29,12 @@ export function createDrain(): Drain {
     },
     track(res) {
       if (draining) return closeAfter(res);
-      open.add(res);
-      res.once('close', () => open.delete(res));
+      const entry = open.add(res);
+      res.once('close', () => entry.remove());
     },
     begin() {
       draining = true;
-      for (const res of open) closeAfter(res);
-      open.clear();
+      for (const res of open.drain()) closeAfter(res);
     },
   };
 }

@@ -17,7 +17,7 @@
 
 import { Yallist, type Node } from 'yallist';
 import type { AdaptiveLimit } from './adaptive-limit.js';
-import { stopped, unwatch, watch, type Stoppable, type Stops } from './stops.js';
+import { stopped, watch, type Stoppable, type Stops } from './stops.js';
 import { readReserve, TokenBucket, type TokenBucketLimits } from './token-bucket.js';
 import type { Ceiling, CeilingAnswer, Priority } from './types.js';
 
@@ -163,7 +163,7 @@ export class UpstreamBudget {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        unwatch(stops, waiter);
+        watching.end();
         queue.remove(waiter, node);
         const left = ((this.#ahead(priority, lane) + 1) * 1000) / this.#rate();
         resolve({ granted: false, reason, retryAfterSeconds: Math.max(1, Math.ceil(left / 1000)) });
@@ -175,14 +175,14 @@ export class UpstreamBudget {
         resolve: (grant) => {
           settled = true;
           clearTimeout(timer);
-          unwatch(stops, waiter);
+          watching.end();
           resolve(grant);
         },
         stop: () => leave('aborted'),
       };
       const timer = setTimeout(() => leave('timeout'), Math.max(0, maxWaitMs));
       const node = queue.push(waiter);
-      watch(stops, waiter);
+      const watching = watch(stops, waiter);
       this.#pump();
     });
   }

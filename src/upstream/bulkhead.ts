@@ -22,7 +22,7 @@
 // memory.
 
 import { Yallist, type Node } from 'yallist';
-import { NO_STOPS, stopped, unwatch, watch, type Stoppable, type Stops } from './stops.js';
+import { NO_STOPS, stopped, watch, type Stoppable, type Stops } from './stops.js';
 
 /** `backlog`: the lane's queue drains too slowly for this wait; `full`: the bound on memory. */
 export type Refusal = 'timeout' | 'aborted' | 'full' | 'backlog';
@@ -134,7 +134,7 @@ export class Bulkhead {
         if (settled) return;
         settled = true;
         clearTimeout(timer);
-        unwatch(stops, waiter);
+        watching.end();
         lane.waiting.removeNode(node);
         this.#queued--;
         this.#forgetIfIdle(lane);
@@ -147,7 +147,7 @@ export class Bulkhead {
           const drainMs = this.#drainMs.get(laneName);
           const measured = (this.#now() - since) / position;
           if (drainMs !== undefined && measured < drainMs) this.#remember(laneName, drainMs + RELAX_WEIGHT * (measured - drainMs));
-          unwatch(stops, waiter);
+          watching.end();
           resolve(this.#admit(lane));
         },
         stop: () => leave('aborted'),
@@ -161,7 +161,7 @@ export class Bulkhead {
       lane.waiting.push(waiter);
       const node = lane.waiting.tail as Node<Waiter>;
       this.#queued++;
-      watch(stops, waiter);
+      const watching = watch(stops, waiter);
     });
   }
 

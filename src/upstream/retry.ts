@@ -5,7 +5,7 @@
 
 import type { RetryPolicy } from './config.js';
 import type { UpstreamError } from './errors.js';
-import { stopped, unwatch, watch, type Stoppable, type Stops } from './stops.js';
+import { stopped, watch, type Stoppable, type Stops } from './stops.js';
 
 /** Worth another try: the failure is likely to pass. Overload and aborts are not retried on purpose. */
 export function isTransient(error: UpstreamError): boolean {
@@ -59,16 +59,16 @@ export function pause(ms: number, stops: Stops): Promise<boolean> {
     const wait: Stoppable = {
       stop() {
         clearTimeout(timer);
-        // Both signals' sets: the one that stopped it has let it go, the other (the gateway's stop signal,
-        // alive as long as the process) would keep it forever.
-        unwatch(stops, wait);
+        // Both signals' registrations: the one that stopped it has let it go, the other (the gateway's stop
+        // signal, alive as long as the process) would keep it forever.
+        watching.end();
         resolve(false);
       },
     };
     const timer = setTimeout(() => {
-      unwatch(stops, wait);
+      watching.end();
       resolve(true);
     }, ms);
-    watch(stops, wait);
+    const watching = watch(stops, wait);
   });
 }

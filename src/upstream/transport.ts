@@ -21,7 +21,7 @@ import type { UpstreamError } from './errors.js';
 import { abortedFailure, networkFailure, timeoutFailure } from './failures.js';
 import { PERSONAL_PARAMETERS } from './query.js';
 import { parseRetryAfter } from './retry.js';
-import { stopped, unwatch, watch, type Stoppable, type Stops } from './stops.js';
+import { stopped, watch, type Stoppable, type Stops, type Watching } from './stops.js';
 
 export type HttpMethod = 'GET' | 'POST' | 'PUT' | 'DELETE';
 
@@ -77,7 +77,7 @@ function parseJson(text: string): unknown {
 class Exchange implements Dispatcher.DispatchHandler, Stoppable {
   readonly #route: string;
   readonly #timeoutMs: number;
-  readonly #stops: Stops;
+  readonly #watching: Watching;
   readonly #resolve: (res: WireResponse) => void;
   readonly #reject: (error: UpstreamError) => void;
   readonly #done: () => void;
@@ -100,13 +100,12 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
   ) {
     this.#route = route;
     this.#timeoutMs = timeoutMs;
-    this.#stops = stops;
     this.#resolve = resolve;
     this.#reject = reject;
     this.#done = done;
     this.#span = span;
     this.#timer = setTimeout(expire, timeoutMs, this);
-    watch(stops, this);
+    this.#watching = watch(stops, this);
   }
 
   onRequestStart(controller: Dispatcher.DispatchController): void {
@@ -162,7 +161,7 @@ class Exchange implements Dispatcher.DispatchHandler, Stoppable {
     if (this.#settled) return false;
     this.#settled = true;
     clearTimeout(this.#timer);
-    unwatch(this.#stops, this);
+    this.#watching.end();
     if (this.#span) endClientSpan(this.#span, this.#status, errorType);
     return true;
   }

@@ -5,7 +5,7 @@ import { memoryCeiling } from '../../src/upstream/budget.js';
 import { resolveConfig } from '../../src/upstream/config.js';
 import { UpstreamError, type UpstreamErrorKind } from '../../src/upstream/errors.js';
 import { abortedFailure, networkFailure, timeoutFailure } from '../../src/upstream/failures.js';
-import { stopped, unwatch, watch, type Stops } from '../../src/upstream/stops.js';
+import { stopped, watch, type Stops } from '../../src/upstream/stops.js';
 import type { Transport, WireResponse } from '../../src/upstream/transport.js';
 import type { UpstreamScope } from '../../src/upstream/scope.js';
 
@@ -75,7 +75,7 @@ function simulatedUpstream(outcomes: Outcome[], latency: number, healed: () => b
           settled = true;
           clearTimeout(answer);
           clearTimeout(deadline);
-          unwatch(stops, stop);
+          watching.end();
           done();
           settle();
         };
@@ -84,7 +84,7 @@ function simulatedUpstream(outcomes: Outcome[], latency: number, healed: () => b
           reject(error);
         };
         const stop = { stop: () => end(unclear(abortedFailure(req.route, true))) };
-        watch(stops, stop);
+        const watching = watch(stops, stop);
         const deadline = setTimeout(() => end(unclear(timeoutFailure(req.route, timeoutMs))), timeoutMs);
         const answerIn = outcome === 'timeout' ? timeoutMs * 2 : outcome === 'slow' ? Math.floor(timeoutMs * 0.8) : latency;
         const answer = setTimeout(
