@@ -1,6 +1,7 @@
 import { LRUCache } from 'lru-cache';
 import type { CacheClaim, SharedCacheStore } from '../cluster/cache-store.js';
 import { decode, encode } from '../cluster/codec.js';
+import { KeyedRegistry } from '../shared/registry.js';
 import { stamp } from './observed.js';
 import { spanEvent } from '../telemetry/spans.js';
 import { mayAnswerStale } from './stale.js';
@@ -96,8 +97,8 @@ export class ReadCache {
   readonly #memory: LRUCache<string, Entry>;
   /** Keys in memory by group, for dropping a group. */
   readonly #groups = new Map<string, Set<string>>();
-  /** Loads under way, by key, with when each began (before its read was sent). */
-  readonly #loading = new Map<string, { load: Promise<Answer<unknown>>; startedAt: number }>();
+  /** Loads under way, by key, with when each began (before its read was sent): a registry, not a Map (shared/registry.ts). */
+  readonly #loading = new KeyedRegistry<{ load: Promise<Answer<unknown>>; startedAt: number }>();
   /** A counter of invalidations; loads note it when they start. */
   #seq = 0;
   #clearedAt = 0;
@@ -263,7 +264,7 @@ export class ReadCache {
     }
     // Loads under way are left to finish for those waiting on them, but a read from now on does not join
     // one: it may answer what the upstream held before the change (a read after a write must show it).
-    for (const key of [...this.#loading.keys()]) if (dropped.has(key.slice(0, key.indexOf('\n')))) this.#loading.delete(key);
+    for (const key of this.#loading.keys()) if (dropped.has(key.slice(0, key.indexOf('\n')))) this.#loading.delete(key);
     // Oldest first: only loads older than all of these could still need them.
     for (const group of this.#invalidatedAt.keys()) {
       if (this.#invalidatedAt.size <= MAX_REMEMBERED) break;

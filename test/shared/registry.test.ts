@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { Registry, type Entry } from '../../src/shared/registry.js';
+import { KeyedRegistry, Registry, type Entry } from '../../src/shared/registry.js';
 
 describe('Registry', () => {
   it('holds what was added until it is removed, and drains the rest in the order they came', () => {
@@ -59,5 +59,21 @@ describe('Registry', () => {
         }
       }),
     );
+  });
+});
+
+describe('KeyedRegistry', () => {
+  it('finds what was set by its key until it is deleted or cleared, whatever the key', () => {
+    const loads = new KeyedRegistry<number>();
+    for (const [i, key] of ['order-1\nv', '__proto__', 'constructor', 'toString', ''].entries()) loads.set(key, i);
+    expect(loads.get('__proto__')).toBe(1);
+    expect(loads.get('constructor')).toBe(2);
+    expect(loads.get('hasOwnProperty')).toBeUndefined();
+    loads.delete('constructor');
+    expect(loads.get('constructor')).toBeUndefined();
+    expect(loads.keys()).toEqual(['order-1\nv', '__proto__', 'toString', '']);
+    loads.clear();
+    expect(loads.keys()).toEqual([]);
+    expect(loads.get('order-1\nv')).toBeUndefined();
   });
 });
