@@ -87,8 +87,7 @@ async function readerFor({ mode, baseUrl, token, refs }: ChildArgs): Promise<() 
   }
   const body = JSON.stringify({ query: process.env.PROMOTION_QUERY ?? NESTED, variables: { refs } });
   const checked = (text: string) => {
-    if (!text.startsWith('{"data":{') || text.includes('"errors"'))
-      throw new Error(`${mode}: not a complete answer: ${text.slice(0, 200)}`);
+    if (!text.startsWith('{"data":{') || text.includes('"errors"')) throw new Error(`${mode}: not a complete answer: ${text.slice(0, 200)}`);
     return text;
   };
   let url: string;
