@@ -152,6 +152,9 @@ export class UpstreamBudget {
   }
 
   #wait(priority: Priority, lane: string, maxWaitMs: number, stops: Stops): Grant | Promise<Grant> {
+    // Asked again here: a stop that came while the shared ceiling was asked has fired already, and a wait
+    // registered after it would hear of it only at its timeout.
+    if (stopped(stops)) return { granted: false, reason: 'aborted', retryAfterSeconds: 0 };
     const expectedMs = ((this.#ahead(priority, lane) + 1) * 1000) / this.#rate();
     if (priority === 'read' && expectedMs > maxWaitMs) {
       return { granted: false, reason: 'backlog', retryAfterSeconds: Math.max(1, Math.ceil(expectedMs / 1000)) };

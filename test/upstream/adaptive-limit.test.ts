@@ -1,7 +1,8 @@
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { AdaptiveLimit } from '../../src/upstream/adaptive-limit.js';
-import { UpstreamBudget, memoryCeiling } from '../../src/upstream/budget.js';
+import { UpstreamBudget, memoryCeiling, type Grant } from '../../src/upstream/budget.js';
 import { TokenBucket } from '../../src/upstream/token-bucket.js';
+import type { Ceiling, CeilingAnswer } from '../../src/upstream/types.js';
 
 // The adaptive limit and the budget in simulated time: a clock the test moves one millisecond at a time, an
 // upstream that is the sandbox's capacity fault (the same token bucket), so convergence is shown exactly and
@@ -166,5 +167,32 @@ describe('the budget', () => {
     now = 10_000;
     budget.refund();
     expect(ceiling.tokens()).toBe(2);
+  });
+});
+
+describe('a stop that comes while the shared ceiling is asked', () => {
+  it('ends the wait that follows at once, as aborted, instead of leaving it on a signal that already fired', async () => {
+    vi.useFakeTimers({ toFake: ['setTimeout', 'clearTimeout', 'performance'] });
+    try {
+      // Redis's answer (cluster/upstream-budget.ts) is a promise: the stop can come before it does.
+      let answer!: (a: CeilingAnswer) => void;
+      const ceiling: Ceiling = {
+        limits: { rate: 1, burst: 1 },
+        take: () => new Promise<CeilingAnswer>((resolve) => (answer = resolve)),
+        refund: () => undefined,
+        tokens: () => null,
+      };
+      const budget = new UpstreamBudget({ ceiling, adaptive: new AdaptiveLimit() });
+      const stop = new AbortController();
+      let settled: Grant | undefined;
+      void Promise.resolve(budget.take('write', 'key:a', 60_000, { own: stop.signal })).then((grant) => (settled = grant));
+      stop.abort();
+      answer({ granted: false, waitMs: 1_000 });
+      await vi.advanceTimersByTimeAsync(10);
+      expect(settled).toMatchObject({ granted: false, reason: 'aborted' });
+      expect(budget.waiting()).toEqual({ write: 0, poll: 0, read: 0 });
+    } finally {
+      vi.useRealTimers();
+    }
   });
 });
