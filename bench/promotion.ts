@@ -17,8 +17,9 @@ import { productionNodeFlags } from './targets.js';
 // are its own layers' and the load's. After the warm-up the process makes one full collection (V8's `gc()`, as V8
 // makes one on its own under load; PROMOTION_GC=none leaves it out), then READS reads are counted from V8's lines:
 // scavenges, full collections, and per read the KB allocated, promoted (alive at two scavenges in a row) and
-// surviving one scavenge. Why the full collection: without one, the gateway promoted 6 KB a read in some runs
-// and 165 in others of the same build; after one, it promotes 100–220 KB a read in every run (bench/RESULTS.md 0p).
+// surviving one scavenge. Why the full collection: before the registries of src/shared/registry.ts, the gateway
+// promoted 6 KB a read in some runs and 165 in others of the same build, and 100–220 in every run after one
+// (bench/RESULTS.md 0p).
 // Modes, from the wire up:
 //   undici      the peers' upstream path: an undici Pool, `request` and `body.json()`;
 //   transport   the gateway's transport (src/upstream/transport.ts) alone;
@@ -48,6 +49,8 @@ interface ChildArgs {
   reads: number;
   workers: number;
   forceGc: boolean;
+  /** PROMOTION_SITES: how many allocation sites to list (0: the sampling profiler is not loaded). */
+  sites: number;
 }
 
 async function readerFor({ mode, baseUrl, token, refs }: ChildArgs): Promise<() => Promise<unknown>> {
@@ -157,7 +160,7 @@ async function child(args: ChildArgs): Promise<void> {
   await Promise.all(Array.from({ length: args.workers }, async () => read()));
   if (args.forceGc) (globalThis as { gc?: () => void }).gc!();
   // bench/hooks/allocation-sites.mjs (preloaded by the parent for PROMOTION_SITES) samples between these signals.
-  if (process.env.PROMOTION_SITES) process.kill(process.pid, 'SIGWINCH');
+  if (args.sites) process.kill(process.pid, 'SIGWINCH');
   process.stdout.write('PROMOTION-START\n');
   let left = args.reads;
   await Promise.all(
@@ -166,7 +169,7 @@ async function child(args: ChildArgs): Promise<void> {
     }),
   );
   process.stdout.write('PROMOTION-END\n');
-  if (process.env.PROMOTION_SITES) {
+  if (args.sites) {
     process.kill(process.pid, 'SIGUSR2');
     const file = join(tmpdir(), `sites-${process.pid}.json`);
     while (!existsSync(file)) await sleep(50);
@@ -198,7 +201,7 @@ function figuresOf(lines: string[], reads: number): Figures {
 }
 
 async function measure(args: ChildArgs, flags: string[]): Promise<Figures> {
-  const sites = Number(process.env.PROMOTION_SITES ?? 0);
+  const { sites } = args;
   const hook = sites ? ['--import', `${pathToFileURL(join(ROOT, 'bench', 'hooks', 'allocation-sites.mjs')).href}?promoted`] : [];
   const proc = spawn(
     process.execPath,
@@ -233,6 +236,8 @@ if (process.argv[2] === 'child') {
   const modes = (process.env.PROMOTION_MODES?.split(',') ?? [...MODES]).map((m) => m.trim()) as Mode[];
   for (const m of modes) if (!MODES.includes(m)) throw new Error(`PROMOTION_MODES: "${m}" is not one of ${MODES.join(', ')}`);
   const flags = [...productionNodeFlags(), ...(process.env.PROMOTION_FLAGS?.split(/\s+/).filter(Boolean) ?? [])];
+  const sites = Number(process.env.PROMOTION_SITES ?? 0);
+  if (!Number.isInteger(sites) || sites < 0) throw new Error(`PROMOTION_SITES: "${process.env.PROMOTION_SITES}" is not a count of sites`);
   const sandbox = await startSandboxProcess({ latencyMs: 20, token: `promotion-${process.pid}`, balanceCents: 2_000_000_000 });
   try {
     const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `promotion-${Date.now()}`);
@@ -248,6 +253,7 @@ if (process.argv[2] === 'child') {
           reads,
           workers: Number(process.env.PROMOTION_WORKERS ?? 10),
           forceGc: process.env.PROMOTION_GC !== 'none',
+          sites,
         };
         const figures = await measure(args, flags);
         results.get(mode)!.push(figures);

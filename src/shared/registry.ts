@@ -1,5 +1,6 @@
 // A registry of things that come and go for as long as the process runs (the waits on the gateway's stop signal,
-// the responses a drain must reach, the read cache's loads under way), holding nothing of one once it has left. Not a Set or a Map: one with that
+// the responses a drain must reach, the read cache's loads under way), holding nothing of one once it has left
+// (the keyed one: nothing but its key, below). Not a Set or a Map: one with that
 // churn replaces its table now and then, and V8 keeps the replaced table, entries and all, linked to the next
 // one. Once any of those tables is in the old generation (a full collection moves every live young object there),
 // the scavenger, which counts every pointer from the old generation as live whether its object is or not, keeps
@@ -76,11 +77,13 @@ export class Registry<T extends object> {
 }
 
 /**
- * The same for things found by key while they last (a read's load under way, which later reads join): a
- * dictionary object, whose table V8 replaces without linking the old one to the new.
+ * The same for things found by key while they last (a read's load under way, which later reads join): an object
+ * without a prototype, which V8 keeps as a dictionary, whose table it replaces without linking the old one to
+ * the new. What it keeps of an entry that left is its key: V8 keeps a property's name in its string table, in the
+ * old generation, until a full collection (about 40 bytes a key).
  */
 export class KeyedRegistry<V> {
-  #entries = dictionary<V>();
+  #entries = Object.create(null) as Record<string, V>;
 
   get(key: string): V | undefined {
     return this.#entries[key];
@@ -94,22 +97,12 @@ export class KeyedRegistry<V> {
     delete this.#entries[key];
   }
 
+  /** The keys now, a copy (integer-like keys first, then the others as they came). */
   keys(): string[] {
     return Object.keys(this.#entries);
   }
 
   clear(): void {
-    this.#entries = dictionary<V>();
+    this.#entries = Object.create(null) as Record<string, V>;
   }
-}
-
-/**
- * An object in dictionary mode from the start (a property added and deleted), without a prototype: one gaining a
- * property per key would otherwise go through a new hidden class per key until its first delete.
- */
-function dictionary<V>(): Record<string, V> {
-  const entries = Object.create(null) as Record<string, V>;
-  entries.made = undefined as V;
-  delete entries.made;
-  return entries;
 }

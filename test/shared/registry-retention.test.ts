@@ -1,4 +1,5 @@
 import { execFile } from 'node:child_process';
+import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
 
@@ -10,12 +11,14 @@ import { describe, expect, it } from 'vitest';
 // the gateway's old generation grew with it (bench/RESULTS.md 0p; src/shared/registry.ts).
 
 const run = promisify(execFile);
+const root = fileURLToPath(new URL('../../', import.meta.url));
 
 async function promotedShare(registry: 'stops' | 'drain' | 'loads'): Promise<{ allocated: number; share: number }> {
   const { stdout } = await run(
     process.execPath,
     ['--expose-gc', '--max-semi-space-size=16', '--trace-gc-nvp', '--import', 'tsx', 'test/shared/registry-churn.ts', registry, '10000'],
-    { maxBuffer: 16 * 1024 * 1024 },
+    // A hung child must not outlive the test.
+    { cwd: root, maxBuffer: 16 * 1024 * 1024, timeout: 50_000 },
   );
   const churn = stdout.slice(stdout.indexOf('CHURN-START'), stdout.indexOf('CHURN-END'));
   let allocated = 0;
