@@ -1,12 +1,12 @@
 // A registry of things that come and go for as long as the process runs (the waits on the gateway's stop signal,
 // the responses a drain must reach, the read cache's loads under way), holding nothing of one once it has left
-// (the keyed one: nothing but its key, below). Not a Set or a Map: one with that
-// churn replaces its table now and then, and V8 keeps the replaced table, entries and all, linked to the next
-// one. Once any of those tables is in the old generation (a full collection moves every live young object there),
-// the scavenger, which counts every pointer from the old generation as live whether its object is or not, keeps
-// every later table and whatever was in it alive until the next full collection: every upstream answer of every
-// read, in the gateway (bench/RESULTS.md 0p; test/shared/registry-retention.test.ts). A list whose nodes forget
-// their neighbours and their item as they leave leaves nothing behind for it.
+// (the keyed one: nothing but its key, below). Not a Set or a Map: one with that churn replaces its table now and
+// then, and V8 keeps the replaced table, entries and all, linked to the next one. Once any of those tables is in
+// the old generation (a full collection moves every live young object there), the scavenger, which counts every
+// pointer from the old generation as live whether its object is or not, keeps every later table and whatever was
+// in it alive until the next full collection: every upstream answer of every read, in the gateway
+// (bench/RESULTS.md 0p; test/shared/registry-retention.test.ts). A list whose nodes forget their neighbours and
+// their item as they leave leaves nothing behind for it.
 
 /** One thing's place in a registry. */
 export interface Entry {
