@@ -22,7 +22,8 @@ const inFlight: Leave[] = [];
 
 function arrive(): Leave {
   if (registry === 'stops') {
-    const watching: Watching = watch(stops, { stop() {}, ...{ page: page() } });
+    const wait = { page: page(), stop() {} };
+    const watching: Watching = watch(stops, wait);
     return () => watching.end();
   }
   if (registry === 'loads') {
