@@ -5,6 +5,7 @@ import { startSandboxProcess } from './processes.js';
 import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { FUNDS } from './scenarios/overhead.js';
 import { AUTH_HEADERS, compiledEntry, productionNodeFlags, startGatewayTarget, startPeer, type Target } from './targets.js';
+import { tallyGcLines, type GcTally } from './gc-trace.js';
 import { spread } from './stats.js';
 
 // What the garbage collector does per nested read: the compiled gateway (start:prod's flags) and the yoga +
@@ -23,33 +24,6 @@ const [rounds, queries, connections] = [5, 200, 10].map((d, i) => Number(process
 /** Further compiled entries (another checkout's dist/main.js) to weigh against this one, each its own process. */
 const others = process.argv.slice(5);
 const log = (m: string) => process.stderr.write(`[gc] ${m}\n`);
-
-// `--trace-gc-nvp` prints one line of name=value pairs per collection: `pause=1.2 … gc=s … allocated=… promoted=… …`.
-const FIELD = /(?:^|\s)(pause|gc|allocated|promoted|new_space_survived)=(\S+)/g;
-
-interface Tally {
-  scavenges: number;
-  fullGcs: number;
-  pauseMs: number;
-  allocatedKb: number;
-  promotedKb: number;
-  survivedKb: number;
-}
-
-function tally(lines: string[]): Tally {
-  const t: Tally = { scavenges: 0, fullGcs: 0, pauseMs: 0, allocatedKb: 0, promotedKb: 0, survivedKb: 0 };
-  for (const line of lines) {
-    const fields = new Map([...line.matchAll(FIELD)].map((m) => [m[1]!, m[2]!]));
-    if (!fields.has('gc')) continue;
-    if (fields.get('gc') === 's') t.scavenges++;
-    else t.fullGcs++;
-    t.pauseMs += Number(fields.get('pause') ?? 0);
-    t.allocatedKb += Number(fields.get('allocated') ?? 0) / 1024;
-    t.promotedKb += Number(fields.get('promoted') ?? 0) / 1024;
-    t.survivedKb += Number(fields.get('new_space_survived') ?? 0) / 1024;
-  }
-  return t;
-}
 
 const sandbox = await startSandboxProcess({ latencyMs: 20, token: `gc-${randomBytes(8).toString('hex')}`, balanceCents: 2_000_000_000 });
 const targets: { label: string; target: Target }[] = [];
@@ -70,14 +44,14 @@ try {
   const request2 = { ...request, headers: { ...request.headers, ...AUTH_HEADERS } };
   // Warm-up: graphql-jit compiles on first execution, and the first scavenges size the young generation.
   for (const { target } of targets) await runLoad({ url: `${target.url}/graphql`, connections, amount: queries, requests: [request2] });
-  const rows = new Map<string, Tally[]>(targets.map((t) => [t.label, []]));
+  const rows = new Map<string, GcTally[]>(targets.map((t) => [t.label, []]));
   for (let round = 0; round < rounds; round++) {
     const order = targets.map((_, i) => targets[(i + round) % targets.length]!);
     for (const { label, target } of order) {
       const from = target.lines.length;
       const result = await runLoad({ url: `${target.url}/graphql`, connections, amount: queries, requests: [request2] });
       if (result.errors > 0) throw new Error(`${label}: ${result.errors} errors (${result.non2xx} non-2xx)`);
-      rows.get(label)!.push(tally(target.lines.slice(from)));
+      rows.get(label)!.push(tallyGcLines(target.lines.slice(from)));
     }
     log(`round ${round + 1}/${rounds}`);
   }
@@ -87,7 +61,7 @@ try {
   );
   console.log('|---|---|---|---|---|---|---|');
   for (const [name, ts] of rows) {
-    const perRead = (f: (t: Tally) => number, digits = 1) =>
+    const perRead = (f: (t: GcTally) => number, digits = 1) =>
       spread(
         ts.map((t) => f(t) / queries),
         digits,

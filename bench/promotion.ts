@@ -6,6 +6,7 @@ import { join } from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { pathToFileURL } from 'node:url';
 import { sandboxClient } from './clients.js';
+import { tallyGcLines, type GcTally } from './gc-trace.js';
 import { freePort, ROOT, startSandboxProcess } from './processes.js';
 import { createNestedOrders, NESTED } from './scenarios/nested-read.js';
 import { spread } from './stats.js';
@@ -177,27 +178,18 @@ async function child(args: ChildArgs): Promise<void> {
   process.exit(0);
 }
 
-interface Figures {
-  scavenges: number;
-  fullGcs: number;
-  allocatedKb: number;
-  promotedKb: number;
-  survivedKb: number;
-}
+type Figures = Pick<GcTally, 'scavenges' | 'fullGcs' | 'allocatedKb' | 'promotedKb' | 'survivedKb'>;
 
-// `--trace-gc-nvp` prints one line of name=value pairs per collection.
+/** V8's lines between the markers, the sizes per read. */
 function figuresOf(lines: string[], reads: number): Figures {
-  const f: Figures = { scavenges: 0, fullGcs: 0, allocatedKb: 0, promotedKb: 0, survivedKb: 0 };
-  for (const line of lines) {
-    const fields = Object.fromEntries([...line.matchAll(/(?:^|\s)(gc|allocated|promoted|new_space_survived)=(\S+)/g)].map((m) => [m[1], m[2]]));
-    if (fields.gc === undefined) continue;
-    if (fields.gc === 's') f.scavenges++;
-    else if (fields.gc === 'mc') f.fullGcs++;
-    f.allocatedKb += Number(fields.allocated ?? 0) / 1024;
-    f.promotedKb += Number(fields.promoted ?? 0) / 1024;
-    f.survivedKb += Number(fields.new_space_survived ?? 0) / 1024;
-  }
-  return { ...f, allocatedKb: f.allocatedKb / reads, promotedKb: f.promotedKb / reads, survivedKb: f.survivedKb / reads };
+  const t = tallyGcLines(lines);
+  return {
+    scavenges: t.scavenges,
+    fullGcs: t.fullGcs,
+    allocatedKb: t.allocatedKb / reads,
+    promotedKb: t.promotedKb / reads,
+    survivedKb: t.survivedKb / reads,
+  };
 }
 
 async function measure(args: ChildArgs, flags: string[]): Promise<Figures> {

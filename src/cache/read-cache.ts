@@ -97,7 +97,10 @@ export class ReadCache {
   readonly #memory: LRUCache<string, Entry>;
   /** Keys in memory by group, for dropping a group. */
   readonly #groups = new Map<string, Set<string>>();
-  /** Loads under way, by key, with when each began (before its read was sent): a registry, not a Map (shared/registry.ts). */
+  /**
+   * Loads under way, by key, with when each began (before its read was sent): a registry, not a Map
+   * (shared/registry.ts).
+   */
   readonly #loading = new KeyedRegistry<{ load: Promise<Answer<unknown>>; startedAt: number }>();
   /** A counter of invalidations; loads note it when they start. */
   #seq = 0;

@@ -2,6 +2,7 @@ import { execFile } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { describe, expect, it } from 'vitest';
+import { tallyGcLines } from '../../bench/gc-trace.js';
 
 // What V8's collector keeps of things that left a registry living as long as the process: measured in a process
 // of its own (registry-churn.ts), from V8's own account of each collection. The registry must hold nothing of
@@ -21,14 +22,8 @@ async function promotedShare(registry: 'stops' | 'drain' | 'loads'): Promise<{ a
     // A hung child must not outlive the test.
     { cwd: root, maxBuffer: 16 * 1024 * 1024, timeout: 50_000 },
   );
-  const churn = stdout.slice(stdout.indexOf('CHURN-START'), stdout.indexOf('CHURN-END'));
-  let allocated = 0;
-  let promoted = 0;
-  for (const line of churn.split('\n')) {
-    allocated += Number(/(?:^|\s)allocated=(\d+)/.exec(line)?.[1] ?? 0);
-    promoted += Number(/(?:^|\s)promoted=(\d+)/.exec(line)?.[1] ?? 0);
-  }
-  return { allocated, share: promoted / allocated };
+  const { allocatedKb, promotedKb } = tallyGcLines(stdout.slice(stdout.indexOf('CHURN-START'), stdout.indexOf('CHURN-END')).split('\n'));
+  return { allocated: allocatedKb * 1024, share: promotedKb / allocatedKb };
 }
 
 describe('a registry that lives as long as the process', () => {
