@@ -1,25 +1,21 @@
-import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 import { createHistogram } from 'node:perf_hooks';
 import { Gauge, type Registry } from 'prom-client';
 import { busyInterval } from '../shared/busy-interval.js';
+import { onActivity } from './activity.js';
 
 // The nodejs_eventloop_lag_* series, under prom-client's names and meanings, sampled only while the gateway has
 // work. prom-client's own collector keeps its delay histogram running always, and the histogram's timer was all
 // an idle gateway did: ten wake-ups a second (3–5 ms of CPU per 5 s) where plain servers do nothing at all.
 //
-// Here the histogram samples while the process serves HTTP or calls the upstream, and for up to two windows
-// after the last of either. Both announce themselves on node's diagnostics channels (node:http's request start,
-// undici's request creation: every poll and every operation's call), so no other part of the gateway reports
-// activity. A loop with nothing to do has no delay to measure: a scrape after a quiet spell reports zeros, and
-// arms the sampler itself (it is a request). A loop stalled by work that is neither (a relay of events from
-// Redis alone) is sampled only when a request or a poll comes along.
+// Here the histogram samples while the process serves HTTP or calls the upstream (activity.ts), and for up to
+// two windows after the last of either. A loop with nothing to do has no delay to measure: a scrape after a
+// quiet spell reports zeros, and arms the sampler itself (it is a request). A loop stalled by work that is
+// neither (a relay of events from Redis alone) is sampled only when a request or a poll comes along.
 
 /** Delay between samples. prom-client's 10 ms default takes ~1,500 samples per 15 s scrape; 100 ms, ~150. */
 const SAMPLE_MS = 100;
 /** Without activity for a whole window (and at most two), sampling stops. */
 const ACTIVE_WINDOW_MS = 2_000;
-/** What marks activity. */
-const CHANNELS = ['http.server.request.start', 'undici:request:create'];
 
 export const EVENT_LOOP_LAG_SERIES = [
   'nodejs_eventloop_lag_seconds',
@@ -61,15 +57,14 @@ export function eventLoopLagMetrics(registry: Registry, { activeWindowMs = ACTIV
     },
     activeWindowMs,
   );
-  const onActivity = () => {
+  const stopListening = onActivity(() => {
     seen = true;
     if (sampling) return;
     sampling = true;
     previous = process.hrtime.bigint();
     sampler.poke();
     idleCheck.poke();
-  };
-  for (const name of CHANNELS) subscribe(name, onActivity);
+  });
 
   const gauge = (name: string, help: string) => new Gauge({ name, help, registers: [registry] });
   // The histogram holds the time between its timer's runs, so a loop with nothing to do reads the resolution
@@ -105,7 +100,7 @@ export function eventLoopLagMetrics(registry: Registry, { activeWindowMs = ACTIV
   ] as const;
 
   return () => {
-    for (const name of CHANNELS) unsubscribe(name, onActivity);
+    stopListening();
     idleCheck.close();
     sampler.close();
   };
