@@ -35,4 +35,4 @@ USER 10001:10001
 EXPOSE 4000
 # Node is PID 1 and handles SIGTERM itself: it drains (SHUTDOWN_READY_DELAY_MS, SHUTDOWN_DEADLINE_MS) and exits 0.
 STOPSIGNAL SIGTERM
-CMD ["node", "--enable-source-maps", "--max-semi-space-size=64", "dist/main.js"]
+CMD ["node", "--enable-source-maps", "--max-semi-space-size=64", "--expose-gc", "dist/main.js"]

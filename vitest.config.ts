@@ -18,6 +18,7 @@ const processSuites = [
   'test/live/cluster*.test.ts',
   'test/mcp/conformance.test.ts',
   'test/mcp/inspector.test.ts',
+  'test/ops/heap-trim-v8.test.ts',
   'test/ops/main-process.test.ts',
   'test/ops/shutdown.test.ts',
   'test/ops/production-build.test.ts',

@@ -33,6 +33,7 @@ async function main(): Promise<void> {
     { configuredSecrets, createRedactor },
     { createGateway },
     { upstreamClientFromConfig },
+    { startHeapTrim },
   ] = await Promise.all([
     import('./ops/logger.js'),
     import('./ops/metrics.js'),
@@ -40,6 +41,7 @@ async function main(): Promise<void> {
     import('./redaction/redaction.js'),
     import('./app.js'),
     import('./upstream/from-config.js'),
+    import('./ops/heap-trim.js'),
   ]);
   // One redactor for logs, errors, metrics and the upstream's text; the embedded sandbox's token joins it once the
   // sandbox exists.
@@ -70,6 +72,13 @@ async function main(): Promise<void> {
     await sandbox?.close();
     throw listenFailure(error, { port: config.PORT, portVariable: 'PORT', host: config.HOST, hostVariable: 'HOST' });
   });
+  const heapTrim = startHeapTrim({ everyMs: config.HEAP_TRIM_INTERVAL_MS });
+  // Said where it matters: a production start without start:prod's flags keeps a load's memory for minutes.
+  if (!heapTrim.running && config.NODE_ENV === 'production')
+    logger.info(
+      { reason: heapTrim.reason },
+      'heap trim off: the memory a load adds to the young generation is given back only when V8 next collects in full',
+    );
   // Before the line that says it listens: a signal sent on reading that line must find the handlers.
   handleShutdownSignals({
     logger,
@@ -79,6 +88,7 @@ async function main(): Promise<void> {
       gateway.drain();
       await sleep(config.SHUTDOWN_READY_DELAY_MS);
       await gateway.stop(config.SHUTDOWN_DEADLINE_MS);
+      if (heapTrim.running) heapTrim.stop();
       await client.close();
       await sandbox?.close();
       // The spans of the last operations, still in the batch processor.

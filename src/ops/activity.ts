@@ -2,8 +2,8 @@ import { subscribe, unsubscribe } from 'node:diagnostics_channel';
 
 // What counts as the gateway having work: node:http starting to serve a request, or undici creating one to the
 // reward API (every operation's call and every poll). Both announce themselves on node's diagnostics channels,
-// so no other part of the gateway reports activity. Read by what should run only while there is work
-// (event-loop-lag.ts).
+// so no other part of the gateway reports activity. Read by what should run only while there is work: the
+// event-loop delay sampler (event-loop-lag.ts) and the heap trim (heap-trim.ts).
 
 const CHANNELS = ['http.server.request.start', 'undici:request:create'];
 

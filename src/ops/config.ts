@@ -29,6 +29,10 @@ export const processArea = configArea({
       description:
         'executions of a document before it runs compiled by graphql-jit: 0 compiles it on its first, `never` runs every document interpreted by graphql-js (a switch should graphql-jit misbehave)',
     }),
+    HEAP_TRIM_INTERVAL_MS: documented(nonNegativeMs.default(6_000), {
+      description:
+        "while a load has left V8's young generation above 8 MB, how often the gateway asks for a young collection, so that V8 gives the memory back once traffic stops; then one full collection frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes); 0: off",
+    }),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {
       description:
         'on SIGTERM/SIGINT, how long the gateway keeps serving with `/ready` at 503 before it stops accepting, so a load balancer stops sending first; 0: stop accepting at once',

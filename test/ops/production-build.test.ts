@@ -37,6 +37,8 @@ interface Started {
   child: ChildProcess;
   url: string;
   exited: Promise<number | null>;
+  /** Its log lines so far. */
+  log(): string;
 }
 
 /**
@@ -70,7 +72,7 @@ function startProd(cwd: string, env: Record<string, string>): Promise<Started> {
       for (const line of stdout.split('\n')) {
         if (!line.startsWith('{')) continue;
         const entry = JSON.parse(line) as { msg: string; url?: string };
-        if (entry.msg === 'gateway listening' && entry.url) resolve({ child, url: entry.url, exited });
+        if (entry.msg === 'gateway listening' && entry.url) resolve({ child, url: entry.url, exited, log: () => stdout });
       }
     });
     void exited.then((code) => reject(new Error(`start:prod exited with ${code} before listening:\n${stdout}\n${stderr}`)));
@@ -204,6 +206,8 @@ describe('production build', { timeout: 120_000 }, () => {
           expect(res.body.data.brands.totalCount).toBeGreaterThan(0);
         }
         expect((await gql(started.url, '{ brands(first: 1) { totalCount } }')).status).toBe(401);
+        // start:prod's flags let the heap trim run (src/ops/heap-trim.ts): a production start without them says so.
+        expect(started.log()).not.toContain('heap trim off');
       } finally {
         expect(await stop(started)).toBe(0);
       }

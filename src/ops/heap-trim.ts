@@ -1,0 +1,72 @@
+import { getHeapSpaceStatistics } from 'node:v8';
+import { busyInterval } from '../shared/busy-interval.js';
+import { onActivity } from './activity.js';
+
+// Gives back the memory a load left behind, once the load is over: the young generation it made V8 grow, and
+// what it promoted to the old generation and nothing collected since.
+//
+// start:prod lets the young generation grow to 128 MB (`--max-semi-space-size=64`: a nested read costs a fifth
+// less CPU, docs/operations.md). V8 shrinks it again only in a collection that finds the allocation rate of the
+// last 5 s low, and after a load no collection comes: nothing allocates. V8's memory reducer would make one, but
+// only a full (mark-compact) collection during the load arms it, and the gateway's reads leave so little behind
+// that a load makes none: the young generation stayed at 128 MB for minutes after one, and the old generation
+// held what 50 connections had promoted (bench/RESULTS.md 0q), where a peer that collected in full gave its
+// memory back after about half a minute.
+//
+// So while the young generation is above FLOOR_BYTES, every HEAP_TRIM_INTERVAL_MS this asks V8 for a young
+// collection (a scavenge: a few milliseconds, what V8 does every few hundred ms under load anyway). V8 itself
+// decides whether to shrink: it does in the first one that follows 5 s of low allocation, so never while traffic
+// flows, and within two intervals of its end (the interval is above 5 s so that the second is that one). The
+// young collection that finds it shrunk is followed at once by one full collection, which frees what the load
+// promoted and has died since. The timer runs only while there is something to give back (busy-interval.ts),
+// started by the next request or upstream call (activity.ts): an idle gateway with nothing to give back does not
+// wake.
+//
+// `gc` is V8's, exposed by node's `--expose-gc` (start:prod and the container pass it); without it, or with
+// HEAP_TRIM_INTERVAL_MS=0, that memory is given back only when V8 next collects in full.
+
+/** A young generation this size or smaller is left alone: about what a few requests a second keep it at. */
+export const FLOOR_BYTES = 8 * 1024 * 1024;
+
+/** V8's collector: a young collection with `{ type: 'minor' }`, a full one without options. */
+type Collect = (options?: { type: 'minor' }) => void;
+
+export interface HeapTrimOptions {
+  everyMs: number;
+  /** V8's collector; `globalThis.gc` unless given (tests). */
+  collect?: Collect;
+  /** The young generation's committed size; V8's `new_space` unless given (tests). */
+  youngGenerationBytes?: () => number;
+}
+
+export type HeapTrim = { running: true; stop(): void } | { running: false; reason: string };
+
+function youngGenerationCommitted(): number {
+  for (const space of getHeapSpaceStatistics()) if (space.space_name === 'new_space') return space.space_size;
+  return 0;
+}
+
+export function startHeapTrim({
+  everyMs,
+  collect = (globalThis as { gc?: Collect }).gc,
+  youngGenerationBytes = youngGenerationCommitted,
+}: HeapTrimOptions): HeapTrim {
+  if (everyMs === 0) return { running: false, reason: 'HEAP_TRIM_INTERVAL_MS=0' };
+  if (!collect) return { running: false, reason: 'node was started without --expose-gc (npm run start:prod passes it)' };
+  const trim = busyInterval(
+    () => youngGenerationBytes() > FLOOR_BYTES,
+    () => {
+      collect({ type: 'minor' });
+      if (youngGenerationBytes() <= FLOOR_BYTES) collect();
+    },
+    everyMs,
+  );
+  const stopListening = onActivity(() => trim.poke());
+  return {
+    running: true,
+    stop() {
+      stopListening();
+      trim.close();
+    },
+  };
+}
