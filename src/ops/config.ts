@@ -4,6 +4,13 @@ import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs, t
 // The environment variables of the process and its connections (ports, logs, shutdown, execution, the limits
 // of HTTP and WebSocket clients), composed by src/config.ts. Two areas, so docs/configuration.md shows them apart.
 
+const HEAP_TRIM_RULE =
+  'must be 0 (off) or a whole number of milliseconds from 5000 to 2147483647: V8 gives the young generation back only after 5 s of quiet';
+const heapTrimInterval = z.coerce
+  .number({ error: HEAP_TRIM_RULE })
+  .int({ error: HEAP_TRIM_RULE })
+  .refine((ms) => ms === 0 || (ms >= 5_000 && ms <= 2_147_483_647), { error: HEAP_TRIM_RULE });
+
 export const processArea = configArea({
   title: 'Process',
   variables: {
@@ -29,9 +36,9 @@ export const processArea = configArea({
       description:
         'executions of a document before it runs compiled by graphql-jit: 0 compiles it on its first, `never` runs every document interpreted by graphql-js (a switch should graphql-jit misbehave)',
     }),
-    HEAP_TRIM_INTERVAL_MS: documented(nonNegativeMs.default(6_000), {
+    HEAP_TRIM_INTERVAL_MS: documented(heapTrimInterval.default(6_000), {
       description:
-        "while a load has left V8's young generation above 8 MB, how often the gateway asks for a young collection, so that V8 gives the memory back once traffic stops; then one full collection frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes); 0: off",
+        "while a load has left V8's young generation above 8 MB, how often the gateway asks for a young collection, so that V8 gives the memory back once traffic stops; then one full collection, in a second without requests, frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes); 0: off",
     }),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {
       description:

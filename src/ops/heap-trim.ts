@@ -15,26 +15,31 @@ import { onActivity } from './activity.js';
 //
 // So while the young generation is above FLOOR_BYTES, every HEAP_TRIM_INTERVAL_MS this asks V8 for a young
 // collection (a scavenge: a few milliseconds, what V8 does every few hundred ms under load anyway). V8 itself
-// decides whether to shrink: it does in the first one that follows 5 s of low allocation, so never while traffic
-// flows, and within two intervals of its end (the interval is above 5 s so that the second is that one). The
-// young collection that finds it shrunk is followed at once by one full collection, which frees what the load
-// promoted and has died since. The timer runs only while there is something to give back (busy-interval.ts),
-// started by the next request or upstream call (activity.ts): an idle gateway with nothing to give back does not
-// wake.
+// decides whether to shrink: it does in the first one that follows 5 s of low allocation (under 1 KB/ms, about
+// one nested read in 1.4 s), so never while traffic flows, and within two intervals of its end (the interval is
+// at least 5 s so that the second is that one). Once it has shrunk, by this or by V8's own scavenges, one full
+// collection frees what the load promoted and has died since. That one stops the process for 30–60 ms, so it
+// waits for a second with no request and no upstream call, and is given up after a minute without one. The
+// interval runs only while there is something to give back (busy-interval.ts), started at start-up and by the
+// next request or upstream call (activity.ts): an idle gateway with nothing to give back does not wake.
 //
 // `gc` is V8's, exposed by node's `--expose-gc` (start:prod and the container pass it); without it, or with
 // HEAP_TRIM_INTERVAL_MS=0, that memory is given back only when V8 next collects in full.
 
-/** A young generation this size or smaller is left alone: about what a few requests a second keep it at. */
+/** A young generation this size or smaller is left alone: V8 starts it at 1 MB and shrinks it to 1–4 MB. */
 export const FLOOR_BYTES = 8 * 1024 * 1024;
+/** The full collection waits for this long without activity… */
+export const QUIET_MS = 1_000;
+/** …and is given up after this many tries (a minute). */
+const QUIET_TRIES = 60;
 
 /** V8's collector: a young collection with `{ type: 'minor' }`, a full one without options. */
 type Collect = (options?: { type: 'minor' }) => void;
 
 export interface HeapTrimOptions {
   everyMs: number;
-  /** V8's collector; `globalThis.gc` unless given (tests). */
-  collect?: Collect;
+  /** V8's collector: `globalThis.gc`, there only under `--expose-gc`. */
+  collect: Collect | undefined;
   /** The young generation's committed size; V8's `new_space` unless given (tests). */
   youngGenerationBytes?: () => number;
 }
@@ -46,27 +51,45 @@ function youngGenerationCommitted(): number {
   return 0;
 }
 
-export function startHeapTrim({
-  everyMs,
-  collect = (globalThis as { gc?: Collect }).gc,
-  youngGenerationBytes = youngGenerationCommitted,
-}: HeapTrimOptions): HeapTrim {
+export function startHeapTrim({ everyMs, collect, youngGenerationBytes = youngGenerationCommitted }: HeapTrimOptions): HeapTrim {
   if (everyMs === 0) return { running: false, reason: 'HEAP_TRIM_INTERVAL_MS=0' };
   if (!collect) return { running: false, reason: 'node was started without --expose-gc (npm run start:prod passes it)' };
+  // Set by a young collection that left the young generation above the floor: the next tick is owed even if V8
+  // shrinks it by itself in between, for the full collection to follow.
+  let fullOwed = false;
+  // Whether a request or an upstream call came since the quiet wait began.
+  let active = false;
+  let quietWait: NodeJS.Timeout | null = null;
+  const collectWhenQuiet = (tries: number) => {
+    active = false;
+    quietWait = setTimeout(() => {
+      quietWait = null;
+      if (!active) collect();
+      else if (tries > 1) collectWhenQuiet(tries - 1);
+    }, QUIET_MS).unref();
+  };
   const trim = busyInterval(
-    () => youngGenerationBytes() > FLOOR_BYTES,
+    () => fullOwed || youngGenerationBytes() > FLOOR_BYTES,
     () => {
-      collect({ type: 'minor' });
-      if (youngGenerationBytes() <= FLOOR_BYTES) collect();
+      if (youngGenerationBytes() > FLOOR_BYTES) collect({ type: 'minor' });
+      fullOwed = youngGenerationBytes() > FLOOR_BYTES;
+      if (!fullOwed && quietWait === null) collectWhenQuiet(QUIET_TRIES);
     },
     everyMs,
   );
-  const stopListening = onActivity(() => trim.poke());
+  const stopListening = onActivity(() => {
+    active = true;
+    trim.poke();
+  });
+  // Start-up leaves a young generation of about 32 MB (loading the modules, building the schema): given back
+  // without waiting for the first request.
+  trim.poke();
   return {
     running: true,
     stop() {
       stopListening();
       trim.close();
+      if (quietWait) clearTimeout(quietWait);
     },
   };
 }

@@ -1,14 +1,18 @@
 import { channel } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FLOOR_BYTES, startHeapTrim, type HeapTrim } from '../../src/ops/heap-trim.js';
+import { FLOOR_BYTES, QUIET_MS, startHeapTrim, type HeapTrim } from '../../src/ops/heap-trim.js';
+import { configProblems } from '../support/config-problems.js';
 
 // The heap trim's rule, with V8 stood in for (test/ops/heap-trim-v8.test.ts has the real one): young collections
-// only while the young generation is above the floor, started by a request or an upstream call, none while idle.
+// only while the young generation is above the floor, started at start-up and by a request or an upstream call,
+// then one full collection in a quiet second; none while idle.
 
 const MB = 1024 * 1024;
 /** What node:http and undici announce; the trim listens to both (src/ops/activity.ts). */
 const request = () => channel('http.server.request.start').publish({});
 const upstreamCall = () => channel('undici:request:create').publish({});
+const MINOR = [{ type: 'minor' }];
+const FULL: unknown[] = [];
 
 let trim: HeapTrim | undefined;
 beforeEach(() => vi.useFakeTimers());
@@ -17,10 +21,15 @@ afterEach(() => {
   vi.useRealTimers();
 });
 
-/** A trim whose young generation is `young.bytes`, and whose collections are counted. */
-function started(everyMs = 1_000) {
-  const young = { bytes: 4 * MB };
-  const collect = vi.fn();
+/**
+ * A trim whose young generation is `young.bytes` (`startBytes` at start), whose collections are counted, and
+ * whose young collections shrink it to 2 MB once `young.shrinks` is set (as V8 does after 5 s of quiet).
+ */
+function started(everyMs = 6_000, startBytes = 4 * MB) {
+  const young = { bytes: startBytes, shrinks: false };
+  const collect = vi.fn((options?: { type: 'minor' }) => {
+    if (options?.type === 'minor' && young.shrinks) young.bytes = 2 * MB;
+  });
   trim = startHeapTrim({ everyMs, collect, youngGenerationBytes: () => young.bytes });
   return { young, collect };
 }
@@ -28,45 +37,89 @@ function started(everyMs = 1_000) {
 describe('the heap trim', () => {
   it('is off with HEAP_TRIM_INTERVAL_MS=0, or without --expose-gc, and says which', () => {
     expect(startHeapTrim({ everyMs: 0, collect: vi.fn() })).toEqual({ running: false, reason: 'HEAP_TRIM_INTERVAL_MS=0' });
-    expect(startHeapTrim({ everyMs: 1_000, collect: undefined })).toEqual({
+    expect(startHeapTrim({ everyMs: 6_000, collect: undefined })).toEqual({
       running: false,
       reason: expect.stringContaining('--expose-gc') as string,
     });
   });
 
-  it('asks for young collections every interval while the young generation is above the floor, then stops', () => {
+  it('takes 0, or an interval from 5 s (V8 shrinks after 5 s of quiet) up to what a timer can hold', () => {
+    for (const ok of ['0', '5000', '6000', '2147483647']) expect(configProblems({ HEAP_TRIM_INTERVAL_MS: ok })).toEqual([]);
+    for (const wrong of ['1000', '4999', '2147483648', '6000.5', 'six'])
+      expect(configProblems({ HEAP_TRIM_INTERVAL_MS: wrong })).toEqual([
+        expect.stringMatching(/^HEAP_TRIM_INTERVAL_MS must be 0 \(off\) or a whole number of milliseconds from 5000 to 2147483647/),
+      ]);
+  });
+
+  it('asks for young collections every interval while the young generation is above the floor, never a full one', () => {
     const { young, collect } = started();
     young.bytes = 128 * MB;
     upstreamCall();
-    vi.advanceTimersByTime(3_000);
-    expect(collect.mock.calls).toEqual([[{ type: 'minor' }], [{ type: 'minor' }], [{ type: 'minor' }]]);
-    // V8 shrank it in the meantime: the next tick finds nothing to give back and the timer stops.
-    young.bytes = FLOOR_BYTES;
-    vi.advanceTimersByTime(1_000);
-    expect(vi.getTimerCount()).toBe(0);
-    young.bytes = 128 * MB;
-    vi.advanceTimersByTime(10_000);
-    expect(collect).toHaveBeenCalledTimes(3);
-    // Until the next sign of work.
-    request();
-    vi.advanceTimersByTime(1_000);
-    expect(collect).toHaveBeenCalledTimes(4);
+    vi.advanceTimersByTime(18_000);
+    expect(collect.mock.calls).toEqual([MINOR, MINOR, MINOR]);
   });
 
-  it('follows the young collection in which V8 shrank the young generation with one full collection, and stops', () => {
+  it('once V8 has shrunk it, makes one full collection in a second without activity, and stops', () => {
     const { young, collect } = started();
     young.bytes = 128 * MB;
     request();
-    vi.advanceTimersByTime(2_000);
-    // Traffic stopped: the next young collection is the one that finds 5 s of low allocation.
-    collect.mockImplementation((options?: { type: string }) => {
-      if (options?.type === 'minor') young.bytes = 2 * MB;
-    });
-    vi.advanceTimersByTime(1_000);
-    expect(collect.mock.calls).toEqual([[{ type: 'minor' }], [{ type: 'minor' }], [{ type: 'minor' }], []]);
-    vi.advanceTimersByTime(10_000);
-    expect(collect).toHaveBeenCalledTimes(4);
+    vi.advanceTimersByTime(6_000);
+    young.shrinks = true;
+    vi.advanceTimersByTime(6_000);
+    expect(collect.mock.calls).toEqual([MINOR, MINOR]);
+    vi.advanceTimersByTime(QUIET_MS);
+    expect(collect.mock.calls).toEqual([MINOR, MINOR, FULL]);
+    vi.advanceTimersByTime(60_000);
+    expect(collect).toHaveBeenCalledTimes(3);
     expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('makes the full collection when V8 shrank the young generation by itself between two ticks', () => {
+    const { young, collect } = started();
+    young.bytes = 128 * MB;
+    request();
+    vi.advanceTimersByTime(6_000);
+    young.bytes = 2 * MB;
+    vi.advanceTimersByTime(6_000 + QUIET_MS);
+    expect(collect.mock.calls).toEqual([MINOR, FULL]);
+  });
+
+  it('holds the full collection back while requests come, and gives it up after a minute of them', () => {
+    const { young, collect } = started();
+    young.bytes = 128 * MB;
+    young.shrinks = true;
+    request();
+    vi.advanceTimersByTime(6_000);
+    expect(collect.mock.calls).toEqual([MINOR]);
+    // A request every 900 ms: never a quiet second.
+    for (let t = 0; t < 70_000; t += 900) {
+      request();
+      vi.advanceTimersByTime(900);
+    }
+    expect(collect.mock.calls).toEqual([MINOR]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('makes the held-back full collection in the first quiet second', () => {
+    const { young, collect } = started();
+    young.bytes = 128 * MB;
+    young.shrinks = true;
+    request();
+    vi.advanceTimersByTime(6_000);
+    for (let i = 0; i < 5; i++) {
+      request();
+      vi.advanceTimersByTime(QUIET_MS);
+    }
+    expect(collect.mock.calls).toEqual([MINOR]);
+    vi.advanceTimersByTime(QUIET_MS);
+    expect(collect.mock.calls).toEqual([MINOR, FULL]);
+  });
+
+  it('gives back what start-up left without waiting for a request', () => {
+    const { young, collect } = started(6_000, 32 * MB);
+    young.shrinks = true;
+    vi.advanceTimersByTime(6_000 + QUIET_MS);
+    expect(collect.mock.calls).toEqual([MINOR, FULL]);
   });
 
   it('does not wake for a request while the young generation is small', () => {
@@ -74,7 +127,7 @@ describe('the heap trim', () => {
     request();
     upstreamCall();
     expect(vi.getTimerCount()).toBe(0);
-    vi.advanceTimersByTime(10_000);
+    vi.advanceTimersByTime(60_000);
     expect(collect).not.toHaveBeenCalled();
   });
 
@@ -88,11 +141,14 @@ describe('the heap trim', () => {
   it('stops for good: no collection and no timer after stop(), whatever comes', () => {
     const { young, collect } = started();
     young.bytes = 64 * MB;
+    young.shrinks = true;
     request();
+    vi.advanceTimersByTime(6_000);
+    // The full collection's quiet wait is under way.
     if (trim?.running) trim.stop();
     request();
-    vi.advanceTimersByTime(10_000);
-    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(60_000);
+    expect(collect.mock.calls).toEqual([MINOR]);
     expect(vi.getTimerCount()).toBe(0);
   });
 });
