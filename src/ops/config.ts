@@ -38,7 +38,7 @@ export const processArea = configArea({
     }),
     HEAP_TRIM_INTERVAL_MS: documented(heapTrimInterval.default(6_000), {
       description:
-        "while a load has left V8's young generation above 8 MB, how often the gateway asks for a young collection, so that V8 gives the memory back once traffic stops; then one full collection, in a second without requests, frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes); 0: off",
+        "while a load has left V8's young generation above 8 MB, how often the gateway asks for a young collection, so that V8 gives the memory back once traffic stops; then one full collection, in a second in which no request or upstream call starts, frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes); 0: off",
     }),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {
       description:

@@ -19,9 +19,9 @@ import { onActivity } from './activity.js';
 // one nested read in 1.4 s), so never while traffic flows, and within two intervals of its end (the interval is
 // at least 5 s so that the second is that one). Once it has shrunk, by this or by V8's own scavenges, one full
 // collection frees what the load promoted and has died since. That one stops the process for 30–60 ms, so it
-// waits for a second with no request and no upstream call, and is given up after a minute without one. The
-// interval runs only while there is something to give back (busy-interval.ts), started at start-up and by the
-// next request or upstream call (activity.ts): an idle gateway with nothing to give back does not wake.
+// waits for a second in which no request and no upstream call starts, and is given up after a minute without
+// one. The interval runs only while there is something to give back (busy-interval.ts), started at start-up and
+// by the next request or upstream call (activity.ts): an idle gateway with nothing to give back does not wake.
 //
 // `gc` is V8's, exposed by node's `--expose-gc` (start:prod and the container pass it); without it, or with
 // HEAP_TRIM_INTERVAL_MS=0, that memory is given back only when V8 next collects in full.
@@ -54,12 +54,19 @@ function youngGenerationCommitted(): number {
 export function startHeapTrim({ everyMs, collect, youngGenerationBytes = youngGenerationCommitted }: HeapTrimOptions): HeapTrim {
   if (everyMs === 0) return { running: false, reason: 'HEAP_TRIM_INTERVAL_MS=0' };
   if (!collect) return { running: false, reason: 'node was started without --expose-gc (npm run start:prod passes it)' };
-  // Set by a young collection that left the young generation above the floor: the next tick is owed even if V8
-  // shrinks it by itself in between, for the full collection to follow.
-  let fullOwed = false;
-  // Whether a request or an upstream call came since the quiet wait began.
+  // Whether the last tick left the young generation above the floor: the next tick is then owed even if V8
+  // shrinks it by itself in between, so that the full collection follows.
+  let aboveAtLastTick = false;
+  // Whether a request or an upstream call started during the current second of the quiet wait.
   let active = false;
   let quietWait: NodeJS.Timeout | null = null;
+  const cancelQuietWait = () => {
+    if (quietWait) clearTimeout(quietWait);
+    quietWait = null;
+  };
+  // The full collection, made in the first second that no request or upstream call starts in, and given up after
+  // QUIET_TRIES of them: under steady light traffic it would land on a request sooner or later, and V8 then
+  // collects in full by itself as the old generation grows. Unref'd: it never keeps a process alive that is done.
   const collectWhenQuiet = (tries: number) => {
     active = false;
     quietWait = setTimeout(() => {
@@ -69,11 +76,13 @@ export function startHeapTrim({ everyMs, collect, youngGenerationBytes = youngGe
     }, QUIET_MS).unref();
   };
   const trim = busyInterval(
-    () => fullOwed || youngGenerationBytes() > FLOOR_BYTES,
+    () => aboveAtLastTick || youngGenerationBytes() > FLOOR_BYTES,
     () => {
       if (youngGenerationBytes() > FLOOR_BYTES) collect({ type: 'minor' });
-      fullOwed = youngGenerationBytes() > FLOOR_BYTES;
-      if (!fullOwed && quietWait === null) collectWhenQuiet(QUIET_TRIES);
+      aboveAtLastTick = youngGenerationBytes() > FLOOR_BYTES;
+      // A load under way again: its own quiet comes later, and the full collection with it.
+      if (aboveAtLastTick) cancelQuietWait();
+      else if (quietWait === null) collectWhenQuiet(QUIET_TRIES);
     },
     everyMs,
   );
@@ -89,7 +98,7 @@ export function startHeapTrim({ everyMs, collect, youngGenerationBytes = youngGe
     stop() {
       stopListening();
       trim.close();
-      if (quietWait) clearTimeout(quietWait);
+      cancelQuietWait();
     },
   };
 }

@@ -91,13 +91,38 @@ describe('the heap trim', () => {
     request();
     vi.advanceTimersByTime(6_000);
     expect(collect.mock.calls).toEqual([MINOR]);
-    // A request every 900 ms: never a quiet second.
-    for (let t = 0; t < 70_000; t += 900) {
+    // A request in every second: never a quiet one. Still waiting at 59 s, given up at 60.
+    for (let second = 1; second < 60; second++) {
       request();
-      vi.advanceTimersByTime(900);
+      vi.advanceTimersByTime(QUIET_MS);
     }
-    expect(collect.mock.calls).toEqual([MINOR]);
+    expect(vi.getTimerCount()).toBe(1);
+    request();
+    vi.advanceTimersByTime(QUIET_MS);
     expect(vi.getTimerCount()).toBe(0);
+    vi.advanceTimersByTime(60_000);
+    expect(collect.mock.calls).toEqual([MINOR]);
+  });
+
+  it('drops a waiting full collection when a new load grows the young generation again, and makes one after it', () => {
+    const { young, collect } = started();
+    young.bytes = 128 * MB;
+    young.shrinks = true;
+    request();
+    vi.advanceTimersByTime(6_000);
+    // The full collection waits for a quiet second; a load comes instead.
+    young.shrinks = false;
+    for (let t = 0; t < 6_000; t += 500) {
+      young.bytes = 128 * MB;
+      request();
+      vi.advanceTimersByTime(500);
+    }
+    // Quiet again: nothing full while the young generation is large, one after V8 shrank it.
+    vi.advanceTimersByTime(5_000);
+    expect(collect.mock.calls).toEqual([MINOR, MINOR]);
+    young.shrinks = true;
+    vi.advanceTimersByTime(6_000 + QUIET_MS);
+    expect(collect.mock.calls).toEqual([MINOR, MINOR, MINOR, FULL]);
   });
 
   it('makes the held-back full collection in the first quiet second', () => {
@@ -141,12 +166,24 @@ describe('the heap trim', () => {
   it('stops for good: no collection and no timer after stop(), whatever comes', () => {
     const { young, collect } = started();
     young.bytes = 64 * MB;
+    request();
+    vi.advanceTimersByTime(6_000);
+    expect(collect.mock.calls).toEqual([MINOR]);
+    // Mid-load: the interval is running.
+    if (trim?.running) trim.stop();
+    request();
+    vi.advanceTimersByTime(60_000);
+    expect(collect.mock.calls).toEqual([MINOR]);
+    expect(vi.getTimerCount()).toBe(0);
+  });
+
+  it('stops a waiting full collection too', () => {
+    const { young, collect } = started();
+    young.bytes = 64 * MB;
     young.shrinks = true;
     request();
     vi.advanceTimersByTime(6_000);
-    // The full collection's quiet wait is under way.
     if (trim?.running) trim.stop();
-    request();
     vi.advanceTimersByTime(60_000);
     expect(collect.mock.calls).toEqual([MINOR]);
     expect(vi.getTimerCount()).toBe(0);
