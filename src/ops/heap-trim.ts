@@ -9,9 +9,9 @@ import { onActivity } from './activity.js';
 // less CPU, docs/operations.md). V8 shrinks it again only in a collection that finds the allocation rate of the
 // last 5 s low, and after a load no collection comes: nothing allocates. V8's memory reducer would make one, but
 // only a full (mark-compact) collection during the load arms it, and the gateway's reads leave so little behind
-// that a load makes none: the young generation stayed at 128 MB for minutes after one, and the old generation
-// held what 50 connections had promoted (bench/RESULTS.md 0q), where a peer that collected in full gave its
-// memory back after about half a minute.
+// that a load makes none: the young generation stayed at 128 MB for as long as it was watched (100 s), and the
+// old generation held what 50 connections had promoted (bench/RESULTS.md 0q), where a peer that collected in
+// full gave its memory back after about 40 s.
 //
 // So while the young generation is above FLOOR_BYTES, every HEAP_TRIM_INTERVAL_MS this asks V8 for a young
 // collection (a scavenge: a few milliseconds, what V8 does every few hundred ms under load anyway). V8 itself
