@@ -46,8 +46,12 @@ interface Started {
  * and the script's `exec` makes the gateway npm's direct child, so npm forwards them and exits with the
  * gateway's code. Resolves with the URL of its "gateway listening" line.
  */
-function startProd(cwd: string, env: Record<string, string>): Promise<Started> {
-  const child = spawn('npm', ['run', '--silent', 'start:prod'], {
+function startProd(
+  cwd: string,
+  env: Record<string, string>,
+  command: [string, string[]] = ['npm', ['run', '--silent', 'start:prod']],
+): Promise<Started> {
+  const child = spawn(command[0], command[1], {
     cwd,
     env: {
       ...process.env,
@@ -206,10 +210,25 @@ describe('production build', { timeout: 120_000 }, () => {
           expect(res.body.data.brands.totalCount).toBeGreaterThan(0);
         }
         expect((await gql(started.url, '{ brands(first: 1) { totalCount } }')).status).toBe(401);
-        // start:prod's flags let the heap trim run (src/ops/heap-trim.ts): a production start without them says so.
+        // start:prod's flags let the heap trim run (src/ops/heap-trim.ts)…
         expect(started.log()).not.toContain('heap trim off');
       } finally {
         expect(await stop(started)).toBe(0);
+      }
+    });
+
+    it('says so when started without start:prod flags, which leave the heap trim off', async () => {
+      const env = { NODE_ENV: 'production', REWARD_API_URL: upstream.baseUrl, REWARD_API_TOKEN: upstream.token, ...KEYS_ENV };
+      const started = await startProd(copy, env, [process.execPath, ['dist/main.js']]);
+      try {
+        const line = started
+          .log()
+          .split('\n')
+          .find((l) => l.includes('heap trim off'));
+        expect(JSON.parse(line ?? '{}')).toMatchObject({ level: 'info', reason: expect.stringContaining('--expose-gc') as string });
+      } finally {
+        started.child.kill('SIGTERM');
+        await started.exited;
       }
     });
   });
