@@ -11,3 +11,14 @@ describe('npm scripts that start a server', () => {
     expect(scripts[name]).toMatch(/^exec /);
   });
 });
+
+describe('the container', () => {
+  // The image runs node itself (PID 1, no npm): its command must be start:prod's, flags and all, or the image
+  // would run without what they give (the young generation's size, the heap trim's --expose-gc).
+  it("starts the gateway with start:prod's command", () => {
+    const dockerfile = readFileSync(new URL('../../Dockerfile', import.meta.url), 'utf8');
+    const cmd = /^CMD (\[.*\])$/m.exec(dockerfile)?.[1];
+    expect(cmd, 'a CMD in exec form').toBeDefined();
+    expect(JSON.parse(cmd!)).toEqual(scripts['start:prod']!.replace(/^exec /, '').split(/\s+/));
+  });
+});
