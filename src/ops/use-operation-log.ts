@@ -70,6 +70,15 @@ export function useOperationLog({ logger, maxReasons = 5 }: OperationLogOptions)
       const log = logOf(args.contextValue);
       const started = performance.now();
       const fields = { operationName: name, operationType: type };
+      // One "ended" line per stream that started: on completion or return (onEnd), or on an error the stream
+      // throws (onSubscribeError: envelop calls it for nothing else, a refusal at subscribe time being a result),
+      // after which the transport may still return the stream.
+      let ended = false;
+      const end = (outcome: 'ok' | 'error') => {
+        if (ended) return;
+        ended = true;
+        log.info({ ...fields, outcome, durationMs: Math.round(performance.now() - started) }, 'subscription ended');
+      };
       return {
         onSubscribeResult({ result }) {
           if (!isAsyncIterable(result)) {
@@ -77,10 +86,10 @@ export function useOperationLog({ logger, maxReasons = 5 }: OperationLogOptions)
             return;
           }
           log.info(fields, 'subscription started');
-          return { onEnd: () => log.info({ ...fields, durationMs: Math.round(performance.now() - started) }, 'subscription ended') };
+          return { onEnd: () => end('ok') };
         },
         onSubscribeError() {
-          log.info({ ...fields, outcome: 'error' }, 'subscription refused');
+          end('error');
         },
       };
     },

@@ -80,11 +80,10 @@ export function useOperationMetrics({ registry, buckets = DEFAULT_OPERATION_BUCK
     onSubscribe({ args }) {
       const operation = describeOperation(args.document, args.operationName);
       return {
+        // Counted once, when the stream starts or is refused. An error the stream throws later (envelop's
+        // onSubscribeError) is the same operation ending, not another one: the operation log records it.
         onSubscribeResult({ result }) {
           operations.inc(labels(operation, isAsyncIterable(result) ? 'ok' : outcomeOf(result)));
-        },
-        onSubscribeError() {
-          operations.inc(labels(operation, 'error'));
         },
       };
     },

@@ -73,12 +73,10 @@ export function useOperationTracing(redact: Redact): Plugin {
       const active = trace.setSpan(context.active(), span);
       setSubscribeFn((runArgs) => context.with(active, () => subscribeFn(runArgs)));
       return {
+        // Ended here either way: envelop's onSubscribeError comes only for an error the stream throws later,
+        // when this span has ended.
         onSubscribeResult({ result }) {
           if (!isAsyncIterable(result)) return finish(span, result);
-          span.end();
-        },
-        onSubscribeError() {
-          span.setStatus({ code: SpanStatusCode.ERROR });
           span.end();
         },
       };
