@@ -1,4 +1,3 @@
-import { channel } from 'node:diagnostics_channel';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { startHeapTrim } from '../../src/ops/heap-trim.js';
 
@@ -22,7 +21,5 @@ for (let i = 0; i < 400; i++) {
 inFlight = [];
 const trim = startHeapTrim({ everyMs, collect: (globalThis as { gc?: () => void }).gc });
 if (everyMs > 0 && !trim.running) throw new Error(`the trim did not start: ${trim.reason}`);
-// The load's last request, as node:http announces it.
-channel('http.server.request.start').publish({});
 report();
 setInterval(report, 100);

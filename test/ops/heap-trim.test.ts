@@ -34,6 +34,16 @@ function started(everyMs = 6_000, startBytes = 4 * MB) {
   return { young, collect };
 }
 
+/** A trim after a load has grown the young generation to 128 MB and its first tick has come. */
+function afterALoad({ shrinks }: { shrinks: boolean }) {
+  const trimmed = started();
+  trimmed.young.bytes = 128 * MB;
+  trimmed.young.shrinks = shrinks;
+  request();
+  vi.advanceTimersByTime(6_000);
+  return trimmed;
+}
+
 describe('the heap trim', () => {
   it('is off with HEAP_TRIM_INTERVAL_MS=0, or without --expose-gc, and says which', () => {
     expect(startHeapTrim({ everyMs: 0, collect: vi.fn() })).toEqual({ running: false, reason: 'HEAP_TRIM_INTERVAL_MS=0' });
@@ -60,10 +70,7 @@ describe('the heap trim', () => {
   });
 
   it('once V8 has shrunk it, makes one full collection in a second without activity, and stops', () => {
-    const { young, collect } = started();
-    young.bytes = 128 * MB;
-    request();
-    vi.advanceTimersByTime(6_000);
+    const { young, collect } = afterALoad({ shrinks: false });
     young.shrinks = true;
     vi.advanceTimersByTime(6_000);
     expect(collect.mock.calls).toEqual([MINOR, MINOR]);
@@ -75,21 +82,14 @@ describe('the heap trim', () => {
   });
 
   it('makes the full collection when V8 shrank the young generation by itself between two ticks', () => {
-    const { young, collect } = started();
-    young.bytes = 128 * MB;
-    request();
-    vi.advanceTimersByTime(6_000);
+    const { young, collect } = afterALoad({ shrinks: false });
     young.bytes = 2 * MB;
     vi.advanceTimersByTime(6_000 + QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR, FULL]);
   });
 
   it('holds the full collection back while requests come, and gives it up after a minute of them', () => {
-    const { young, collect } = started();
-    young.bytes = 128 * MB;
-    young.shrinks = true;
-    request();
-    vi.advanceTimersByTime(6_000);
+    const { collect } = afterALoad({ shrinks: true });
     expect(collect.mock.calls).toEqual([MINOR]);
     // A request in every second: never a quiet one. Still waiting at 59 s, given up at 60.
     for (let second = 1; second < 60; second++) {
@@ -105,11 +105,7 @@ describe('the heap trim', () => {
   });
 
   it('drops a waiting full collection when a new load grows the young generation again, and makes one after it', () => {
-    const { young, collect } = started();
-    young.bytes = 128 * MB;
-    young.shrinks = true;
-    request();
-    vi.advanceTimersByTime(6_000);
+    const { young, collect } = afterALoad({ shrinks: true });
     // The full collection waits for a quiet second; a load comes instead.
     young.shrinks = false;
     for (let t = 0; t < 6_000; t += 500) {
@@ -126,11 +122,7 @@ describe('the heap trim', () => {
   });
 
   it('makes the held-back full collection in the first quiet second', () => {
-    const { young, collect } = started();
-    young.bytes = 128 * MB;
-    young.shrinks = true;
-    request();
-    vi.advanceTimersByTime(6_000);
+    const { collect } = afterALoad({ shrinks: true });
     for (let i = 0; i < 5; i++) {
       request();
       vi.advanceTimersByTime(QUIET_MS);
