@@ -44,13 +44,14 @@ export function useCacheFreshness(): Plugin<WithFreshness> {
         },
       };
     },
-    onSubscribe({ args }) {
-      return {
-        onSubscribeResult: () => ({
-          // Each event's resolver gives the context that event's freshness (context.ts, eventLoaders).
-          onNext: ({ result, setResult }) => marked(result, args.contextValue.freshness, setResult),
-        }),
-      };
-    },
+    onSubscribe: () => afterSubscribe,
   };
 }
+
+// The same hooks for every subscription: envelop keeps them for as long as the stream lives.
+const eachEvent = {
+  // Each event's resolver gives the context that event's freshness (context.ts, eventLoaders).
+  onNext: ({ args, result, setResult }: { args: { contextValue: WithFreshness }; result: Result; setResult: (result: Result) => void }) =>
+    marked(result, args.contextValue.freshness, setResult),
+};
+const afterSubscribe = { onSubscribeResult: () => eachEvent };

@@ -15,11 +15,16 @@ import { redactValue, type Redact } from '../redaction/redaction.js';
 // answer, before the cache. Scanning every string of every result blanked parts of dates, ids and cursors
 // that happened to share characters with a key, and cost CPU on every read (issue 36).
 
+type ResultPayload = Parameters<typeof handleStreamOrSingleExecutionResult>[0];
+
 export function useResponseRedaction(redact: Redact): Plugin {
   const onResult = ({ result, setResult }: { result: ExecutionResult; setResult(result: ExecutionResult): void }) => {
     const extensions = redactValue(result.extensions, redact) as ExecutionResult['extensions'];
     if (extensions !== result.extensions) setResult({ ...result, extensions });
   };
+  // The same hooks for every operation: envelop keeps what onSubscribe returns for as long as the stream lives.
+  const afterExecute = { onExecuteDone: (payload: ResultPayload) => handleStreamOrSingleExecutionResult(payload, onResult) };
+  const afterSubscribe = { onSubscribeResult: (payload: ResultPayload) => handleStreamOrSingleExecutionResult(payload, onResult) };
   return {
     onParse:
       () =>
@@ -35,7 +40,7 @@ export function useResponseRedaction(redact: Redact): Plugin {
         const clean = result.map((error) => redactError(error, redact));
         if (clean.some((error, i) => error !== result[i])) setResult(clean);
       },
-    onExecute: () => ({ onExecuteDone: (payload) => handleStreamOrSingleExecutionResult(payload, onResult) }),
-    onSubscribe: () => ({ onSubscribeResult: (payload) => handleStreamOrSingleExecutionResult(payload, onResult) }),
+    onExecute: () => afterExecute,
+    onSubscribe: () => afterSubscribe,
   };
 }

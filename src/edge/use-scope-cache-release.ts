@@ -18,16 +18,18 @@ export const releaseScopeCache = (context: object) => RequestCache.clearForConte
 
 export function useScopeCacheRelease(): Plugin {
   return {
-    onExecute() {
-      return {
-        onExecuteDone({ args, result }) {
-          if (!isAsyncIterable(result)) return releaseScopeCache(args.contextValue as object);
-          return { onEnd: () => releaseScopeCache(args.contextValue as object) };
-        },
-      };
-    },
-    onSubscribe() {
-      return { onSubscribeResult: ({ args }) => releaseScopeCache(args.contextValue as object) };
-    },
+    onExecute: () => afterExecute,
+    onSubscribe: () => afterSubscribe,
   };
 }
+
+// The same hooks for every operation: envelop keeps what onSubscribe returns for as long as the stream lives.
+const afterExecute = {
+  onExecuteDone({ args, result }: { args: { contextValue: unknown }; result: unknown }) {
+    if (!isAsyncIterable(result)) return releaseScopeCache(args.contextValue as object);
+    return { onEnd: () => releaseScopeCache(args.contextValue as object) };
+  },
+};
+const afterSubscribe = {
+  onSubscribeResult: ({ args }: { args: { contextValue: unknown } }) => releaseScopeCache(args.contextValue as object),
+};

@@ -27,6 +27,10 @@ export interface GatewayContext {
   loaders: Loaders;
   /** The upstream client in this operation's scope (its caller's lane, its request id and logger). */
   client: UpstreamClient;
+  /** The same client without the read cache's view of it: what `writes` and `liveRound` make their own from. */
+  scoped: UpstreamClient;
+  /** The request's abort signal (the client went away); none for a context made outside a request. */
+  signal: AbortSignal | undefined;
   /** The gateway's one live hub: subscriptions watch the upstream through it, never per request. */
   live: Live;
   /** The gateway's webhook endpoints and their deliveries (webhooks/). */
@@ -58,7 +62,7 @@ export interface GatewayContext {
    * share), and a record of what it read (live/live-queries.ts); `fresh`
    * reads past the read cache.
    */
-  liveRound(fresh: boolean): Pick<GatewayContext, 'client' | 'loaders' | 'freshness' | 'hints'> & { reads: Reads };
+  liveRound(this: GatewayContext, fresh: boolean): Pick<GatewayContext, 'client' | 'loaders' | 'freshness' | 'hints'> & { reads: Reads };
 }
 
 export interface ContextDeps {
@@ -98,15 +102,32 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
   // signal and deadline still apply); no subscriber's lane or request id either, for the same reason.
   const byEvent = new WeakMap<object, { loaders: Loaders; freshness: Freshness }>();
   const { cache } = deps;
+  const viewWith = (upstream: UpstreamClient, seen: Freshness) => (cache ? cachedClient(upstream, cache, seen) : upstream);
   const forEvent = (event: object) => {
     let found = byEvent.get(event);
     if (!found) {
       const freshness: Freshness = { fresh: false, stale: false };
-      const client = cache ? cachedClient(deps.client, cache, freshness) : deps.client;
-      byEvent.set(event, (found = { loaders: createLoaders(client, deps.catalog, undefined, hooks), freshness }));
+      byEvent.set(event, (found = { loaders: createLoaders(viewWith(deps.client, freshness), deps.catalog, undefined, hooks), freshness }));
     }
     return found;
   };
+  // The context's methods, shared by every context: each reads the one it is called on (the context execution
+  // runs with, which yoga makes by spreading this one into its own), so a context holds no closure of its own.
+  function eventLoaders(this: GatewayContext, event: object): Loaders {
+    const found = forEvent(event);
+    this.freshness = found.freshness;
+    return found.loaders;
+  }
+  function writes(this: GatewayContext): void {
+    this.client = viewWith(this.scoped.inScope({ priority: 'write' }), this.freshness);
+    this.loaders = createLoaders(this.client, deps.catalog, this.signal, hooks);
+  }
+  function liveRound(this: GatewayContext, fresh: boolean): ReturnType<GatewayContext['liveRound']> {
+    const reads: Reads = { groups: new Set(), orders: new Set(), catalogue: false };
+    const seen: Freshness = { fresh, stale: false, reads };
+    const client = viewWith(this.scoped, seen);
+    return { client, freshness: seen, hints: [], reads, loaders: createLoaders(client, noting(deps.catalog, reads), undefined, hooks) };
+  }
   return (request) => {
     const requestId = request.requestId ?? randomUUID();
     const { caller } = request;
@@ -114,9 +135,7 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
     const freshness = request.freshness ?? { fresh: false, stale: false };
     // The lane of the caller's key: the bulkhead shares upstream concurrency fairly between keys.
     const scoped = deps.client.inScope({ lane: `key:${caller.name}`, requestId, log });
-    const viewWith = (upstream: UpstreamClient, seen: Freshness) => (cache ? cachedClient(upstream, cache, seen) : upstream);
-    const view = (upstream: UpstreamClient) => viewWith(upstream, freshness);
-    const client = view(scoped);
+    const client = viewWith(scoped, freshness);
     return {
       client,
       freshness,
@@ -127,23 +146,11 @@ export function contextFactory(deps: ContextDeps): (request: RequestInfo) => Gat
       requestId,
       log,
       loaders: createLoaders(client, deps.catalog, request.signal, hooks),
-      // Called as the context's method: on the context execution runs with (yoga's, which holds this one's fields).
-      eventLoaders(event) {
-        const found = forEvent(event);
-        this.freshness = found.freshness;
-        return found.loaders;
-      },
-      liveRound(fresh) {
-        const reads: Reads = { groups: new Set(), orders: new Set(), catalogue: false };
-        const seen: Freshness = { fresh, stale: false, reads };
-        const client = viewWith(scoped, seen);
-        return { client, freshness: seen, hints: [], reads, loaders: createLoaders(client, noting(deps.catalog, reads), undefined, hooks) };
-      },
-      // On the context the operation runs with, which yoga makes by spreading this one into its own.
-      writes(this: GatewayContext) {
-        this.client = view(scoped.inScope({ priority: 'write' }));
-        this.loaders = createLoaders(this.client, deps.catalog, request.signal, hooks);
-      },
+      scoped,
+      signal: request.signal,
+      eventLoaders,
+      writes,
+      liveRound,
     };
   };
 }

@@ -69,29 +69,68 @@ export function useOperationLog({ logger, maxReasons = 5 }: OperationLogOptions)
       const { name, type } = describeOperation(args.document, args.operationName);
       const log = logOf(args.contextValue);
       const started = performance.now();
-      const fields = { operationName: name, operationType: type };
-      // One "ended" line per stream that started: on completion or return (onEnd), or on an error the stream
-      // throws (onSubscribeError: envelop calls it for nothing else, a refusal at subscribe time being a result),
-      // after which the transport may still return the stream.
-      let ended = false;
-      const end = (outcome: 'ok' | 'error') => {
-        if (ended) return;
-        ended = true;
-        log.info({ ...fields, outcome, durationMs: Math.round(performance.now() - started) }, 'subscription ended');
-      };
       return {
-        onSubscribeResult({ result }) {
+        onSubscribeResult({ result, setResult }) {
+          const fields = { operationName: name, operationType: type };
           if (!isAsyncIterable(result)) {
             log.info({ ...fields, outcome: outcomeOf(result), errorCodes: errorCodes(result.errors) }, 'subscription refused');
             return;
           }
           log.info(fields, 'subscription started');
-          return { onEnd: () => end('ok') };
-        },
-        onSubscribeError() {
-          end('error');
+          setResult(new LoggedStream(result[Symbol.asyncIterator](), log, fields, started));
         },
       };
     },
   };
+}
+
+/**
+ * A subscription's stream as the operation log follows it: one "subscription ended" line, whichever way it ends
+ * (done, returned by the transport, or an error the stream throws, after which the transport may still return
+ * it). One object per subscription, its methods on the prototype: envelop's onEnd and onSubscribeError would
+ * wrap the stream twice in objects of per-stream closures, held for as long as the subscriber stays
+ * (bench/RESULTS.md, 0r).
+ */
+class LoggedStream<T> implements AsyncIterableIterator<T> {
+  private ended = false;
+
+  constructor(
+    private readonly source: AsyncIterator<T>,
+    private readonly log: Logger,
+    private readonly fields: { operationName: string; operationType: string },
+    private readonly started: number,
+  ) {}
+
+  [Symbol.asyncIterator](): this {
+    return this;
+  }
+
+  next(): Promise<IteratorResult<T>> {
+    return this.source.next().then(
+      (step) => {
+        if (step.done) this.end('ok');
+        return step;
+      },
+      (error: unknown) => {
+        this.end('error');
+        throw error;
+      },
+    );
+  }
+
+  return(value?: unknown): Promise<IteratorResult<T>> {
+    this.end('ok');
+    return this.source.return?.(value) ?? Promise.resolve({ done: true, value: undefined });
+  }
+
+  throw(error?: unknown): Promise<IteratorResult<T>> {
+    this.end('error');
+    return this.source.throw?.(error) ?? Promise.reject(error);
+  }
+
+  private end(outcome: 'ok' | 'error'): void {
+    if (this.ended) return;
+    this.ended = true;
+    this.log.info({ ...this.fields, outcome, durationMs: Math.round(performance.now() - this.started) }, 'subscription ended');
+  }
 }

@@ -1,3 +1,4 @@
+import type { DocumentNode, ExecutionResult } from 'graphql';
 import { isAsyncIterable, type Plugin } from 'graphql-yoga';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { describeOperation, outcomeOf, type OperationLabel, type Outcome } from './operation.js';
@@ -51,6 +52,21 @@ export function useOperationMetrics({ registry, buckets = DEFAULT_OPERATION_BUCK
     return { operation_name: name, operation_type: operation.type, outcome };
   }
 
+  const afterSubscribe = {
+    // Counted once, when the stream starts or is refused. An error the stream throws later is the same
+    // operation ending, not another one: the operation log records it.
+    onSubscribeResult({
+      args,
+      result,
+    }: {
+      args: { document: DocumentNode; operationName?: string | null };
+      result: ExecutionResult | AsyncIterable<unknown>;
+    }) {
+      const operation = describeOperation(args.document, args.operationName);
+      operations.inc(labels(operation, isAsyncIterable(result) ? 'ok' : outcomeOf(result)));
+    },
+  };
+
   return {
     onParse() {
       return ({ result }) => {
@@ -77,15 +93,7 @@ export function useOperationMetrics({ registry, buckets = DEFAULT_OPERATION_BUCK
         },
       };
     },
-    onSubscribe({ args }) {
-      const operation = describeOperation(args.document, args.operationName);
-      return {
-        // Counted once, when the stream starts or is refused. An error the stream throws later (envelop's
-        // onSubscribeError) is the same operation ending, not another one: the operation log records it.
-        onSubscribeResult({ result }) {
-          operations.inc(labels(operation, isAsyncIterable(result) ? 'ok' : outcomeOf(result)));
-        },
-      };
-    },
+    // The same hook for every subscription: envelop keeps it for as long as the stream lives.
+    onSubscribe: () => afterSubscribe,
   };
 }
