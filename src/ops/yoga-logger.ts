@@ -15,7 +15,8 @@ function write(log: (obj: object, msg?: string) => void, args: unknown[]): void 
 
 export function yogaLogger(logger: Logger): YogaLogger {
   return {
-    debug: (...args) => write((o, m) => logger.trace(o, m), args),
+    // Several a request: not even built unless trace is on.
+    debug: (...args) => void (logger.isLevelEnabled('trace') && write((o, m) => logger.trace(o, m), args)),
     info: (...args) => write((o, m) => logger.info(o, m), args),
     warn: (...args) => write((o, m) => logger.warn(o, m), args),
     error: (...args) => write((o, m) => loggerOf(args[0], logger).debug(o, m), args),
