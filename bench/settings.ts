@@ -127,6 +127,23 @@ const envSchema = z.object({
    * the same run as `gateway-baseline`: the way to tell whether a change made the gateway faster.
    */
   BENCH_BASELINE_ENTRY: z.string().min(1).optional(),
+  /**
+   * Environment of the baseline gateway on top of the comparison's, as a JSON object of strings: with
+   * BENCH_BASELINE_ENTRY the same file, one build weighed against itself under another setting in the
+   * comparison's own rhythm (e.g. `{"HEAP_TRIM_INTERVAL_MS":"0"}`).
+   */
+  BENCH_BASELINE_ENV: z
+    .string()
+    .default('{}')
+    .transform((s, ctx) => {
+      try {
+        return JSON.parse(s) as unknown;
+      } catch {
+        ctx.addIssue({ code: 'custom', message: 'BENCH_BASELINE_ENV must be a JSON object, e.g. {"HEAP_TRIM_INTERVAL_MS":"0"}' });
+        return z.NEVER;
+      }
+    })
+    .pipe(z.record(z.string(), z.string())),
 });
 
 /** BENCH_QUICK=1: every knob the caller did not set takes a value that makes the whole run about two minutes. */
