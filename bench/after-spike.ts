@@ -13,7 +13,7 @@ import { spread } from './stats.js';
 // every SAMPLE_S seconds up to QUIET_S (the others are quiet meanwhile). Also the CPU per read of the load, which
 // follows the others' loads and quiets: what a burst costs after a quiet spell (one that V8 used to shrink the
 // young generation starts with it small, to grow again). Prints the median [min–max] of the rounds.
-// With AFTER_SPIKE_TRIM_OFF=1, the gateway also runs a second time with its heap trim off (HEAP_TRIM_INTERVAL_MS=0,
+// With AFTER_SPIKE_TRIM_OFF=1, the gateway also runs a second time with its heap trim off (HEAP_TRIM_AFTER_MS=0,
 // src/ops/heap-trim.ts): what the trim gives back, and what the load after a trim costs.
 // Usage: node --import tsx bench/after-spike.ts [ROUNDS=3] [QUERIES=600] [CONNECTIONS=10] [QUIET_S=20]
 
@@ -35,7 +35,7 @@ try {
   if (process.env.AFTER_SPIKE_TRIM_OFF === '1')
     targets.push({
       label: 'gateway, heap trim off',
-      target: await startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags(), { HEAP_TRIM_INTERVAL_MS: '0' }),
+      target: await startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags(), { HEAP_TRIM_AFTER_MS: '0' }),
     });
   targets.push({ label: 'yoga + graphql-jit', target: await startPeer('yoga-jit', sandbox) });
   const refs = await createNestedOrders({ upstream: sandboxClient(sandbox) }, `spike-${Date.now()}`);

@@ -72,7 +72,7 @@ async function main(): Promise<void> {
     await sandbox?.close();
     throw listenFailure(error, { port: config.PORT, portVariable: 'PORT', host: config.HOST, hostVariable: 'HOST' });
   });
-  const heapTrim = startHeapTrim({ everyMs: config.HEAP_TRIM_INTERVAL_MS, collect: (globalThis as { gc?: () => void }).gc });
+  const heapTrim = startHeapTrim({ afterMs: config.HEAP_TRIM_AFTER_MS, collect: (globalThis as { gc?: () => void }).gc });
   // Said where it matters: a production start without start:prod's flags keeps a load's memory until V8 next
   // collects in full.
   if (!heapTrim.running && config.NODE_ENV === 'production')

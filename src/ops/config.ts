@@ -6,7 +6,7 @@ import { configArea, count, documented, flag, nonNegativeMs, port, positiveMs, t
 
 const HEAP_TRIM_RULE =
   'must be 0 (off) or a whole number of milliseconds from 5000 to 2147483647: V8 gives the young generation back only after 5 s of quiet';
-const heapTrimInterval = z.coerce
+const heapTrimAfter = z.coerce
   .number({ error: HEAP_TRIM_RULE })
   .int({ error: HEAP_TRIM_RULE })
   .refine((ms) => ms === 0 || (ms >= 5_000 && ms <= 2_147_483_647), { error: HEAP_TRIM_RULE });
@@ -36,9 +36,9 @@ export const processArea = configArea({
       description:
         'executions of a document before it runs compiled by graphql-jit: 0 compiles it on its first, `never` runs every document interpreted by graphql-js (a switch should graphql-jit misbehave)',
     }),
-    HEAP_TRIM_INTERVAL_MS: documented(heapTrimInterval.default(6_000), {
+    HEAP_TRIM_AFTER_MS: documented(heapTrimAfter.default(60_000), {
       description:
-        "while a load has left V8's young generation above 8 MB, how often the gateway asks for a young collection, so that V8 gives the memory back once traffic stops; then one full collection, in a second in which no request or upstream call starts, frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes); 0: off",
+        "how long the gateway must allocate next to nothing (under 1 MB a second, V8's measure; probes, scrapes and polls that find nothing allocate less) before it gives back the memory a load left: a young collection, in which V8 shrinks its young generation, then one full collection in a second in which no request or upstream call starts, which frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes). Not sooner: a burst that finds the young generation shrunk pays to grow it again; 0: off",
     }),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {
       description:

@@ -26,10 +26,10 @@ interface Report {
   old: number;
 }
 
-function heapOf(everyMs: number): { reports: Report[]; next(predicate: (report: Report) => boolean): Promise<Report> } {
+function heapOf(afterMs: number): { reports: Report[]; next(predicate: (report: Report) => boolean): Promise<Report> } {
   const child = spawn(
     process.execPath,
-    ['--max-semi-space-size=64', '--expose-gc', '--import', 'tsx', 'test/ops/heap-trim-child.ts', String(everyMs)],
+    ['--max-semi-space-size=64', '--expose-gc', '--import', 'tsx', 'test/ops/heap-trim-child.ts', String(afterMs)],
     { cwd: root, stdio: ['ignore', 'pipe', 'inherit'] },
   );
   children.push(child);
