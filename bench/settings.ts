@@ -130,7 +130,7 @@ const envSchema = z.object({
   /**
    * Environment of the baseline gateway on top of the comparison's, as a JSON object of strings: with
    * BENCH_BASELINE_ENTRY the same file, one build weighed against itself under another setting in the
-   * comparison's own rhythm (e.g. `{"HEAP_TRIM_INTERVAL_MS":"0"}`).
+   * comparison's own rhythm (e.g. `{"HEAP_TRIM_AFTER_MS":"0"}`).
    */
   BENCH_BASELINE_ENV: z
     .string()
@@ -139,7 +139,7 @@ const envSchema = z.object({
       try {
         return JSON.parse(s) as unknown;
       } catch {
-        ctx.addIssue({ code: 'custom', message: 'BENCH_BASELINE_ENV must be a JSON object, e.g. {"HEAP_TRIM_INTERVAL_MS":"0"}' });
+        ctx.addIssue({ code: 'custom', message: 'BENCH_BASELINE_ENV must be a JSON object, e.g. {"HEAP_TRIM_AFTER_MS":"0"}' });
         return z.NEVER;
       }
     })
@@ -181,6 +181,8 @@ export function loadSettings(env: NodeJS.ProcessEnv = process.env): Settings {
   if (!parsed.success) {
     throw new Error(`bench: invalid settings\n${parsed.error.issues.map((i) => `  ${i.path.join('.')}: ${i.message}`).join('\n')}`);
   }
+  if (Object.keys(parsed.data.BENCH_BASELINE_ENV).length > 0 && !parsed.data.BENCH_BASELINE_ENTRY)
+    throw new Error('bench: BENCH_BASELINE_ENV is for the baseline gateway; set BENCH_BASELINE_ENTRY (e.g. dist/main.js) too');
   return parsed.data;
 }
 

@@ -151,7 +151,10 @@ function startersOf(ctx: CompareContext, profileDir: string | null): [TargetName
   const baseline = settings.BENCH_BASELINE_ENTRY;
   // The baseline checkout's own start:prod flags are not known here; it runs with this checkout's.
   if (baseline)
-    starters.push(['gateway-baseline', (mode) => startGatewayTarget('gateway-baseline', baseline, sandbox, productionNodeFlags(), settings.BENCH_BASELINE_ENV, mode)]);
+    starters.push([
+      'gateway-baseline',
+      (mode) => startGatewayTarget('gateway-baseline', baseline, sandbox, productionNodeFlags(), settings.BENCH_BASELINE_ENV, mode),
+    ]);
   for (const peer of PEERS) starters.push([peer, (mode) => startPeer(peer, sandbox, mode)]);
   return starters.filter(([name]) => wanted.has(name));
 }
