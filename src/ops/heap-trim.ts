@@ -1,3 +1,4 @@
+import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { busyInterval } from '../shared/busy-interval.js';
 import { onActivity } from './activity.js';
@@ -15,13 +16,14 @@ import { onActivity } from './activity.js';
 //
 // So once the gateway has allocated next to nothing for HEAP_TRIM_AFTER_MS (a minute), this asks V8 for a young
 // collection, in which V8 shrinks the young generation, having seen 5 s of low allocation (the setting is at least
-// 5 s). "Next to nothing" is V8's own measure of low allocation, under 1 MB a second, read from the young
-// generation every CHECK_EVERY_MS: a look that finds it grown by 5 MB or more, or emptied by a collection of V8's
-// own, starts the minute again. Requests are not counted: probes, metrics scrapes, the readiness ping and polls
-// that find nothing come every few seconds and allocate little, and would hold the memory back for good. Once the
-// young generation has shrunk, one full collection frees what the load promoted and has died since; that one
-// stops the process for 30–60 ms, so it waits for a second in which no request and no upstream call starts, and
-// is given up after a minute without one.
+// 5 s). "Next to nothing" is read every CHECK_EVERY_MS: a look after which V8 made a collection of its own, or
+// that finds the young generation's used bytes (large objects included) grown by 5 MB or more (1 MB a second,
+// V8's threshold for low allocation), starts the minute again. Requests are not counted: probes, metrics
+// scrapes, the readiness ping and polls that find nothing come every few seconds and allocate little, and would
+// hold the memory back for good. Once the young generation has shrunk, one full collection frees what the load
+// promoted and has died since; that one stops the process for 30–60 ms, so it waits for a second in which no
+// request and no upstream call starts (and the young generation has not grown again), and is given up after a
+// minute without one.
 //
 // Not sooner than a quiet minute, and never while traffic flows: a load that finds the young generation shrunk
 // grows it again, and until it has, it scavenges every megabyte and promotes what is in flight. Given back after
@@ -53,8 +55,10 @@ export interface HeapTrimOptions {
   afterMs: number;
   /** V8's collector: `globalThis.gc`, there only under `--expose-gc`. */
   collect: Collect | undefined;
-  /** The young generation's committed and used bytes; V8's `new_space` unless given (tests). */
+  /** The young generation's committed and used bytes; V8's `new_space` (and large objects) unless given (tests). */
   youngGeneration?: () => YoungGeneration;
+  /** Calls `listener` on each collection V8 makes of its own; returns what stops it. V8's `gc` entries unless given (tests). */
+  onCollection?: (listener: () => void) => () => void;
   /** How often it looks; CHECK_EVERY_MS unless given (tests). */
   checkEveryMs?: number;
 }
@@ -67,20 +71,46 @@ export interface YoungGeneration {
 export type HeapTrim = { running: true; stop(): void } | { running: false; reason: string };
 
 function newSpace(): YoungGeneration {
-  for (const space of getHeapSpaceStatistics())
-    if (space.space_name === 'new_space') return { committed: space.space_size, used: space.space_used_size };
-  return { committed: 0, used: 0 };
+  const young = { committed: 0, used: 0 };
+  for (const space of getHeapSpaceStatistics()) {
+    if (space.space_name === 'new_space') [young.committed, young.used] = [space.space_size, space.space_used_size];
+    // Objects over about 128 KB are allocated here, outside the semi-spaces, and count as allocation too.
+    if (space.space_name === 'new_large_object_space') young.used += space.space_used_size;
+  }
+  return young;
 }
 
-export function startHeapTrim({ afterMs, collect, youngGeneration = newSpace, checkEveryMs = CHECK_EVERY_MS }: HeapTrimOptions): HeapTrim {
+/** V8's collections, from node's `gc` performance entries; those that start within one of `own` are the trim's. */
+function v8Collections(own: { from: number; to: number }): (listener: () => void) => () => void {
+  return (listener) => {
+    const observer = new PerformanceObserver((list) => {
+      if (list.getEntries().some((entry) => entry.startTime < own.from || entry.startTime > own.to)) listener();
+    });
+    observer.observe({ entryTypes: ['gc'] });
+    return () => observer.disconnect();
+  };
+}
+
+export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
+  const { afterMs, collect, youngGeneration = newSpace, checkEveryMs = CHECK_EVERY_MS } = options;
   if (afterMs === 0) return { running: false, reason: 'HEAP_TRIM_AFTER_MS=0' };
   if (!collect) return { running: false, reason: 'node was started without --expose-gc (npm run start:prod passes it)' };
+  // When the trim's own collections ran, so that V8's entries for them are not read as V8's own.
+  const own = { from: 0, to: -1 };
+  const collectOwn: Collect = (collectOptions) => {
+    own.from = performance.now();
+    if (collectOptions) collect(collectOptions);
+    else collect();
+    own.to = performance.now();
+  };
   // Whether a load has grown the young generation since the last full collection: owed until it is given back,
   // even if V8 shrinks the young generation by itself in the meantime, so that the full collection follows.
   let owed = false;
-  // How long the gateway has allocated next to nothing, counted in looks, and the young generation's use at the last.
+  // How long the gateway has allocated next to nothing, counted in looks; what the last look saw, and when.
   let quietMs = 0;
   let usedAtLastLook = youngGeneration().used;
+  let lastLookAt = Date.now();
+  let collectedSinceLook = false;
   // Whether a request or an upstream call started during the current second of the quiet wait.
   let active = false;
   let quietWait: NodeJS.Timeout | null = null;
@@ -88,18 +118,22 @@ export function startHeapTrim({ afterMs, collect, youngGeneration = newSpace, ch
     if (quietWait) clearTimeout(quietWait);
     quietWait = null;
   };
+  const above = () => youngGeneration().committed > FLOOR_BYTES;
   // The full collection, made in the first second that no request or upstream call starts in, and given up after
   // QUIET_TRIES of them: under steady light traffic it would land on a request sooner or later, and V8 then
-  // collects in full by itself as the old generation grows. Unref'd: it never keeps a process alive that is done.
+  // collects in full by itself as the old generation grows. Not on a young generation grown again by a load that
+  // came meanwhile: that one is owed its own quiet minute. Unref'd: it never keeps a process alive that is done.
   const collectWhenQuiet = (tries: number) => {
     active = false;
     quietWait = setTimeout(() => {
       quietWait = null;
-      if (!active) collect();
+      if (above()) {
+        owed = true;
+        trim.poke();
+      } else if (!active) collectOwn();
       else if (tries > 1) collectWhenQuiet(tries - 1);
     }, QUIET_MS).unref();
   };
-  const above = () => youngGeneration().committed > FLOOR_BYTES;
   const trim = busyInterval(
     () => owed || above(),
     () => {
@@ -109,21 +143,25 @@ export function startHeapTrim({ afterMs, collect, youngGeneration = newSpace, ch
         // A load under way again: its own quiet comes later, and the full collection with it.
         cancelQuietWait();
       }
-      // Fallen: V8 collected, so it filled a semi-space since the last look.
-      const busy = used < usedAtLastLook || used - usedAtLastLook >= BUSY_BYTES;
-      usedAtLastLook = used;
+      // The looks paused (nothing was owed) and start again: this one sets the baseline and counts nothing.
+      const resumed = Date.now() - lastLookAt > 1.5 * checkEveryMs;
+      const busy = resumed || collectedSinceLook || used - usedAtLastLook >= BUSY_BYTES;
+      [usedAtLastLook, lastLookAt, collectedSinceLook] = [used, Date.now(), false];
       quietMs = busy ? 0 : quietMs + checkEveryMs;
-      if (quietMs < afterMs || !owed) return;
-      if (above()) collect({ type: 'minor' });
+      if (quietMs < afterMs) return;
+      if (above()) collectOwn({ type: 'minor' });
       usedAtLastLook = youngGeneration().used;
-      // V8 kept it (it saw more allocation than this counts): looked at again next time.
+      quietMs = 0;
+      // V8 kept it (it still sees allocation this does not count): tried again after another quiet minute.
       if (above()) return;
       owed = false;
-      quietMs = 0;
       if (quietWait === null) collectWhenQuiet(QUIET_TRIES);
     },
     checkEveryMs,
   );
+  const stopCollections = (options.onCollection ?? v8Collections(own))(() => {
+    collectedSinceLook = true;
+  });
   const stopListening = onActivity(() => {
     active = true;
     trim.poke();
@@ -135,6 +173,7 @@ export function startHeapTrim({ afterMs, collect, youngGeneration = newSpace, ch
     running: true,
     stop() {
       stopListening();
+      stopCollections();
       trim.close();
       cancelQuietWait();
     },
