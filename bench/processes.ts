@@ -1,6 +1,7 @@
 import { spawn, type ChildProcess } from 'node:child_process';
 import { mkdirSync, readdirSync, readFileSync, writeFileSync } from 'node:fs';
 import { createServer } from 'node:net';
+import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import WebSocket from 'ws';
 
@@ -35,21 +36,20 @@ export function launch(
   });
   const lines: string[] = [];
   const waiters: { pattern: RegExp; resolve(match: RegExpMatchArray): void }[] = [];
-  const onData = (chunk: Buffer) => {
-    for (const line of chunk.toString('utf8').split('\n')) {
-      if (!line.trim()) continue;
-      lines.push(line);
-      for (const waiter of [...waiters]) {
-        const match = line.match(waiter.pattern);
-        if (match) {
-          waiters.splice(waiters.indexOf(waiter), 1);
-          waiter.resolve(match);
-        }
+  const onLine = (line: string) => {
+    if (!line.trim()) return;
+    lines.push(line);
+    for (const waiter of [...waiters]) {
+      const match = line.match(waiter.pattern);
+      if (match) {
+        waiters.splice(waiters.indexOf(waiter), 1);
+        waiter.resolve(match);
       }
     }
   };
-  child.stdout!.on('data', onData);
-  child.stderr!.on('data', onData);
+  // Whole lines, each stream on its own: a chunk may end mid-line (a --trace-gc-nvp line cut in two was read as two).
+  createInterface({ input: child.stdout! }).on('line', onLine);
+  createInterface({ input: child.stderr! }).on('line', onLine);
   const waitFor = (pattern: RegExp, what: string) =>
     new Promise<RegExpMatchArray>((resolve, reject) => {
       const timer = setTimeout(
