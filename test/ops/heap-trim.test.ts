@@ -64,6 +64,15 @@ function load(trimmed: { young: { bytes: number; used: number }; v8Collects: () 
   }
 }
 
+/** A trim a load of 10 s has grown, HEAP_TRIM_AFTER_MS after it: its young collection made, the full one waiting. */
+function youngCollected() {
+  const trimmed = started();
+  load(trimmed, 10_000);
+  vi.advanceTimersByTime(AFTER_MS);
+  expect(trimmed.collect.mock.calls).toEqual([MINOR]);
+  return trimmed;
+}
+
 /** `ms` of what every replica gets while no one uses it: a probe every 2 s, a poll every 5 s, each allocating a little. */
 function probesAndPolls(young: { used: number }, ms: number) {
   for (let t = 0; t < ms; t += 1_000) {
@@ -163,11 +172,7 @@ describe('the heap trim', () => {
   });
 
   it('does not make the waiting full collection on a young generation grown again, and owes it after that load', () => {
-    const trimmed = started();
-    const { young, collect } = trimmed;
-    load(trimmed, 10_000);
-    vi.advanceTimersByTime(AFTER_MS);
-    expect(collect.mock.calls).toEqual([MINOR]);
+    const { young, collect } = youngCollected();
     // Within the quiet second, and with no request starting (events relayed to WebSocket subscribers, say).
     young.bytes = 128 * MB;
     young.used = 40 * MB;
@@ -207,11 +212,7 @@ describe('the heap trim', () => {
   });
 
   it('holds the full collection back while requests come, and gives it up after a minute of them', () => {
-    const trimmed = started();
-    const { collect } = trimmed;
-    load(trimmed, 10_000);
-    vi.advanceTimersByTime(AFTER_MS);
-    expect(collect.mock.calls).toEqual([MINOR]);
+    const { collect } = youngCollected();
     // A request in every second, each too light to grow the young generation: never a quiet one. Still waiting
     // at 59 s, given up at 60.
     for (let second = 1; second < 60; second++) {
@@ -228,11 +229,8 @@ describe('the heap trim', () => {
   });
 
   it('drops a waiting full collection when a new load grows the young generation again, and gives back after it', () => {
-    const trimmed = started();
+    const trimmed = youngCollected();
     const { collect } = trimmed;
-    load(trimmed, 10_000);
-    vi.advanceTimersByTime(AFTER_MS);
-    expect(collect.mock.calls).toEqual([MINOR]);
     // The full collection waits for a quiet second; a load comes instead, with one quiet second in it after the
     // young generation has grown again (a tick has seen it).
     load(trimmed, 2 * CHECK_EVERY_MS);
@@ -283,11 +281,7 @@ describe('the heap trim', () => {
   });
 
   it('stops a waiting full collection too', () => {
-    const trimmed = started();
-    const { collect } = trimmed;
-    load(trimmed, 10_000);
-    vi.advanceTimersByTime(AFTER_MS);
-    expect(collect.mock.calls).toEqual([MINOR]);
+    const { collect } = youngCollected();
     if (trim?.running) trim.stop();
     vi.advanceTimersByTime(10 * AFTER_MS);
     expect(collect.mock.calls).toEqual([MINOR]);
