@@ -11,7 +11,8 @@ import { spread } from './stats.js';
 // target is started RUNS times (the compiled gateway as `npm run start:prod` starts it, the peers of
 // bench/peers/ as the comparison does), answers one `{ funds }`, is left alone for SETTLE_S (keep-alive sockets
 // close), then measured over WINDOWS windows of 5 s. Prints per target the median and range over the starts.
-// Usage: node --import tsx bench/idle-cpu.ts [RUNS=3] [WINDOWS=6]   (IDLE_TARGETS=gateway,yoga,apollo)
+// Usage: node --import tsx bench/idle-cpu.ts [RUNS=3] [WINDOWS=6]   (IDLE_TARGETS=gateway,yoga,apollo; IDLE_ENV: a JSON
+// object of the gateway's environment on top of the comparison's, e.g. '{"HEAP_TRIM_AFTER_MS":"0"}')
 
 const log = (m: string) => process.stderr.write(`[idle-cpu] ${m}\n`);
 const WINDOW_MS = 5_000;
@@ -30,7 +31,13 @@ async function start(name: string, sandbox: Awaited<ReturnType<typeof startSandb
   if (name === 'gateway') {
     const entry = compiledEntry(process.env.BENCH_COMPILED_ENTRY, log);
     if (!entry) throw new Error('no compiled entry');
-    return startGatewayTarget('gateway-compiled', entry, sandbox, productionNodeFlags());
+    return startGatewayTarget(
+      'gateway-compiled',
+      entry,
+      sandbox,
+      productionNodeFlags(),
+      JSON.parse(process.env.IDLE_ENV ?? '{}') as Record<string, string>,
+    );
   }
   return startPeer(name as 'yoga' | 'apollo', sandbox);
 }

@@ -1,6 +1,5 @@
 import { performance, PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
-import { busyInterval } from '../shared/busy-interval.js';
 import { onActivity } from './activity.js';
 
 // Gives back the memory a load left behind, once the load is over: the young generation it made V8 grow, and
@@ -16,11 +15,12 @@ import { onActivity } from './activity.js';
 //
 // So once the gateway has allocated next to nothing for HEAP_TRIM_AFTER_MS (a minute), this asks V8 for a young
 // collection, in which V8 shrinks the young generation, having seen 5 s of low allocation (the setting is at least
-// 5 s). "Next to nothing" is read every CHECK_EVERY_MS: a look after which V8 made a collection of its own, or
-// that finds the young generation's used bytes (large objects included) grown by 5 MB or more (1 MB a second,
-// V8's threshold for low allocation), starts the minute again. Requests are not counted: probes, metrics
-// scrapes, the readiness ping and polls that find nothing come every few seconds and allocate little, and would
-// hold the memory back for good. Once the young generation has shrunk, one full collection frees what the load
+// 5 s). "Next to nothing" is V8's own measure: under 1 KB a millisecond (LOAD_BYTES_PER_MS). The young
+// generation's used bytes (large objects included) are read when a request or an upstream call starts, at most
+// once a second, and when the minute is up; growth at that rate or more since the reading before, or a collection
+// V8 made of its own, starts the minute again. Requests themselves are not counted: probes, metrics scrapes, the
+// readiness ping and polls that find nothing come every few seconds and allocate a few kilobytes, and would hold
+// the memory back for good. Once the young generation has shrunk, one full collection frees what the load
 // promoted and has died since; that one stops the process for 30–60 ms, so it waits for a second in which no
 // request and no upstream call starts (and the young generation has not grown again), and is given up after a
 // minute without one.
@@ -29,19 +29,20 @@ import { onActivity } from './activity.js';
 // grows it again, and until it has, it scavenges every megabyte and promotes what is in flight. Given back after
 // every 6 s lull, a burst cost 20–90 % more CPU a query in the comparison's rounds than on a grown young
 // generation, and two full collections more (bench/RESULTS.md, 0r). V8's own memory reducer gives a process's
-// memory back 40–70 s after its last full collection: a minute is as long. The looks run only while there is
-// something to give back (busy-interval.ts), started at start-up and by the next request or upstream call
-// (activity.ts): an idle gateway with nothing to give back does not wake.
+// memory back 40–70 s after its last full collection: a minute is as long. One timer, set for the minute's end
+// and only while there is something to give back, is all that wakes the process: the readings ride on the
+// requests and calls that wake it anyway (a reading every 5 s of its own was the whole of an idle replica's CPU,
+// bench/RESULTS.md 0s). It is set at start-up and by the next request or upstream call (activity.ts).
 //
 // `gc` is V8's, exposed by node's `--expose-gc` (start:prod and the container pass it); without it, or with
 // HEAP_TRIM_AFTER_MS=0, that memory is given back only when V8 next collects in full.
 
 /** A young generation this size or smaller is left alone: V8 starts it at 1 MB and shrinks it to 1–4 MB. */
 export const FLOOR_BYTES = 8 * 1024 * 1024;
-/** How often the trim looks, while it has something to give back: V8's window of allocation is 5 s. */
-export const CHECK_EVERY_MS = 5_000;
-/** Allocated between two looks, this much or more is a load: V8 calls under 1 KB/ms low. */
-export const BUSY_BYTES = 5 * 1024 * 1024;
+/** Allocation at this rate or more, in bytes a millisecond, is a load: V8 calls under 1 KB/ms low. */
+export const LOAD_BYTES_PER_MS = 1024;
+/** The allocation is read at most this often when requests and calls start (a reading costs about 10 µs). */
+export const READ_EVERY_MS = 1_000;
 /** The full collection waits for this long without activity… */
 export const QUIET_MS = 1_000;
 /** …and is given up after this many tries (a minute). */
@@ -59,8 +60,6 @@ export interface HeapTrimOptions {
   youngGeneration?: () => YoungGeneration;
   /** Calls `listener` on each collection V8 makes of its own; returns what stops it. V8's `gc` entries unless given (tests). */
   onCollection?: (listener: () => void) => () => void;
-  /** How often it looks; CHECK_EVERY_MS unless given (tests). */
-  checkEveryMs?: number;
 }
 
 export interface YoungGeneration {
@@ -92,7 +91,7 @@ function v8Collections(own: { from: number; to: number }): (listener: () => void
 }
 
 export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
-  const { afterMs, collect, youngGeneration = newSpace, checkEveryMs = CHECK_EVERY_MS } = options;
+  const { afterMs, collect, youngGeneration = newSpace } = options;
   if (afterMs === 0) return { running: false, reason: 'HEAP_TRIM_AFTER_MS=0' };
   if (!collect) return { running: false, reason: 'node was started without --expose-gc (npm run start:prod passes it)' };
   // When the trim's own collections ran, so that V8's entries for them are not read as V8's own.
@@ -103,14 +102,32 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
     else collect();
     own.to = performance.now();
   };
+  const above = () => youngGeneration().committed > FLOOR_BYTES;
   // Whether a load has grown the young generation since the last full collection: owed until it is given back,
   // even if V8 shrinks the young generation by itself in the meantime, so that the full collection follows.
   let owed = false;
-  // How long the gateway has allocated next to nothing, counted in looks; what the last look saw, and when.
-  let quietMs = 0;
-  let usedAtLastLook = youngGeneration().used;
-  let lastLookAt = Date.now();
-  let collectedSinceLook = false;
+  // The one timer: set for the end of the quiet minute while something is owed (a grown young generation makes
+  // it owed), and set again from now (refresh(): the same timer) whenever the quiet starts again.
+  let wait: NodeJS.Timeout | null = null;
+  // The last reading of the young generation's used bytes.
+  let reading = { at: Date.now(), used: youngGeneration().used };
+  const freshReading = (now: number) => {
+    reading = { at: now, used: youngGeneration().used };
+  };
+  // Reads the young generation: whether it grew at a load's rate since the reading before (over a millisecond at
+  // least: two readings in the same one are not a load).
+  const grewLikeALoad = (now: number): boolean => {
+    const { used } = youngGeneration();
+    const grew = used - reading.used >= LOAD_BYTES_PER_MS * Math.max(1, now - reading.at);
+    reading = { at: now, used };
+    return grew;
+  };
+  const watch = () => {
+    if (wait) return;
+    if (above()) owed = true;
+    if (!owed) return;
+    wait = setTimeout(minuteUp, afterMs).unref();
+  };
   // Whether a request or an upstream call started during the current second of the quiet wait.
   let active = false;
   let quietWait: NodeJS.Timeout | null = null;
@@ -118,7 +135,6 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
     if (quietWait) clearTimeout(quietWait);
     quietWait = null;
   };
-  const above = () => youngGeneration().committed > FLOOR_BYTES;
   // The full collection, made in the first second that no request or upstream call starts in, and given up after
   // QUIET_TRIES of them: under steady light traffic it would land on a request sooner or later, and V8 then
   // collects in full by itself as the old generation grows. Not on a young generation grown again by a load that
@@ -129,52 +145,50 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
       quietWait = null;
       if (above()) {
         owed = true;
-        trim.poke();
+        watch();
       } else if (!active) collectOwn();
       else if (tries > 1) collectWhenQuiet(tries - 1);
     }, QUIET_MS).unref();
   };
-  const trim = busyInterval(
-    () => owed || above(),
-    () => {
-      const { committed, used } = youngGeneration();
-      if (committed > FLOOR_BYTES) {
-        owed = true;
-        // A load under way again: its own quiet comes later, and the full collection with it.
-        cancelQuietWait();
-      }
-      // The looks paused (nothing was owed) and start again: this one sets the baseline and counts nothing.
-      const resumed = Date.now() - lastLookAt > 1.5 * checkEveryMs;
-      const busy = resumed || collectedSinceLook || used - usedAtLastLook >= BUSY_BYTES;
-      [usedAtLastLook, lastLookAt, collectedSinceLook] = [used, Date.now(), false];
-      quietMs = busy ? 0 : quietMs + checkEveryMs;
-      if (quietMs < afterMs) return;
-      if (above()) collectOwn({ type: 'minor' });
-      usedAtLastLook = youngGeneration().used;
-      quietMs = 0;
-      // V8 kept it (it still sees allocation this does not count): tried again after another quiet minute.
-      if (above()) return;
-      owed = false;
-      if (quietWait === null) collectWhenQuiet(QUIET_TRIES);
-    },
-    checkEveryMs,
-  );
+  function minuteUp() {
+    const waiting = wait!;
+    // Allocation no request or call came to read (messages to subscribers, say): the quiet starts now.
+    if (grewLikeALoad(Date.now())) return void waiting.refresh();
+    if (above()) collectOwn({ type: 'minor' });
+    freshReading(Date.now());
+    // V8 kept it (it still sees allocation this does not count): tried again after another quiet minute.
+    if (above()) return void waiting.refresh();
+    wait = null;
+    owed = false;
+    cancelQuietWait();
+    collectWhenQuiet(QUIET_TRIES);
+  }
   const stopCollections = (options.onCollection ?? v8Collections(own))(() => {
-    collectedSinceLook = true;
+    freshReading(Date.now());
+    if (wait) wait.refresh();
+    else watch();
   });
+  // At most once a second, however many requests and calls start: a reading while the timer is set, otherwise
+  // whether there is something to give back.
+  let checkedAt = -Infinity;
   const stopListening = onActivity(() => {
     active = true;
-    trim.poke();
+    const now = Date.now();
+    if (now - checkedAt < READ_EVERY_MS) return;
+    checkedAt = now;
+    if (!wait) watch();
+    else if (grewLikeALoad(now)) wait.refresh();
   });
   // Start-up leaves a young generation of about 32 MB (loading the modules, building the schema): given back
   // after the same quiet, without waiting for a first request.
-  trim.poke();
+  watch();
   return {
     running: true,
     stop() {
       stopListening();
       stopCollections();
-      trim.close();
+      if (wait) clearTimeout(wait);
+      wait = null;
       cancelQuietWait();
     },
   };

@@ -2,7 +2,7 @@ import { getHeapSpaceStatistics } from 'node:v8';
 import { startHeapTrim } from '../../src/ops/heap-trim.js';
 
 // Run by heap-trim-v8.test.ts in a process of its own, under start:prod's --max-semi-space-size=64 and
-// --expose-gc: a load that grows V8's young generation, then quiet, with the heap trim after AFTER_MS of quiet (0: off), looking as often.
+// --expose-gc: a load that grows V8's young generation, then quiet, with the heap trim after AFTER_MS of quiet (0: off).
 // Prints every 100 ms, one JSON line each, until killed: the young generation's committed bytes and the old
 // generation's used ones.
 const afterMs = Number(process.argv[2]);
@@ -19,7 +19,7 @@ for (let i = 0; i < 400; i++) {
   await new Promise(setImmediate);
 }
 inFlight = [];
-const trim = startHeapTrim({ afterMs, checkEveryMs: afterMs || undefined, collect: (globalThis as { gc?: () => void }).gc });
+const trim = startHeapTrim({ afterMs, collect: (globalThis as { gc?: () => void }).gc });
 if (afterMs > 0 && !trim.running) throw new Error(`the trim did not start: ${trim.reason}`);
 report();
 setInterval(report, 100);

@@ -1,12 +1,12 @@
 import { channel } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BUSY_BYTES, CHECK_EVERY_MS, FLOOR_BYTES, QUIET_MS, startHeapTrim, type HeapTrim } from '../../src/ops/heap-trim.js';
+import { FLOOR_BYTES, LOAD_BYTES_PER_MS, QUIET_MS, READ_EVERY_MS, startHeapTrim, type HeapTrim } from '../../src/ops/heap-trim.js';
 import { configProblems } from '../support/config-problems.js';
 
 // The heap trim's rule, with V8 stood in for (test/ops/heap-trim-v8.test.ts has the real one): nothing while the
 // gateway allocates or in a lull shorter than HEAP_TRIM_AFTER_MS; after that long allocating next to nothing
 // (probes and polls allocate little), a young collection, then one full collection in a quiet second; none while
-// idle with nothing to give back.
+// idle with nothing to give back, and no wake-up of its own but the minute's end.
 
 const MB = 1024 * 1024;
 const AFTER_MS = 60_000;
@@ -29,7 +29,7 @@ afterEach(() => {
  * allocation) unless `young.keeps` is set. `v8Collects()` stands for a collection V8 makes of its own.
  */
 function started(startBytes = 4 * MB) {
-  const young = { bytes: startBytes, used: MB, keeps: false };
+  const young = { bytes: startBytes, used: MB, keeps: false, readings: 0 };
   const collect = vi.fn((options?: { type: 'minor' }) => {
     young.used = MB / 2;
     if (options?.type === 'minor' && !young.keeps) young.bytes = 2 * MB;
@@ -38,7 +38,7 @@ function started(startBytes = 4 * MB) {
   trim = startHeapTrim({
     afterMs: AFTER_MS,
     collect,
-    youngGeneration: () => ({ committed: young.bytes, used: young.used }),
+    youngGeneration: () => (young.readings++, { committed: young.bytes, used: young.used }),
     onCollection: (listener) => (listeners.add(listener), () => listeners.delete(listener)),
   });
   const v8Collects = () => {
@@ -49,19 +49,20 @@ function started(startBytes = 4 * MB) {
 }
 
 /**
- * `ms` (a multiple of CHECK_EVERY_MS) of a load: a request and 7 MB allocated every second in a young generation
- * grown to 128 MB, which V8 collects when a 64 MB semi-space is full. The trim's last look of it comes as it ends:
- * HEAP_TRIM_AFTER_MS later to the millisecond, the young collection.
+ * `ms` (whole seconds) of a load: a request every second, each allocating 7 MB in a young generation grown to
+ * 128 MB, which V8 collects when a 64 MB semi-space is full. Its last request comes as it ends, and the reading
+ * then sees the second before it: HEAP_TRIM_AFTER_MS later to the millisecond, the young collection.
  */
 function load(trimmed: { young: { bytes: number; used: number }; v8Collects: () => void }, ms: number) {
   const { young } = trimmed;
   for (let t = 0; t < ms; t += 1_000) {
     young.bytes = 128 * MB;
-    if (young.used + 7 * MB > 64 * MB) trimmed.v8Collects();
-    else young.used += 7 * MB;
     request();
+    if (young.used + 7 * MB > 64 * MB) trimmed.v8Collects();
+    young.used += 7 * MB;
     vi.advanceTimersByTime(1_000);
   }
+  request();
 }
 
 /** A trim a load of 10 s has grown, HEAP_TRIM_AFTER_MS after it: its young collection made, the full one waiting. */
@@ -113,7 +114,7 @@ describe('the heap trim', () => {
     const { young, collect } = trimmed;
     for (let burst = 0; burst < 5; burst++) {
       load(trimmed, 10_000);
-      vi.advanceTimersByTime(AFTER_MS - 2 * CHECK_EVERY_MS);
+      vi.advanceTimersByTime(AFTER_MS - 1);
     }
     expect(collect).not.toHaveBeenCalled();
     expect(young.bytes).toBe(128 * MB);
@@ -142,21 +143,64 @@ describe('the heap trim', () => {
     expect(collect.mock.calls).toEqual([MINOR, FULL]);
   });
 
-  it('counts allocation as the load: a look that finds 5 MB more, or after which V8 collected, starts the minute again', () => {
+  it("counts allocation at a load's rate (1 KB/ms) between two readings as the load: the minute starts again", () => {
     const trimmed = started();
     const { young, collect } = trimmed;
     load(trimmed, 10_000);
     vi.advanceTimersByTime(AFTER_MS / 2);
-    young.used += BUSY_BYTES;
-    vi.advanceTimersByTime(AFTER_MS - CHECK_EVERY_MS);
-    // A collection of V8's own that leaves the used bytes as the last look saw them still counts.
-    trimmed.v8Collects();
-    young.used = MB;
-    vi.advanceTimersByTime(AFTER_MS - CHECK_EVERY_MS);
+    // Half a minute after the load, a request finds 30 MB more: a load's rate over the half minute.
+    young.used += LOAD_BYTES_PER_MS * (AFTER_MS / 2);
+    request();
+    vi.advanceTimersByTime(AFTER_MS - 1);
     expect(collect).not.toHaveBeenCalled();
-    young.used += BUSY_BYTES - 1;
-    vi.advanceTimersByTime(2 * CHECK_EVERY_MS);
+    vi.advanceTimersByTime(1);
     expect(collect.mock.calls).toEqual([MINOR]);
+  });
+
+  it('does not count allocation below that rate: the minute goes on', () => {
+    const trimmed = started();
+    const { young, collect } = trimmed;
+    load(trimmed, 10_000);
+    vi.advanceTimersByTime(AFTER_MS / 2);
+    young.used += LOAD_BYTES_PER_MS * (AFTER_MS / 2) - 1;
+    request();
+    vi.advanceTimersByTime(AFTER_MS / 2);
+    expect(collect.mock.calls).toEqual([MINOR]);
+  });
+
+  it("counts a collection of V8's own as the load: the minute starts again", () => {
+    const trimmed = started();
+    const { collect } = trimmed;
+    load(trimmed, 10_000);
+    vi.advanceTimersByTime(AFTER_MS / 2);
+    trimmed.v8Collects();
+    vi.advanceTimersByTime(AFTER_MS - 1);
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(collect.mock.calls).toEqual([MINOR]);
+  });
+
+  it("does not wake between the load and the minute's end: no reading without a request or a call", () => {
+    // A reading every 5 s of its own was the whole of an idle replica's CPU (bench/RESULTS.md, 0s).
+    const trimmed = started();
+    const { young, collect } = trimmed;
+    load(trimmed, 10_000);
+    const readings = young.readings;
+    vi.advanceTimersByTime(AFTER_MS - 1);
+    expect(young.readings).toBe(readings);
+    expect(collect).not.toHaveBeenCalled();
+  });
+
+  it('reads the young generation at most once a second, however many requests and calls start', () => {
+    const trimmed = started();
+    const { young } = trimmed;
+    load(trimmed, 10_000);
+    vi.advanceTimersByTime(READ_EVERY_MS);
+    const readings = young.readings;
+    for (let i = 0; i < 1_000; i++) (i % 2 ? request : upstreamCall)();
+    vi.advanceTimersByTime(READ_EVERY_MS - 1);
+    for (let i = 0; i < 1_000; i++) request();
+    expect(young.readings - readings).toBe(1);
   });
 
   it('while V8 keeps the young generation, tries again after another quiet minute, then makes the full collection', () => {
@@ -178,24 +222,24 @@ describe('the heap trim', () => {
     young.used = 40 * MB;
     vi.advanceTimersByTime(QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR]);
-    vi.advanceTimersByTime(CHECK_EVERY_MS + AFTER_MS + CHECK_EVERY_MS + QUIET_MS);
+    vi.advanceTimersByTime(AFTER_MS - 1);
+    expect(collect.mock.calls).toEqual([MINOR]);
+    vi.advanceTimersByTime(1 + QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR, MINOR, FULL]);
   });
 
-  it('takes a fresh reading when its looks start again after a pause, rather than the one from before it', () => {
+  it('counts the minute from the request that finds the young generation grown again, after a pause', () => {
     const trimmed = started();
     const { young, collect } = trimmed;
     load(trimmed, 10_000);
     vi.advanceTimersByTime(AFTER_MS + QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR, FULL]);
-    // Paused: nothing owed. Ten minutes on, something grows the young generation with no look to see it, and its
-    // used bytes end up near where the last look left them.
+    // Nothing owed and no timer. Ten minutes on, something grows the young generation with no request to see it.
+    expect(vi.getTimerCount()).toBe(0);
     vi.advanceTimersByTime(10 * AFTER_MS);
     young.bytes = 128 * MB;
-    young.used = MB;
     request();
-    // The first look only reads; the minute counts from it.
-    vi.advanceTimersByTime(AFTER_MS + CHECK_EVERY_MS - 1);
+    vi.advanceTimersByTime(AFTER_MS - 1);
     expect(collect).toHaveBeenCalledTimes(2);
     vi.advanceTimersByTime(1);
     expect(collect).toHaveBeenCalledTimes(3);
@@ -207,7 +251,7 @@ describe('the heap trim', () => {
     load(trimmed, 10_000);
     young.bytes = 2 * MB;
     young.used = MB / 2;
-    vi.advanceTimersByTime(AFTER_MS + CHECK_EVERY_MS + QUIET_MS);
+    vi.advanceTimersByTime(AFTER_MS + QUIET_MS);
     expect(collect.mock.calls).toEqual([FULL]);
   });
 
@@ -231,20 +275,19 @@ describe('the heap trim', () => {
   it('drops a waiting full collection when a new load grows the young generation again, and gives back after it', () => {
     const trimmed = youngCollected();
     const { collect } = trimmed;
-    // The full collection waits for a quiet second; a load comes instead, with one quiet second in it after the
-    // young generation has grown again (a tick has seen it).
-    load(trimmed, 2 * CHECK_EVERY_MS);
+    // The full collection waits for a quiet second; a load comes instead, and grows the young generation again.
+    load(trimmed, 10_000);
     vi.advanceTimersByTime(QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR]);
-    vi.advanceTimersByTime(AFTER_MS + CHECK_EVERY_MS + QUIET_MS);
+    vi.advanceTimersByTime(AFTER_MS);
     expect(collect.mock.calls).toEqual([MINOR, MINOR, FULL]);
   });
 
   it('gives back what start-up left after the same quiet, without waiting for a request', () => {
     const { collect } = started(32 * MB);
-    vi.advanceTimersByTime(AFTER_MS - CHECK_EVERY_MS);
+    vi.advanceTimersByTime(AFTER_MS - 1);
     expect(collect).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(2 * CHECK_EVERY_MS + QUIET_MS);
+    vi.advanceTimersByTime(1 + QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR, FULL]);
   });
 
@@ -268,7 +311,7 @@ describe('the heap trim', () => {
     const trimmed = started();
     const { collect } = trimmed;
     load(trimmed, 10_000);
-    // Mid-quiet: the looks are running.
+    // Mid-quiet: the minute's timer is set.
     vi.advanceTimersByTime(AFTER_MS / 2);
     if (trim?.running) trim.stop();
     request();
