@@ -38,7 +38,7 @@ export const processArea = configArea({
     }),
     HEAP_TRIM_AFTER_MS: documented(heapTrimAfter.default(60_000), {
       description:
-        "how long the gateway must allocate next to nothing (no collection by V8, and the young generation growing under 1 KB a millisecond, V8's threshold for low allocation, read when requests and upstream calls start; probes, scrapes and polls that find nothing allocate less) before it gives back the memory a load left: a young collection, in which V8 shrinks its young generation, then one full collection in a second in which no request or upstream call starts, which frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes). Not sooner: a burst that finds the young generation shrunk pays to grow it again; 0: off",
+        "how long the gateway must allocate next to nothing (no collection by V8, and the young generation growing under 1,000 bytes a millisecond, V8's threshold for low allocation, read when requests and upstream calls start; probes, scrapes and polls that find nothing allocate less) before it gives back the memory a load left: a young collection, in which V8 shrinks its young generation, then one full collection in a second in which no request or upstream call starts, which frees what the load promoted (needs node's `--expose-gc`, which `npm run start:prod` passes). Not sooner: a burst that finds the young generation shrunk pays to grow it again; 0: off",
     }),
     SHUTDOWN_READY_DELAY_MS: documented(nonNegativeMs.default(0), {
       description:

@@ -1,4 +1,4 @@
-import { performance, PerformanceObserver } from 'node:perf_hooks';
+import { PerformanceObserver } from 'node:perf_hooks';
 import { getHeapSpaceStatistics } from 'node:v8';
 import { onActivity } from './activity.js';
 
@@ -15,7 +15,7 @@ import { onActivity } from './activity.js';
 //
 // So once the gateway has allocated next to nothing for HEAP_TRIM_AFTER_MS (a minute), this asks V8 for a young
 // collection, in which V8 shrinks the young generation, having seen 5 s of low allocation (the setting is at least
-// 5 s). "Next to nothing" is V8's own measure: under 1 KB a millisecond (LOAD_BYTES_PER_MS). The young
+// 5 s). "Next to nothing" is V8's own measure: under 1,000 bytes a millisecond (LOAD_BYTES_PER_MS). The young
 // generation's used bytes (large objects included) are read when a request or an upstream call starts, at most
 // once a second, and when the minute is up; growth at that rate or more since the reading before, or a collection
 // V8 made of its own, starts the minute again. Requests themselves are not counted: probes, metrics scrapes, the
@@ -30,17 +30,18 @@ import { onActivity } from './activity.js';
 // every 6 s lull, a burst cost 20–90 % more CPU a query in the comparison's rounds than on a grown young
 // generation, and two full collections more (bench/RESULTS.md, 0r). V8's own memory reducer gives a process's
 // memory back 40–70 s after its last full collection: a minute is as long. One timer, set for the minute's end
-// and only while there is something to give back, is all that wakes the process: the readings ride on the
-// requests and calls that wake it anyway (a reading every 5 s of its own was the whole of an idle replica's CPU,
-// bench/RESULTS.md 0s). It is set at start-up and by the next request or upstream call (activity.ts).
+// and only while there is something to give back, is all that wakes the process, with the quiet second's after
+// it: the readings ride on the requests and calls that wake it anyway (a reading every 5 s of its own was the
+// whole of an idle replica's CPU, bench/RESULTS.md 0s). It is set at start-up, and by the next request, upstream
+// call (activity.ts) or collection of V8's that finds the young generation grown.
 //
 // `gc` is V8's, exposed by node's `--expose-gc` (start:prod and the container pass it); without it, or with
 // HEAP_TRIM_AFTER_MS=0, that memory is given back only when V8 next collects in full.
 
 /** A young generation this size or smaller is left alone: V8 starts it at 1 MB and shrinks it to 1–4 MB. */
 export const FLOOR_BYTES = 8 * 1024 * 1024;
-/** Allocation at this rate or more, in bytes a millisecond, is a load: V8 calls under 1 KB/ms low. */
-export const LOAD_BYTES_PER_MS = 1024;
+/** Allocation at this rate or more, in bytes a millisecond, is a load: V8's own threshold of low allocation. */
+export const LOAD_BYTES_PER_MS = 1000;
 /** The allocation is read at most this often when requests and calls start (a reading costs about 10 µs). */
 export const READ_EVERY_MS = 1_000;
 /** The full collection waits for this long without activity… */
@@ -103,29 +104,29 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
     own.to = performance.now();
   };
   const above = () => youngGeneration().committed > FLOOR_BYTES;
-  // Whether a load has grown the young generation since the last full collection: owed until it is given back,
-  // even if V8 shrinks the young generation by itself in the meantime, so that the full collection follows.
-  let owed = false;
-  // The one timer: set for the end of the quiet minute while something is owed (a grown young generation makes
-  // it owed), and set again from now (refresh(): the same timer) whenever the quiet starts again.
+  // The one timer: set for the end of the quiet minute once a load has grown the young generation, and set again
+  // from now (refresh(): the same timer) whenever the quiet starts again. It stays set until the memory is given
+  // back, even if V8 shrinks the young generation by itself meanwhile, so that the full collection follows.
   let wait: NodeJS.Timeout | null = null;
-  // The last reading of the young generation's used bytes.
-  let reading = { at: Date.now(), used: youngGeneration().used };
-  const freshReading = (now: number) => {
-    reading = { at: now, used: youngGeneration().used };
+  // The last reading of the young generation's used bytes, on the monotonic clock (a wall clock set back would
+  // stop the readings for as long).
+  let reading = { at: performance.now(), used: youngGeneration().used };
+  const freshReading = () => {
+    reading = { at: performance.now(), used: youngGeneration().used };
   };
-  // Reads the young generation: whether it grew at a load's rate since the reading before (over a millisecond at
-  // least: two readings in the same one are not a load).
-  const grewLikeALoad = (now: number): boolean => {
-    const { used } = youngGeneration();
-    const grew = used - reading.used >= LOAD_BYTES_PER_MS * Math.max(1, now - reading.at);
-    reading = { at: now, used };
+  // Reads the young generation: whether it grew at a load's rate since the reading before.
+  const grewLikeALoad = (): boolean => {
+    const [at, { used }] = [performance.now(), youngGeneration()];
+    const grew = used - reading.used >= LOAD_BYTES_PER_MS * (at - reading.at);
+    reading = { at, used };
     return grew;
   };
   const watch = () => {
-    if (wait) return;
-    if (above()) owed = true;
-    if (!owed) return;
+    if (wait || !above()) return;
+    // A load has grown it: the reading before it (the last trim's, maybe hours old) would hide its first second.
+    freshReading();
+    // A full collection still waiting for a quiet second is that load's to make now, after its own quiet minute.
+    cancelQuietWait();
     wait = setTimeout(minuteUp, afterMs).unref();
   };
   // Whether a request or an upstream call started during the current second of the quiet wait.
@@ -143,28 +144,24 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
     active = false;
     quietWait = setTimeout(() => {
       quietWait = null;
-      if (above()) {
-        owed = true;
-        watch();
-      } else if (!active) collectOwn();
+      if (above()) watch();
+      else if (!active) collectOwn();
       else if (tries > 1) collectWhenQuiet(tries - 1);
     }, QUIET_MS).unref();
   };
   function minuteUp() {
     const waiting = wait!;
     // Allocation no request or call came to read (messages to subscribers, say): the quiet starts now.
-    if (grewLikeALoad(Date.now())) return void waiting.refresh();
+    if (grewLikeALoad()) return void waiting.refresh();
     if (above()) collectOwn({ type: 'minor' });
-    freshReading(Date.now());
+    freshReading();
     // V8 kept it (it still sees allocation this does not count): tried again after another quiet minute.
     if (above()) return void waiting.refresh();
     wait = null;
-    owed = false;
-    cancelQuietWait();
     collectWhenQuiet(QUIET_TRIES);
   }
   const stopCollections = (options.onCollection ?? v8Collections(own))(() => {
-    freshReading(Date.now());
+    freshReading();
     if (wait) wait.refresh();
     else watch();
   });
@@ -173,11 +170,11 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
   let checkedAt = -Infinity;
   const stopListening = onActivity(() => {
     active = true;
-    const now = Date.now();
+    const now = performance.now();
     if (now - checkedAt < READ_EVERY_MS) return;
     checkedAt = now;
     if (!wait) watch();
-    else if (grewLikeALoad(now)) wait.refresh();
+    else if (grewLikeALoad()) wait.refresh();
   });
   // Start-up leaves a young generation of about 32 MB (loading the modules, building the schema): given back
   // after the same quiet, without waiting for a first request.

@@ -1,6 +1,6 @@
 import { channel } from 'node:diagnostics_channel';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { FLOOR_BYTES, LOAD_BYTES_PER_MS, QUIET_MS, READ_EVERY_MS, startHeapTrim, type HeapTrim } from '../../src/ops/heap-trim.js';
+import { FLOOR_BYTES, QUIET_MS, startHeapTrim, type HeapTrim } from '../../src/ops/heap-trim.js';
 import { configProblems } from '../support/config-problems.js';
 
 // The heap trim's rule, with V8 stood in for (test/ops/heap-trim-v8.test.ts has the real one): nothing while the
@@ -143,13 +143,27 @@ describe('the heap trim', () => {
     expect(collect.mock.calls).toEqual([MINOR, FULL]);
   });
 
-  it("counts allocation at a load's rate (1 KB/ms) between two readings as the load: the minute starts again", () => {
+  it("counts allocation at V8's rate of a load (1,000 bytes a millisecond) between two readings as the load: the minute starts again", () => {
     const trimmed = started();
     const { young, collect } = trimmed;
     load(trimmed, 10_000);
-    vi.advanceTimersByTime(AFTER_MS / 2);
-    // Half a minute after the load, a request finds 30 MB more: a load's rate over the half minute.
-    young.used += LOAD_BYTES_PER_MS * (AFTER_MS / 2);
+    vi.advanceTimersByTime(30_000);
+    // Half a minute after the load, a request finds 30,000,000 bytes more: that rate over the half minute.
+    young.used += 30_000_000;
+    request();
+    vi.advanceTimersByTime(AFTER_MS - 1);
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
+    expect(collect.mock.calls).toEqual([MINOR]);
+  });
+
+  it('keeps reading when the wall clock is set back (readings are timed on the monotonic clock)', () => {
+    const trimmed = started();
+    const { young, collect } = trimmed;
+    load(trimmed, 10_000);
+    vi.setSystemTime(Date.now() - 3_600_000);
+    vi.advanceTimersByTime(30_000);
+    young.used += 30_000_000;
     request();
     vi.advanceTimersByTime(AFTER_MS - 1);
     expect(collect).not.toHaveBeenCalled();
@@ -161,10 +175,25 @@ describe('the heap trim', () => {
     const trimmed = started();
     const { young, collect } = trimmed;
     load(trimmed, 10_000);
-    vi.advanceTimersByTime(AFTER_MS / 2);
-    young.used += LOAD_BYTES_PER_MS * (AFTER_MS / 2) - 1;
+    vi.advanceTimersByTime(30_000);
+    young.used += 30_000_000 - 1;
     request();
-    vi.advanceTimersByTime(AFTER_MS / 2);
+    vi.advanceTimersByTime(30_000);
+    expect(collect.mock.calls).toEqual([MINOR]);
+  });
+
+  it('reads the young generation again when the minute is up: allocation no request came to read starts it again', () => {
+    // Messages to WebSocket subscribers, say: no request or upstream call starts for them.
+    const trimmed = started();
+    const { young, collect } = trimmed;
+    load(trimmed, 10_000);
+    vi.advanceTimersByTime(30_000);
+    young.used += 60_000_000;
+    vi.advanceTimersByTime(30_000);
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(AFTER_MS - 1);
+    expect(collect).not.toHaveBeenCalled();
+    vi.advanceTimersByTime(1);
     expect(collect.mock.calls).toEqual([MINOR]);
   });
 
@@ -185,22 +214,29 @@ describe('the heap trim', () => {
     const trimmed = started();
     const { young, collect } = trimmed;
     load(trimmed, 10_000);
-    const readings = young.readings;
+    const [readings, loadEnd] = [young.readings, Date.now()];
     vi.advanceTimersByTime(AFTER_MS - 1);
     expect(young.readings).toBe(readings);
-    expect(collect).not.toHaveBeenCalled();
+    expect(vi.getTimerCount()).toBe(1);
+    vi.advanceTimersToNextTimer();
+    expect(Date.now() - loadEnd).toBe(AFTER_MS);
+    expect(young.readings).toBeGreaterThan(readings);
+    expect(collect.mock.calls).toEqual([MINOR]);
   });
 
   it('reads the young generation at most once a second, however many requests and calls start', () => {
     const trimmed = started();
     const { young } = trimmed;
     load(trimmed, 10_000);
-    vi.advanceTimersByTime(READ_EVERY_MS);
+    vi.advanceTimersByTime(1_000);
     const readings = young.readings;
     for (let i = 0; i < 1_000; i++) (i % 2 ? request : upstreamCall)();
-    vi.advanceTimersByTime(READ_EVERY_MS - 1);
+    vi.advanceTimersByTime(999);
     for (let i = 0; i < 1_000; i++) request();
     expect(young.readings - readings).toBe(1);
+    vi.advanceTimersByTime(1);
+    request();
+    expect(young.readings - readings).toBe(2);
   });
 
   it('while V8 keeps the young generation, tries again after another quiet minute, then makes the full collection', () => {
@@ -243,6 +279,38 @@ describe('the heap trim', () => {
     expect(collect).toHaveBeenCalledTimes(2);
     vi.advanceTimersByTime(1);
     expect(collect).toHaveBeenCalledTimes(3);
+  });
+
+  it('counts a burst of one second after a pause from the request that found the young generation grown', () => {
+    const trimmed = started();
+    const { young, collect } = trimmed;
+    load(trimmed, 10_000);
+    vi.advanceTimersByTime(AFTER_MS + QUIET_MS);
+    vi.advanceTimersByTime(10 * AFTER_MS);
+    // The burst: its first request finds the young generation grown, its second a second later 30 MB more. Read
+    // against the last trim's reading, ten minutes old, that second would not look like a load.
+    young.bytes = 128 * MB;
+    request();
+    young.used += 30 * MB;
+    vi.advanceTimersByTime(1_000);
+    request();
+    vi.advanceTimersByTime(AFTER_MS - 1);
+    expect(collect).toHaveBeenCalledTimes(2);
+    vi.advanceTimersByTime(1);
+    expect(collect).toHaveBeenCalledTimes(3);
+  });
+
+  it('leaves a waiting full collection to the load that grew the young generation again', () => {
+    const { young, collect } = youngCollected();
+    // A request finds the young generation grown within the quiet second; V8 shrinks it again by itself.
+    young.bytes = 128 * MB;
+    request();
+    young.bytes = 2 * MB;
+    vi.advanceTimersByTime(2 * QUIET_MS);
+    expect(collect.mock.calls).toEqual([MINOR]);
+    // The full collection comes after that load's own quiet minute.
+    vi.advanceTimersByTime(AFTER_MS - QUIET_MS);
+    expect(collect.mock.calls).toEqual([MINOR, FULL]);
   });
 
   it('makes the full collection when V8 shrank the young generation by itself during the quiet', () => {
