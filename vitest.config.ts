@@ -65,10 +65,10 @@ export default defineConfig({
           include: ['test/**/*.test.ts'],
           exclude: processSuites,
           isolate: false,
-          // After the process suites (below). Four workers on two cores: a file waits on its own timers and
-          // sockets often enough that two left the cores a third idle (`npm run test:fast`: 74 s on two, 51 on
-          // four, CPU 76 → 89 s for the extra module graphs).
-          sequence: { groupOrder: 1 },
+          // With the process suites (below), in one pool of four workers on two cores: a file waits on its own
+          // timers and sockets often enough that two left the cores a third idle (`npm run test:fast`: 74 s on
+          // two, 51 on four, CPU 76 → 89 s for the extra module graphs).
+          sequence: { groupOrder: 0 },
           maxWorkers: 4,
         },
       },
@@ -77,14 +77,15 @@ export default defineConfig({
         test: {
           name: 'processes',
           include: processSuites,
-          // First, and on three workers: they are the longest, so started last they ran nearly alone at the end,
-          // and they wait on their processes most of the time (`npm test` 123 s on two, 102 s on three, in fresh
-          // clones on 2026-11-29). Three once broke the suites that count what Redis granted: a replica took its
-          // own stalled event loop for Redis hanging (fixed in cluster/redis.ts), and the shared-budget suite counted
-          // arrivals per second, which a loaded machine delivers unevenly (it now counts by Redis's clock). Since
-          // then three runs of the process suites next to two busy loops on the two cores all passed.
+          // In the same pool as the in-process files, the longest first (test/support/sequencer.ts): they wait on
+          // their processes most of the time, and the in-process files use the cores meanwhile. Run as a group of
+          // their own first (three workers) and then the in-process files, `npm test` took 125–130 s on
+          // 2026-11-29; in one pool of four, 108–116 s in five runs. More workers once broke the suites that count
+          // what Redis granted: a replica took its own stalled event loop for Redis hanging (fixed in
+          // cluster/redis.ts), and the shared-budget suite counted arrivals per second, which a loaded machine
+          // delivers unevenly (it now counts by Redis's clock).
           sequence: { groupOrder: 0 },
-          maxWorkers: 3,
+          maxWorkers: 4,
           // The gateway these suites start as a process: built once per run (test/support/bundle-under-test.ts).
           globalSetup: ['test/support/bundle-under-test.ts'],
           // Child processes under a loaded 2-core machine start slowly; the tests themselves wait on events.
