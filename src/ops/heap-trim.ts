@@ -33,7 +33,8 @@ import { onActivity } from './activity.js';
 // and only while there is something to give back, is all that wakes the process, with the quiet second's after
 // it: the readings ride on the requests and calls that wake it anyway (a reading every 5 s of its own was the
 // whole of an idle replica's CPU, bench/RESULTS.md 0s). It is set at start-up, and by the next request, upstream
-// call (activity.ts) or collection of V8's that finds the young generation grown.
+// call (activity.ts) or collection of V8's that finds the young generation grown, or by the quiet second of the
+// full collection finding it grown again.
 //
 // `gc` is V8's, exposed by node's `--expose-gc` (start:prod and the container pass it); without it, or with
 // HEAP_TRIM_AFTER_MS=0, that memory is given back only when V8 next collects in full.
@@ -42,7 +43,8 @@ import { onActivity } from './activity.js';
 export const FLOOR_BYTES = 8 * 1024 * 1024;
 /** Allocation at this rate or more, in bytes a millisecond, is a load: V8's own threshold of low allocation. */
 export const LOAD_BYTES_PER_MS = 1000;
-/** The allocation is read at most this often when requests and calls start (a reading costs about 10 µs). */
+/** The allocation is read at most this often when requests and calls start (a reading costs about 10 µs), and a
+ * rate is never taken over less. */
 export const READ_EVERY_MS = 1_000;
 /** The full collection waits for this long without activity… */
 export const QUIET_MS = 1_000;
@@ -104,9 +106,16 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
     own.to = performance.now();
   };
   const above = () => youngGeneration().committed > FLOOR_BYTES;
+  // Whether a request or an upstream call started during the current second of the quiet wait.
+  let active = false;
+  let quietWait: NodeJS.Timeout | null = null;
+  const cancelQuietWait = () => {
+    if (quietWait) clearTimeout(quietWait);
+    quietWait = null;
+  };
   // The one timer: set for the end of the quiet minute once a load has grown the young generation, and set again
-  // from now (refresh(): the same timer) whenever the quiet starts again. It stays set until the memory is given
-  // back, even if V8 shrinks the young generation by itself meanwhile, so that the full collection follows.
+  // from now (refresh(): the same timer) whenever the quiet starts again. It stays set until the minute is up with
+  // the young generation found shrunk (by the trim or, meanwhile, by V8 itself), so that the full collection follows.
   let wait: NodeJS.Timeout | null = null;
   // The last reading of the young generation's used bytes, on the monotonic clock (a wall clock set back would
   // stop the readings for as long).
@@ -114,10 +123,11 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
   const freshReading = () => {
     reading = { at: performance.now(), used: youngGeneration().used };
   };
-  // Reads the young generation: whether it grew at a load's rate since the reading before.
+  // Reads the young generation: whether it grew at a load's rate since the reading before, over a second at least:
+  // a reading moments after another (a probe's, then the minute's end) would take the probe's few kilobytes for one.
   const grewLikeALoad = (): boolean => {
     const [at, { used }] = [performance.now(), youngGeneration()];
-    const grew = used - reading.used >= LOAD_BYTES_PER_MS * (at - reading.at);
+    const grew = used - reading.used >= LOAD_BYTES_PER_MS * Math.max(at - reading.at, READ_EVERY_MS);
     reading = { at, used };
     return grew;
   };
@@ -128,13 +138,6 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
     // A full collection still waiting for a quiet second is that load's to make now, after its own quiet minute.
     cancelQuietWait();
     wait = setTimeout(minuteUp, afterMs).unref();
-  };
-  // Whether a request or an upstream call started during the current second of the quiet wait.
-  let active = false;
-  let quietWait: NodeJS.Timeout | null = null;
-  const cancelQuietWait = () => {
-    if (quietWait) clearTimeout(quietWait);
-    quietWait = null;
   };
   // The full collection, made in the first second that no request or upstream call starts in, and given up after
   // QUIET_TRIES of them: under steady light traffic it would land on a request sooner or later, and V8 then

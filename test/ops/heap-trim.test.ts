@@ -182,6 +182,18 @@ describe('the heap trim', () => {
     expect(collect.mock.calls).toEqual([MINOR]);
   });
 
+  it("does not take a probe's few kilobytes, read moments before the minute is up, for a load", () => {
+    const trimmed = started();
+    const { young, collect } = trimmed;
+    load(trimmed, 10_000);
+    vi.advanceTimersByTime(AFTER_MS - 5);
+    // The probe's request is read as it starts; its handler then allocates 50 KB, 5 ms before the minute's end.
+    request();
+    young.used += 50 * 1024;
+    vi.advanceTimersByTime(5);
+    expect(collect.mock.calls).toEqual([MINOR]);
+  });
+
   it('reads the young generation again when the minute is up: allocation no request came to read starts it again', () => {
     // Messages to WebSocket subscribers, say: no request or upstream call starts for them.
     const trimmed = started();
