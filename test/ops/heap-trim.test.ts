@@ -74,6 +74,15 @@ function youngCollected() {
   return trimmed;
 }
 
+/** Nothing more collected for `ms` less a millisecond from now; in that last millisecond, a young collection. */
+function youngCollectionIn(collect: { mock: { calls: unknown[][] } }, ms: number) {
+  const before = [...collect.mock.calls];
+  vi.advanceTimersByTime(ms - 1);
+  expect(collect.mock.calls).toEqual(before);
+  vi.advanceTimersByTime(1);
+  expect(collect.mock.calls).toEqual([...before, MINOR]);
+}
+
 /** `ms` of what every replica gets while no one uses it: a probe every 2 s, a poll every 5 s, each allocating a little. */
 function probesAndPolls(young: { used: number }, ms: number) {
   for (let t = 0; t < ms; t += 1_000) {
@@ -124,10 +133,7 @@ describe('the heap trim', () => {
     const trimmed = started();
     const { collect } = trimmed;
     load(trimmed, 10_000);
-    vi.advanceTimersByTime(AFTER_MS - 1);
-    expect(collect).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
-    expect(collect.mock.calls).toEqual([MINOR]);
+    youngCollectionIn(collect, AFTER_MS);
     vi.advanceTimersByTime(QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR, FULL]);
     vi.advanceTimersByTime(10 * AFTER_MS);
@@ -151,10 +157,7 @@ describe('the heap trim', () => {
     // Half a minute after the load, a request finds 30,000,000 bytes more: that rate over the half minute.
     young.used += 30_000_000;
     request();
-    vi.advanceTimersByTime(AFTER_MS - 1);
-    expect(collect).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
-    expect(collect.mock.calls).toEqual([MINOR]);
+    youngCollectionIn(collect, AFTER_MS);
   });
 
   it('keeps reading when the wall clock is set back (readings are timed on the monotonic clock)', () => {
@@ -165,10 +168,7 @@ describe('the heap trim', () => {
     vi.advanceTimersByTime(30_000);
     young.used += 30_000_000;
     request();
-    vi.advanceTimersByTime(AFTER_MS - 1);
-    expect(collect).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
-    expect(collect.mock.calls).toEqual([MINOR]);
+    youngCollectionIn(collect, AFTER_MS);
   });
 
   it('does not count allocation below that rate: the minute goes on', () => {
@@ -203,10 +203,7 @@ describe('the heap trim', () => {
     young.used += 60_000_000;
     vi.advanceTimersByTime(30_000);
     expect(collect).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(AFTER_MS - 1);
-    expect(collect).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
-    expect(collect.mock.calls).toEqual([MINOR]);
+    youngCollectionIn(collect, AFTER_MS);
   });
 
   it("counts a collection of V8's own as the load: the minute starts again", () => {
@@ -215,10 +212,7 @@ describe('the heap trim', () => {
     load(trimmed, 10_000);
     vi.advanceTimersByTime(AFTER_MS / 2);
     trimmed.v8Collects();
-    vi.advanceTimersByTime(AFTER_MS - 1);
-    expect(collect).not.toHaveBeenCalled();
-    vi.advanceTimersByTime(1);
-    expect(collect.mock.calls).toEqual([MINOR]);
+    youngCollectionIn(collect, AFTER_MS);
   });
 
   it("does not wake between the load and the minute's end: no reading without a request or a call", () => {
@@ -270,9 +264,8 @@ describe('the heap trim', () => {
     young.used = 40 * MB;
     vi.advanceTimersByTime(QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR]);
-    vi.advanceTimersByTime(AFTER_MS - 1);
-    expect(collect.mock.calls).toEqual([MINOR]);
-    vi.advanceTimersByTime(1 + QUIET_MS);
+    youngCollectionIn(collect, AFTER_MS);
+    vi.advanceTimersByTime(QUIET_MS);
     expect(collect.mock.calls).toEqual([MINOR, MINOR, FULL]);
   });
 
@@ -287,10 +280,7 @@ describe('the heap trim', () => {
     vi.advanceTimersByTime(10 * AFTER_MS);
     young.bytes = 128 * MB;
     request();
-    vi.advanceTimersByTime(AFTER_MS - 1);
-    expect(collect).toHaveBeenCalledTimes(2);
-    vi.advanceTimersByTime(1);
-    expect(collect).toHaveBeenCalledTimes(3);
+    youngCollectionIn(collect, AFTER_MS);
   });
 
   it('counts a burst of one second after a pause from the request that found the young generation grown', () => {
@@ -306,10 +296,7 @@ describe('the heap trim', () => {
     young.used += 30 * MB;
     vi.advanceTimersByTime(1_000);
     request();
-    vi.advanceTimersByTime(AFTER_MS - 1);
-    expect(collect).toHaveBeenCalledTimes(2);
-    vi.advanceTimersByTime(1);
-    expect(collect).toHaveBeenCalledTimes(3);
+    youngCollectionIn(collect, AFTER_MS);
   });
 
   it('leaves a waiting full collection to the load that grew the young generation again', () => {
