@@ -1,4 +1,9 @@
-import { describe, expect } from 'vitest';
+import { describe, expect, vi } from 'vitest';
+import { createGateway } from '../../src/app.js';
+import { loadConfig } from '../../src/config.js';
+import { createMetrics } from '../../src/ops/metrics.js';
+import { upstreamClientFromConfig } from '../../src/upstream/from-config.js';
+import { TEST_ENV } from '../support/gateway.js';
 import { it } from '../support/test.js';
 import { KEYS, KEYS_ENV } from '../security/keys.js';
 
@@ -33,5 +38,20 @@ describe('MCP_ENABLED', () => {
     await expect(gatewayWith({ env: { MCP_OPERATIONS_DIR: 'no-such-folder', MCP_ENABLED: 'true' } })).rejects.toThrow(
       /^MCP_OPERATIONS_DIR no-such-folder cannot be read \(ENOENT\)/,
     );
+  });
+
+  it('a start refused part-way closes what it had made: the metrics sampler no longer listens', async () => {
+    // Made before MCP reads its folder; left subscribed, every refused start in a process that embeds the
+    // gateway (this suite's workers, a supervisor trying again) added a listener to every request.
+    const metrics = createMetrics();
+    const closed = vi.spyOn(metrics, 'close');
+    const config = loadConfig({ ...TEST_ENV, MCP_OPERATIONS_DIR: 'no-such-folder', MCP_ENABLED: 'true' });
+    const client = upstreamClientFromConfig(config, { baseUrl: 'http://127.0.0.1:9', token: 'rg-sandbox-2026-11-29-tok-4417' });
+    try {
+      expect(() => createGateway({ config, client, metrics })).toThrow(/^MCP_OPERATIONS_DIR no-such-folder cannot be read/);
+      expect(closed).toHaveBeenCalled();
+    } finally {
+      await client.close();
+    }
   });
 });

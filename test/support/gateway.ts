@@ -87,7 +87,7 @@ export function gatewayOver(upstream: { baseUrl: string; token: string }, option
   const logger = createLogger({ level: logLevel(config), redactor, destination: options.logTo });
   const metrics = createMetrics();
   const client = upstreamClientFromConfig(config, upstream, { onCall: metrics.upstreamCall, logger, redact: redactor.redact });
-  const gateway = createGateway({ config, client, logger, metrics, redactor });
+  const gateway = refusedClosing(client, () => createGateway({ config, client, logger, metrics, redactor }));
   let listening: Promise<string> | undefined;
   return {
     gateway,
@@ -98,6 +98,16 @@ export function gatewayOver(upstream: { baseUrl: string; token: string }, option
       await client.close();
     },
   };
+}
+
+/** What `make` returns; if it throws (a start refused), `client` is closed first, as no gateway will close it. */
+function refusedClosing<T>(client: UpstreamClient, make: () => T): T {
+  try {
+    return make();
+  } catch (error) {
+    void client.close();
+    throw error;
+  }
 }
 
 /** A gateway over `sandbox`, not listening: `gql` and `fetch` go through `yoga.fetch`. */
