@@ -43,7 +43,7 @@ import { onActivity } from './activity.js';
 export const FLOOR_BYTES = 8 * 1024 * 1024;
 /** Allocation at this rate or more, in bytes a millisecond, is a load: V8's own threshold of low allocation. */
 export const LOAD_BYTES_PER_MS = 1000;
-/** The allocation is read at most this often when requests and calls start (a reading costs about 10 µs), and a
+/** The allocation is read at most this often when requests and calls start (a reading costs about 1 µs), and a
  * rate is never taken over less. */
 export const READ_EVERY_MS = 1_000;
 /** The full collection waits for this long without activity… */
