@@ -23,8 +23,9 @@ export function useResponseRedaction(redact: Redact): Plugin {
     if (extensions !== result.extensions) setResult({ ...result, extensions });
   };
   // The same hooks for every operation: envelop keeps what onSubscribe returns for as long as the stream lives.
-  const afterExecute = { onExecuteDone: (payload: ResultPayload) => handleStreamOrSingleExecutionResult(payload, onResult) };
-  const afterSubscribe = { onSubscribeResult: (payload: ResultPayload) => handleStreamOrSingleExecutionResult(payload, onResult) };
+  const eachResult = (payload: ResultPayload) => handleStreamOrSingleExecutionResult(payload, onResult);
+  const afterExecute = { onExecuteDone: eachResult };
+  const afterSubscribe = { onSubscribeResult: eachResult };
   return {
     onParse:
       () =>

@@ -163,10 +163,11 @@ export function startHeapTrim(options: HeapTrimOptions): HeapTrim {
     wait = null;
     collectWhenQuiet(QUIET_TRIES);
   }
+  // A collection of V8's own: the quiet starts again, from what it left (a timer set later reads afresh anyway).
   const stopCollections = (options.onCollection ?? v8Collections(own))(() => {
+    if (!wait) return watch();
     freshReading();
-    if (wait) wait.refresh();
-    else watch();
+    wait.refresh();
   });
   // At most once a second, however many requests and calls start: a reading while the timer is set, otherwise
   // whether there is something to give back.
