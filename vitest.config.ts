@@ -80,7 +80,7 @@ export default defineConfig({
           // In the same pool as the in-process files, the longest first (test/support/sequencer.ts): they wait on
           // their processes most of the time, and the in-process files use the cores meanwhile. Run as a group of
           // their own first (three workers) and then the in-process files, `npm test` took 125–130 s on
-          // 2026-11-29; in one pool of four, 108–119 s in ten runs, up to four process suites at once, and the
+          // 2026-11-29; in one pool of four, 108–124 s in twelve runs, up to four process suites at once, and the
           // suites that count what Redis granted passed in each. More workers had once broken those: a replica
           // took its own stalled event loop for Redis hanging (fixed in cluster/redis.ts), and the shared-budget
           // suite counted arrivals per second, which a loaded machine delivers unevenly (it now counts by Redis's
